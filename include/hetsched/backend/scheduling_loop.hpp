@@ -1,0 +1,61 @@
+// SchedulingLoop: the brain's bookkeeping between a policy and a backend. It keeps
+// the state every policy reads (what is placed where, predicted device free times,
+// finish times), decides when to ask the policy (a job arrives; tasks become ready),
+// checks every decision (the device can run the task, nothing placed twice) and
+// hands it to the backend. Backends call job_arrived / task_started / task_finished
+// and then decide() once per instant.
+#pragma once
+
+#include <stdexcept>
+#include <vector>
+
+#include "hetsched/backend/backend.hpp"
+
+namespace hetsched {
+
+// A policy broke its contract (placed a task twice, on a device that cannot run it).
+class PolicyError : public std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+class SchedulingLoop final : private AssignmentSink {
+ public:
+  SchedulingLoop(const Cluster& cluster, const TaskGraph& graph, const PerfModel& perf,
+                 SchedulingPolicy& policy, Backend& backend);
+
+  void job_arrived(JobIndex job, double now);
+  void task_started(TaskIndex task, double now);
+  void task_finished(TaskIndex task, double now);
+  // Offers the ready, unplaced tasks to the policy. Call once after each instant's events.
+  void decide(double now);
+
+  std::size_t waiting_count() const { return waiting_.size(); }
+  std::size_t finished_count() const { return finished_count_; }
+  DeviceId placement(TaskIndex t) const { return placement_[t]; }
+  std::uint8_t pstate(TaskIndex t) const { return pstate_[t]; }
+  TaskState state(TaskIndex t) const { return state_[t]; }
+  const SchedulingPolicy& policy() const { return *policy_; }
+
+ private:
+  void assign(const Assignment& assignment) override;
+  ClusterSnapshot snapshot(double now) const;
+
+  const Cluster& cluster_;
+  const TaskGraph& graph_;
+  const PerfModel& perf_;
+  SchedulingPolicy* policy_;
+  Backend& backend_;
+  double now_ = 0;
+
+  std::vector<DeviceId> placement_;
+  std::vector<std::uint8_t> pstate_;
+  std::vector<TaskState> state_;
+  std::vector<double> finish_;
+  std::vector<std::uint32_t> unfinished_predecessors_;
+  std::vector<double> device_available_;
+  std::vector<std::uint32_t> device_outstanding_;  // placed, not yet finished
+  std::vector<TaskIndex> waiting_;                 // ready and unplaced
+  std::size_t finished_count_ = 0;
+};
+
+}  // namespace hetsched

@@ -1,0 +1,80 @@
+// Cluster: nodes holding devices, the links inside each node and the network
+// between nodes. Devices are numbered 0..n-1 across the cluster (DeviceId) and
+// nodes 0..m-1 (NodeId); these are the indices every other part uses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hetsched/cluster/device_spec.hpp"
+
+namespace hetsched {
+
+using DeviceId = std::uint32_t;
+using NodeId = std::uint32_t;
+
+struct Device {
+  DeviceId id = 0;
+  std::string name;  // "<node>/<model>#<index>"
+  NodeId node = 0;
+  DeviceSpec spec;
+};
+
+// A link inside a node (PCIe, NVLink, TPU ICI) between its devices and host memory.
+struct IntraNodeLink {
+  std::string kind = "pcie5";
+  double bandwidth = 64e9;  // bytes/s per direction
+  double latency_seconds = 2e-6;
+};
+
+struct Node {
+  std::string name;
+  std::string rack = "rack0";
+  double host_memory_bytes = 0;
+  IntraNodeLink link;
+  double nic_bandwidth = 12.5e9;  // bytes/s; 100 Gb/s by default
+  std::vector<DeviceId> devices;
+};
+
+// The network between nodes: each node's NIC into a top-of-rack switch, racks
+// joined by a spine whose per-flow bandwidth and extra latency are given here.
+struct Network {
+  double latency_seconds = 5e-6;             // node to node within a rack
+  double inter_rack_latency_seconds = 5e-6;  // added between racks
+  double inter_rack_bandwidth = 12.5e9;      // bytes/s available to one flow between racks
+};
+
+class Cluster {
+ public:
+  Cluster() = default;
+
+  // Adds a node; devices are appended in order and get the next DeviceIds.
+  NodeId add_node(Node node, const std::vector<DeviceSpec>& devices);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Device>& devices() const { return devices_; }
+  const Node& node(NodeId id) const { return nodes_[id]; }
+  const Device& device(DeviceId id) const { return devices_[id]; }
+  std::size_t device_count() const { return devices_.size(); }
+  std::size_t node_count() const { return nodes_.size(); }
+  Network& network() { return network_; }
+  const Network& network() const { return network_; }
+
+  // Seconds to move `bytes` from one device's memory to another's along the links,
+  // without contention: 0 on the same device, the node's link inside a node, and the
+  // NICs (and spine between racks) across nodes.
+  double transfer_seconds(double bytes, DeviceId from, DeviceId to) const;
+  // Seconds to move `bytes` from a node's host memory (where a job's input lives) to a device.
+  double host_to_device_seconds(double bytes, NodeId from, DeviceId to) const;
+  // Latency and bandwidth of the path between two nodes (same node: the intra-node link).
+  double path_latency(NodeId from, NodeId to) const;
+  double path_bandwidth(NodeId from, NodeId to) const;
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<Device> devices_;
+  Network network_;
+};
+
+}  // namespace hetsched

@@ -1,0 +1,55 @@
+// PerfModel: predicted seconds and joules of a task on a device in a P-state,
+// and seconds to move bytes between devices. Every policy and every body asks
+// this interface; the roofline model is the first implementation, learned
+// models come later behind the same calls.
+#pragma once
+
+#include <limits>
+#include <string_view>
+
+#include "hetsched/cluster/cluster.hpp"
+#include "hetsched/workload/task.hpp"
+
+namespace hetsched {
+
+inline constexpr double kCannotRun = std::numeric_limits<double>::infinity();
+
+class PerfModel {
+ public:
+  explicit PerfModel(const Cluster& cluster) : cluster_(&cluster) {}
+  virtual ~PerfModel() = default;
+
+  virtual std::string_view name() const = 0;
+
+  // Seconds for the task on the device at the P-state; kCannotRun where it cannot run.
+  // A task's explicit cost (a cost matrix) wins over the model's prediction and is
+  // stretched by the P-state's speed like any other compute time.
+  double task_seconds(const Task& task, const Device& device, std::size_t pstate = 0) const;
+
+  // Average power while the task runs, in watts: idle power plus the dynamic power
+  // of its activity, scaled by the P-state's power factor.
+  virtual double task_watts(const Task& task, const Device& device, std::size_t pstate = 0) const;
+  double task_joules(const Task& task, const Device& device, std::size_t pstate = 0) const {
+    return task_watts(task, device, pstate) * task_seconds(task, device, pstate);
+  }
+
+  // Seconds to move bytes between two devices (0 on the same device).
+  virtual double transfer_seconds(double bytes, DeviceId from, DeviceId to) const {
+    return cluster_->transfer_seconds(bytes, from, to);
+  }
+  virtual double host_to_device_seconds(double bytes, NodeId from, DeviceId to) const {
+    return cluster_->host_to_device_seconds(bytes, from, to);
+  }
+
+  const Cluster& cluster() const { return *cluster_; }
+
+ protected:
+  // The model's own prediction, for tasks without explicit costs.
+  virtual double predict_seconds(const Task& task, const Device& device,
+                                 std::size_t pstate) const = 0;
+
+ private:
+  const Cluster* cluster_;
+};
+
+}  // namespace hetsched

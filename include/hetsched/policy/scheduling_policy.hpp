@@ -1,0 +1,63 @@
+// SchedulingPolicy: the brain's contract. A policy reads a ClusterSnapshot and
+// answers with Assignments (task → device, P-state, order on the device). It never
+// touches a clock, a thread or a socket, so the same policy drives the simulator,
+// local workers and real cluster managers alike.
+//
+// Two extension points, in the spirit of Kubernetes' scheduling framework:
+//  - on_job_arrival: a static planner places the whole job here (HEFT and kin);
+//  - on_tasks_ready: an online policy places tasks whose inputs are complete. A
+//    policy may leave some unplaced (waiting for resources); they are offered again
+//    at the next decision point.
+// A device runs its tasks in the order of their planned start (online: of assignment).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "hetsched/policy/cluster_snapshot.hpp"
+
+namespace hetsched {
+
+inline constexpr double kAppend = -1.0;
+
+struct Assignment {
+  TaskIndex task = 0;
+  DeviceId device = 0;
+  std::uint8_t pstate = 0;
+  // A planner's planned start time, which also orders the device's queue; kAppend
+  // (online policies) puts the task after everything already on the device.
+  double planned_start_seconds = kAppend;
+};
+
+// Where a policy sends its decisions. Each one takes effect at once: the snapshot
+// the policy holds already shows it (device availability, placement, finish).
+class AssignmentSink {
+ public:
+  virtual ~AssignmentSink() = default;
+  virtual void assign(const Assignment& assignment) = 0;
+};
+
+class SchedulingPolicy {
+ public:
+  virtual ~SchedulingPolicy() = default;
+  virtual std::string_view name() const = 0;
+
+  virtual void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job, AssignmentSink& out) {
+    (void)snapshot, (void)job, (void)out;
+  }
+  virtual void on_tasks_ready(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,
+                              AssignmentSink& out) = 0;
+};
+
+// What a policy is built with: the run's seed (its random choices come from an Rng
+// seeded by it) and free-form tuning the user passed on the command line.
+struct PolicyOptions {
+  std::uint64_t seed = 1;
+  double time_budget_seconds = 1.0;    // for policies that search
+  std::uint64_t iteration_budget = 0;  // 0: bounded by time only
+};
+
+}  // namespace hetsched

@@ -1,0 +1,80 @@
+// SimReport: what a run produced — makespan, per-job and per-device figures,
+// energy, cost, transfers and (optionally) the full schedule for a Gantt chart.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetsched/cluster/cluster.hpp"
+#include "hetsched/workload/task_graph.hpp"
+
+namespace hetsched {
+
+struct TaskRecord {
+  TaskIndex task = 0;
+  DeviceId device = 0;
+  std::uint8_t pstate = 0;
+  double start_seconds = 0;
+  double finish_seconds = 0;
+  double joules = 0;
+};
+
+struct TransferRecord {
+  TaskIndex consumer = 0;
+  NodeId from_node = 0;
+  DeviceId to_device = 0;
+  double bytes = 0;
+  double start_seconds = 0;
+  double finish_seconds = 0;
+};
+
+struct JobResult {
+  std::string name;
+  double arrival_seconds = 0;
+  double first_start_seconds = 0;
+  double completion_seconds = 0;
+  std::optional<double> deadline_seconds;
+  double waiting_seconds() const { return first_start_seconds - arrival_seconds; }
+  double response_seconds() const { return completion_seconds - arrival_seconds; }
+  bool deadline_met() const { return !deadline_seconds || completion_seconds <= *deadline_seconds; }
+};
+
+struct DeviceResult {
+  DeviceId device = 0;
+  std::uint32_t tasks = 0;
+  double busy_seconds = 0;
+  double busy_joules = 0;
+  double idle_joules = 0;
+};
+
+struct SimReport {
+  std::string policy;
+  std::string perf_model;
+  std::uint64_t seed = 0;
+  double makespan_seconds = 0;
+  std::size_t tasks_total = 0;
+  std::size_t tasks_completed = 0;
+  std::vector<std::string> unfinished_tasks;  // names of tasks never run, with the reason
+  std::vector<JobResult> jobs;
+  std::vector<DeviceResult> devices;
+  std::array<double, kDeviceKindCount> utilization_by_kind{};  // busy / (devices × makespan)
+  std::array<std::uint32_t, kDeviceKindCount> devices_by_kind{};
+  double energy_joules = 0;
+  double cost_usd = 0;
+  std::uint64_t transfer_count = 0;
+  double transfer_bytes = 0;
+  double transfer_seconds = 0;  // summed over transfers, contention included
+  std::uint64_t events = 0;
+  std::vector<TaskRecord> schedule;  // filled when recording is on
+  std::vector<TransferRecord> transfers;
+
+  double energy_kwh() const { return energy_joules / 3.6e6; }
+  double mean_response_seconds() const;
+  double mean_waiting_seconds() const;
+  std::size_t deadlines_missed() const;
+};
+
+}  // namespace hetsched

@@ -1,0 +1,59 @@
+// TaskGraph: every task of a workload in one numbering (TaskIndex), with each
+// task's predecessors and successors in compressed arrays. It is the read-only
+// view the scheduling loop, the policies and the simulator share.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "hetsched/workload/workload.hpp"
+
+namespace hetsched {
+
+using TaskIndex = std::uint32_t;
+using JobIndex = std::uint32_t;
+
+struct Dependency {
+  TaskIndex task;  // the other end of the edge
+  double bytes;
+};
+
+class TaskGraph {
+ public:
+  // The workload must outlive the graph and be acyclic (see validate_workload).
+  explicit TaskGraph(const Workload& workload);
+
+  const Workload& workload() const { return *workload_; }
+  std::size_t task_count() const { return tasks_.size(); }
+  std::size_t job_count() const { return job_first_task_.size() - 1; }
+  std::size_t edge_count() const { return successor_list_.size(); }
+
+  const Task& task(TaskIndex t) const { return *tasks_[t]; }
+  JobIndex job_of(TaskIndex t) const { return job_of_[t]; }
+  const Job& job(JobIndex j) const { return workload_->jobs[j]; }
+  TaskIndex first_task(JobIndex j) const { return job_first_task_[j]; }
+  TaskIndex end_task(JobIndex j) const { return job_first_task_[j + 1]; }
+
+  std::span<const Dependency> predecessors(TaskIndex t) const {
+    return {predecessor_list_.data() + predecessor_begin_[t],
+            predecessor_list_.data() + predecessor_begin_[t + 1]};
+  }
+  std::span<const Dependency> successors(TaskIndex t) const {
+    return {successor_list_.data() + successor_begin_[t],
+            successor_list_.data() + successor_begin_[t + 1]};
+  }
+
+  // Tasks of one job in a topological order (Kahn's algorithm, ties by index).
+  std::vector<TaskIndex> topological_order(JobIndex j) const;
+
+ private:
+  const Workload* workload_;
+  std::vector<const Task*> tasks_;
+  std::vector<JobIndex> job_of_;
+  std::vector<TaskIndex> job_first_task_;
+  std::vector<std::uint32_t> predecessor_begin_, successor_begin_;
+  std::vector<Dependency> predecessor_list_, successor_list_;
+};
+
+}  // namespace hetsched

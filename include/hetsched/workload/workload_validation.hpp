@@ -1,0 +1,22 @@
+// Consistency checks of a workload against a cluster, run at the input boundary:
+// edges name existing tasks, every job is acyclic (a cycle is named by its
+// tasks), every task can run on some device, numbers are finite and >= 0.
+// Violations throw InputError naming the file, the job and the task.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetsched/cluster/cluster.hpp"
+#include "hetsched/workload/workload.hpp"
+
+namespace hetsched {
+
+// Task indices along one cycle of the job's edges (first task repeated last), if any.
+std::optional<std::vector<std::uint32_t>> find_cycle(const Job& job);
+
+void validate_workload(const Workload& workload, const Cluster& cluster,
+                       const std::string& file = "");
+
+}  // namespace hetsched

@@ -1,0 +1,101 @@
+#include "hetsched/backend/scheduling_loop.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "hetsched/workload/feasibility.hpp"
+
+namespace hetsched {
+
+SchedulingLoop::SchedulingLoop(const Cluster& cluster, const TaskGraph& graph,
+                               const PerfModel& perf, SchedulingPolicy& policy, Backend& backend)
+    : cluster_(cluster),
+      graph_(graph),
+      perf_(perf),
+      policy_(&policy),
+      backend_(backend),
+      placement_(graph.task_count(), kUnplaced),
+      pstate_(graph.task_count(), 0),
+      state_(graph.task_count(), TaskState::pending),
+      finish_(graph.task_count(), 0.0),
+      unfinished_predecessors_(graph.task_count()),
+      device_available_(cluster.device_count(), 0.0),
+      device_outstanding_(cluster.device_count(), 0) {
+  for (TaskIndex t = 0; t < graph.task_count(); ++t)
+    unfinished_predecessors_[t] = static_cast<std::uint32_t>(graph.predecessors(t).size());
+}
+
+ClusterSnapshot SchedulingLoop::snapshot(double now) const {
+  return ClusterSnapshot{now,        cluster_, graph_, perf_,  device_available_,
+                         placement_, pstate_,  state_, finish_};
+}
+
+void SchedulingLoop::job_arrived(JobIndex job, double now) {
+  now_ = now;
+  policy_->on_job_arrival(snapshot(now), job, *this);
+  for (TaskIndex t = graph_.first_task(job); t < graph_.end_task(job); ++t) {
+    if (unfinished_predecessors_[t] != 0) continue;
+    if (state_[t] == TaskState::pending) {
+      state_[t] = TaskState::ready;
+      waiting_.push_back(t);
+    }
+  }
+}
+
+void SchedulingLoop::task_started(TaskIndex task, double /*now*/) {
+  state_[task] = TaskState::running;
+}
+
+void SchedulingLoop::task_finished(TaskIndex task, double now) {
+  now_ = now;
+  state_[task] = TaskState::finished;
+  finish_[task] = now;
+  ++finished_count_;
+  const DeviceId d = placement_[task];
+  // Predictions drift from reality; once a device has nothing left, reality wins.
+  if (--device_outstanding_[d] == 0) device_available_[d] = now;
+  for (const Dependency& s : graph_.successors(task)) {
+    if (--unfinished_predecessors_[s.task] != 0) continue;
+    if (state_[s.task] == TaskState::pending) {
+      state_[s.task] = TaskState::ready;
+      waiting_.push_back(s.task);
+    }
+  }
+}
+
+void SchedulingLoop::decide(double now) {
+  now_ = now;
+  if (waiting_.empty()) return;
+  policy_->on_tasks_ready(snapshot(now), waiting_, *this);
+  std::erase_if(waiting_, [&](TaskIndex t) { return placement_[t] != kUnplaced; });
+}
+
+void SchedulingLoop::assign(const Assignment& a) {
+  if (a.task >= graph_.task_count() || a.device >= cluster_.device_count())
+    throw PolicyError(fmt::format("policy '{}' assigned task {} to device {}: out of range",
+                                  policy_->name(), a.task, a.device));
+  const Task& task = graph_.task(a.task);
+  const Device& device = cluster_.device(a.device);
+  if (placement_[a.task] != kUnplaced)
+    throw PolicyError(
+        fmt::format("policy '{}' placed task '{}' twice", policy_->name(), task.name));
+  if (!can_run(task, device) || a.pstate >= device.spec.pstates.size())
+    throw PolicyError(fmt::format("policy '{}' placed task '{}' on {} which cannot run it",
+                                  policy_->name(), task.name, device.name));
+  placement_[a.task] = a.device;
+  pstate_[a.task] = a.pstate;
+  if (state_[a.task] != TaskState::running) state_[a.task] = TaskState::placed;
+  const ClusterSnapshot view = snapshot(now_);
+  const double run = perf_.task_seconds(task, device, a.pstate);
+  const double earliest = view.data_ready_seconds(a.task, a.device);
+  const double start = a.planned_start_seconds == kAppend
+                           ? std::max(device_available_[a.device], earliest)
+                           : std::max(a.planned_start_seconds, earliest);
+  finish_[a.task] = start + run;
+  device_available_[a.device] = std::max(device_available_[a.device], finish_[a.task]);
+  ++device_outstanding_[a.device];
+  backend_.launch(a);
+}
+
+}  // namespace hetsched

@@ -1,0 +1,51 @@
+#include "hetsched/cluster/cluster.hpp"
+
+#include <algorithm>
+
+namespace hetsched {
+
+NodeId Cluster::add_node(Node node, const std::vector<DeviceSpec>& devices) {
+  const NodeId id = static_cast<NodeId>(nodes_.size());
+  node.devices.clear();
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    Device device;
+    device.id = static_cast<DeviceId>(devices_.size());
+    device.node = id;
+    device.spec = devices[i];
+    device.name = node.name + "/" + device.spec.model + "#" + std::to_string(i);
+    node.devices.push_back(device.id);
+    devices_.push_back(std::move(device));
+  }
+  nodes_.push_back(std::move(node));
+  return id;
+}
+
+double Cluster::path_latency(NodeId from, NodeId to) const {
+  if (from == to) return nodes_[from].link.latency_seconds;
+  double latency = network_.latency_seconds;
+  if (nodes_[from].rack != nodes_[to].rack) latency += network_.inter_rack_latency_seconds;
+  return latency;
+}
+
+double Cluster::path_bandwidth(NodeId from, NodeId to) const {
+  if (from == to) return nodes_[from].link.bandwidth;
+  double bandwidth = std::min(nodes_[from].nic_bandwidth, nodes_[to].nic_bandwidth);
+  if (nodes_[from].rack != nodes_[to].rack)
+    bandwidth = std::min(bandwidth, network_.inter_rack_bandwidth);
+  return bandwidth;
+}
+
+double Cluster::transfer_seconds(double bytes, DeviceId from, DeviceId to) const {
+  if (from == to || bytes <= 0) return 0.0;
+  const NodeId a = devices_[from].node;
+  const NodeId b = devices_[to].node;
+  return path_latency(a, b) + bytes / path_bandwidth(a, b);
+}
+
+double Cluster::host_to_device_seconds(double bytes, NodeId from, DeviceId to) const {
+  if (bytes <= 0) return 0.0;
+  const NodeId b = devices_[to].node;
+  return path_latency(from, b) + bytes / path_bandwidth(from, b);
+}
+
+}  // namespace hetsched

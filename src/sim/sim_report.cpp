@@ -1,0 +1,25 @@
+#include "hetsched/sim/sim_report.hpp"
+
+namespace hetsched {
+
+double SimReport::mean_response_seconds() const {
+  if (jobs.empty()) return 0;
+  double sum = 0;
+  for (const auto& j : jobs) sum += j.response_seconds();
+  return sum / static_cast<double>(jobs.size());
+}
+
+double SimReport::mean_waiting_seconds() const {
+  if (jobs.empty()) return 0;
+  double sum = 0;
+  for (const auto& j : jobs) sum += j.waiting_seconds();
+  return sum / static_cast<double>(jobs.size());
+}
+
+std::size_t SimReport::deadlines_missed() const {
+  std::size_t missed = 0;
+  for (const auto& j : jobs) missed += j.deadline_met() ? 0 : 1;
+  return missed;
+}
+
+}  // namespace hetsched

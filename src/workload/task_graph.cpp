@@ -1,0 +1,68 @@
+#include "hetsched/workload/task_graph.hpp"
+
+#include <queue>
+
+namespace hetsched {
+
+TaskGraph::TaskGraph(const Workload& workload) : workload_(&workload) {
+  const std::size_t n = workload.task_count();
+  tasks_.reserve(n);
+  job_of_.reserve(n);
+  job_first_task_.reserve(workload.jobs.size() + 1);
+  std::vector<std::uint32_t> in_degree(n, 0), out_degree(n, 0);
+  for (JobIndex j = 0; j < workload.jobs.size(); ++j) {
+    const Job& job = workload.jobs[j];
+    const TaskIndex base = static_cast<TaskIndex>(tasks_.size());
+    job_first_task_.push_back(base);
+    for (const Task& task : job.tasks) {
+      tasks_.push_back(&task);
+      job_of_.push_back(j);
+    }
+    for (const Edge& e : job.edges) {
+      ++out_degree[base + e.from];
+      ++in_degree[base + e.to];
+    }
+  }
+  job_first_task_.push_back(static_cast<TaskIndex>(n));
+
+  predecessor_begin_.assign(n + 1, 0);
+  successor_begin_.assign(n + 1, 0);
+  for (std::size_t t = 0; t < n; ++t) {
+    predecessor_begin_[t + 1] = predecessor_begin_[t] + in_degree[t];
+    successor_begin_[t + 1] = successor_begin_[t] + out_degree[t];
+  }
+  predecessor_list_.resize(predecessor_begin_[n]);
+  successor_list_.resize(successor_begin_[n]);
+  std::vector<std::uint32_t> in_fill(predecessor_begin_.begin(), predecessor_begin_.end() - 1);
+  std::vector<std::uint32_t> out_fill(successor_begin_.begin(), successor_begin_.end() - 1);
+  for (JobIndex j = 0; j < workload.jobs.size(); ++j) {
+    const TaskIndex base = job_first_task_[j];
+    for (const Edge& e : workload.jobs[j].edges) {
+      const TaskIndex from = base + e.from, to = base + e.to;
+      successor_list_[out_fill[from]++] = Dependency{to, e.bytes};
+      predecessor_list_[in_fill[to]++] = Dependency{from, e.bytes};
+    }
+  }
+}
+
+std::vector<TaskIndex> TaskGraph::topological_order(JobIndex j) const {
+  const TaskIndex begin = first_task(j), end = end_task(j);
+  std::vector<std::uint32_t> remaining(end - begin);
+  std::priority_queue<TaskIndex, std::vector<TaskIndex>, std::greater<>> ready;
+  for (TaskIndex t = begin; t < end; ++t) {
+    remaining[t - begin] = static_cast<std::uint32_t>(predecessors(t).size());
+    if (remaining[t - begin] == 0) ready.push(t);
+  }
+  std::vector<TaskIndex> order;
+  order.reserve(end - begin);
+  while (!ready.empty()) {
+    const TaskIndex t = ready.top();
+    ready.pop();
+    order.push_back(t);
+    for (const Dependency& s : successors(t))
+      if (--remaining[s.task - begin] == 0) ready.push(s.task);
+  }
+  return order;
+}
+
+}  // namespace hetsched

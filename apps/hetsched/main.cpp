@@ -1,1 +1,42 @@
-int main() { return 0; }
+// hetsched: a resource manager for heterogeneous clusters. This file only wires
+// the subcommands and turns errors into one line and an exit status: 2 for bad
+// input, 3 for an internal error (a policy that broke its contract).
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+#include "hetsched/backend/scheduling_loop.hpp"
+#include "hetsched/core/input_error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "hetsched: place, order and run work on heterogeneous clusters of CPUs, GPUs and TPUs"};
+  app.require_subcommand(1);
+  hetsched::cli::add_simulate_command(app);
+  hetsched::cli::add_catalog_command(app);
+  hetsched::cli::add_policies_command(app);
+  hetsched::cli::add_validate_command(app);
+  CLI::App* bench = app.add_subcommand("bench", "benchmarks that print figures");
+  bench->require_subcommand(1);
+  hetsched::cli::add_bench_sim_command(*bench);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "hetsched: error: %s\n", e.what());
+    return 2;
+  } catch (const hetsched::InputError& e) {
+    std::fprintf(stderr, "hetsched: error: %s\n", e.what());
+    return 2;
+  } catch (const hetsched::PolicyError& e) {
+    std::fprintf(stderr, "hetsched: internal error: %s\n", e.what());
+    return 3;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "hetsched: error: out of memory\n");
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,16 @@
+// The CLI's subcommands. Each file in this folder adds one subcommand to the app
+// and does no more than read options, call the library and print.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace hetsched::cli {
+
+void add_simulate_command(CLI::App& app);
+void add_catalog_command(CLI::App& app);
+void add_policies_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
+// `bench` groups the benchmark subcommands; each adds itself under it.
+void add_bench_sim_command(CLI::App& bench);
+
+}  // namespace hetsched::cli

@@ -1,0 +1,93 @@
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "hetsched/core/progress.hpp"
+#include "hetsched/io/report_writer.hpp"
+#include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/sim/simulator.hpp"
+#include "input_options.hpp"
+
+namespace hetsched::cli {
+namespace {
+
+struct SimulateOptions {
+  InputOptions input;
+  std::vector<std::string> policies;
+  std::string out_dir;
+  std::string format = "table";
+};
+
+void run_simulate(const SimulateOptions& options) {
+  const Cluster cluster = options.input.load_cluster();
+  const Workload workload = options.input.load_workload(cluster);
+  const RooflineModel perf(cluster);
+  std::vector<std::string> policies = options.policies;
+  if (policies.empty()) policies = {"round-robin", "random", "greedy-eft"};
+
+  std::vector<SimReport> reports;
+  std::vector<std::unique_ptr<Simulator>> simulators;
+  for (const std::string& name : policies) {
+    const auto policy = make_policy(name, PolicyOptions{options.input.seed});
+    Progress progress("simulate " + name, options.input.quiet);
+    SimulationOptions sim_options{
+        options.input.seed, true,
+        [&](std::size_t done, std::size_t total) { progress.update(done, total); }};
+    simulators.push_back(
+        std::make_unique<Simulator>(cluster, workload, perf, *policy, sim_options));
+    reports.push_back(simulators.back()->run());
+  }
+
+  if (!options.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.out_dir, ec);
+    if (ec)
+      throw InputError(SourcePosition{options.out_dir, 0, 0},
+                       "cannot create directory: " + ec.message());
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      const TaskGraph& graph = simulators[i]->graph();
+      const std::string stem = options.out_dir + "/" + reports[i].policy;
+      write_text_file(stem + ".report.json",
+                      report_to_json(reports[i], cluster, graph).dump(2) + "\n");
+      write_text_file(stem + ".trace.json", chrome_trace(reports[i], cluster, graph).dump() + "\n");
+    }
+  }
+
+  if (options.format == "json") {
+    nlohmann::ordered_json out{{"reports", nlohmann::ordered_json::array()}};
+    for (std::size_t i = 0; i < reports.size(); ++i)
+      out["reports"].push_back(report_to_json(reports[i], cluster, simulators[i]->graph(), false));
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << "cluster: " << cluster.node_count() << " nodes, " << cluster.device_count()
+            << " devices; workload: " << workload.jobs.size() << " jobs, " << workload.task_count()
+            << " tasks; seed " << options.input.seed << "\n\n";
+  std::vector<const SimReport*> columns;
+  for (const SimReport& r : reports) columns.push_back(&r);
+  std::cout << summary_table(columns);
+  if (!options.out_dir.empty())
+    std::cout << "\nreports and Chrome traces (open in https://ui.perfetto.dev) written to "
+              << options.out_dir << "/\n";
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto options = std::make_shared<SimulateOptions>();
+  CLI::App* command = app.add_subcommand(
+      "simulate", "run a workload on a cluster in the simulator, under one or more policies");
+  options->input.add_to(*command);
+  command->add_option(
+      "--policy", options->policies,
+      "policy to run (repeatable); default: round-robin, random and greedy-eft side by side");
+  command->add_option("--out", options->out_dir, "directory for JSON reports and Chrome traces");
+  command->add_option("--format", options->format, "output on stdout")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  command->callback([options] { run_simulate(*options); });
+}
+
+}  // namespace hetsched::cli

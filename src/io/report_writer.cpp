@@ -1,0 +1,189 @@
+#include "hetsched/io/report_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <functional>
+
+#include "hetsched/core/input_error.hpp"
+
+namespace hetsched {
+
+using nlohmann::ordered_json;
+
+ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const TaskGraph& graph,
+                            bool include_schedule) {
+  ordered_json out;
+  out["policy"] = r.policy;
+  out["perf_model"] = r.perf_model;
+  out["seed"] = r.seed;
+  out["makespan_seconds"] = r.makespan_seconds;
+  out["tasks_total"] = r.tasks_total;
+  out["tasks_completed"] = r.tasks_completed;
+  out["unfinished_tasks"] = r.unfinished_tasks;
+  out["energy_kwh"] = r.energy_kwh();
+  out["cost_usd"] = r.cost_usd;
+  out["mean_response_seconds"] = r.mean_response_seconds();
+  out["mean_waiting_seconds"] = r.mean_waiting_seconds();
+  out["deadlines_missed"] = r.deadlines_missed();
+  ordered_json by_kind = ordered_json::object();
+  for (std::size_t k = 0; k < kDeviceKindCount; ++k)
+    if (r.devices_by_kind[k])
+      by_kind[std::string(to_string(static_cast<DeviceKind>(k)))] = r.utilization_by_kind[k];
+  out["utilization_by_kind"] = by_kind;
+  out["transfers"] = {
+      {"count", r.transfer_count}, {"bytes", r.transfer_bytes}, {"seconds", r.transfer_seconds}};
+  out["events"] = r.events;
+  ordered_json jobs = ordered_json::array();
+  for (const JobResult& j : r.jobs) {
+    ordered_json job{{"name", j.name},
+                     {"arrival_seconds", j.arrival_seconds},
+                     {"waiting_seconds", j.waiting_seconds()},
+                     {"completion_seconds", j.completion_seconds},
+                     {"response_seconds", j.response_seconds()}};
+    if (j.deadline_seconds) {
+      job["deadline_seconds"] = *j.deadline_seconds;
+      job["deadline_met"] = j.deadline_met();
+    }
+    jobs.push_back(std::move(job));
+  }
+  out["jobs"] = std::move(jobs);
+  ordered_json devices = ordered_json::array();
+  for (const DeviceResult& d : r.devices) {
+    const Device& device = cluster.device(d.device);
+    devices.push_back(
+        {{"name", device.name},
+         {"model", device.spec.model},
+         {"kind", to_string(device.spec.kind)},
+         {"tasks", d.tasks},
+         {"busy_seconds", d.busy_seconds},
+         {"utilization", r.makespan_seconds > 0 ? d.busy_seconds / r.makespan_seconds : 0.0},
+         {"busy_joules", d.busy_joules},
+         {"idle_joules", d.idle_joules}});
+  }
+  out["devices"] = std::move(devices);
+  if (include_schedule) {
+    ordered_json schedule = ordered_json::array();
+    for (const TaskRecord& t : r.schedule) {
+      const JobIndex j = graph.job_of(t.task);
+      schedule.push_back({{"job", graph.job(j).name},
+                          {"task", graph.task(t.task).name},
+                          {"device", cluster.device(t.device).name},
+                          {"pstate", t.pstate},
+                          {"start_seconds", t.start_seconds},
+                          {"finish_seconds", t.finish_seconds},
+                          {"joules", t.joules}});
+    }
+    out["schedule"] = std::move(schedule);
+  }
+  return out;
+}
+
+ordered_json chrome_trace(const SimReport& r, const Cluster& cluster, const TaskGraph& graph) {
+  constexpr double us = 1e6;
+  ordered_json events = ordered_json::array();
+  for (NodeId n = 0; n < cluster.node_count(); ++n) {
+    events.push_back({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", n},
+                      {"args", {{"name", cluster.node(n).name}}}});
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", n},
+                      {"tid", 0},
+                      {"args", {{"name", "network"}}}});
+    for (DeviceId d : cluster.node(n).devices)
+      events.push_back({{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", n},
+                        {"tid", d + 1},
+                        {"args", {{"name", cluster.device(d).name}}}});
+  }
+  for (const TaskRecord& t : r.schedule) {
+    const Job& job = graph.job(graph.job_of(t.task));
+    const Task& task = graph.task(t.task);
+    events.push_back(
+        {{"name", job.name + "/" + task.name},
+         {"cat", job.family.empty() ? "task" : job.family},
+         {"ph", "X"},
+         {"ts", t.start_seconds * us},
+         {"dur", (t.finish_seconds - t.start_seconds) * us},
+         {"pid", cluster.device(t.device).node},
+         {"tid", t.device + 1},
+         {"args",
+          {{"kernel", to_string(task.kernel)}, {"pstate", t.pstate}, {"joules", t.joules}}}});
+  }
+  for (const TransferRecord& x : r.transfers) {
+    events.push_back(
+        {{"name", "to " + graph.task(x.consumer).name},
+         {"cat", "transfer"},
+         {"ph", "X"},
+         {"ts", x.start_seconds * us},
+         {"dur", (x.finish_seconds - x.start_seconds) * us},
+         {"pid", cluster.device(x.to_device).node},
+         {"tid", 0},
+         {"args", {{"bytes", x.bytes}, {"from_node", cluster.node(x.from_node).name}}}});
+  }
+  return ordered_json{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};
+}
+
+std::string summary_table(const std::vector<const SimReport*>& reports) {
+  struct Row {
+    std::string label;
+    std::function<std::string(const SimReport&)> value;
+  };
+  const auto kind_utilization = [](DeviceKind kind) {
+    return [kind](const SimReport& r) {
+      const auto k = static_cast<std::size_t>(kind);
+      return r.devices_by_kind[k] ? fmt::format("{:.1f} %", 100 * r.utilization_by_kind[k])
+                                  : std::string("-");
+    };
+  };
+  const std::vector<Row> rows{
+      {"makespan (s)",
+       [](const SimReport& r) { return fmt::format("{:.2f}", r.makespan_seconds); }},
+      {"tasks completed",
+       [](const SimReport& r) { return fmt::format("{}/{}", r.tasks_completed, r.tasks_total); }},
+      {"mean job response (s)",
+       [](const SimReport& r) { return fmt::format("{:.2f}", r.mean_response_seconds()); }},
+      {"mean job wait (s)",
+       [](const SimReport& r) { return fmt::format("{:.2f}", r.mean_waiting_seconds()); }},
+      {"deadlines missed",
+       [](const SimReport& r) { return fmt::format("{}", r.deadlines_missed()); }},
+      {"GPU utilization", kind_utilization(DeviceKind::gpu)},
+      {"TPU utilization", kind_utilization(DeviceKind::tpu)},
+      {"CPU utilization", kind_utilization(DeviceKind::cpu)},
+      {"energy (kWh)", [](const SimReport& r) { return fmt::format("{:.3f}", r.energy_kwh()); }},
+      {"cost (USD)", [](const SimReport& r) { return fmt::format("{:.2f}", r.cost_usd); }},
+      {"data moved (GB)",
+       [](const SimReport& r) { return fmt::format("{:.1f}", r.transfer_bytes / 1e9); }},
+  };
+  std::size_t label_width = 6;
+  for (const Row& row : rows) label_width = std::max(label_width, row.label.size());
+  std::vector<std::size_t> widths;
+  for (const SimReport* r : reports) {
+    std::size_t w = r->policy.size();
+    for (const Row& row : rows) w = std::max(w, row.value(*r).size());
+    widths.push_back(w);
+  }
+  std::string out = fmt::format("{:<{}}", "policy", label_width);
+  for (std::size_t i = 0; i < reports.size(); ++i)
+    out += fmt::format("  {:>{}}", reports[i]->policy, widths[i]);
+  out += "\n" + std::string(out.size(), '-') + "\n";
+  for (const Row& row : rows) {
+    out += fmt::format("{:<{}}", row.label, label_width);
+    for (std::size_t i = 0; i < reports.size(); ++i)
+      out += fmt::format("  {:>{}}", row.value(*reports[i]), widths[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary);
+  if (!file) throw InputError(SourcePosition{path, 0, 0}, "cannot open for writing");
+  file << text;
+  if (!file) throw InputError(SourcePosition{path, 0, 0}, "write failed");
+}
+
+}  // namespace hetsched

@@ -1,0 +1,28 @@
+#include "hetsched/core/closest_names.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hetsched {
+namespace {
+
+TEST(ClosestNames, EditDistanceIsLevenshteinIgnoringCase) {
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("H100", "h100"), 0u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+}
+
+TEST(ClosestNames, NearestFirst) {
+  const std::vector<std::string> valid{"greedy-eft", "round-robin", "random"};
+  const auto nearest = closest_names("randm", valid, 2);
+  ASSERT_EQ(nearest.size(), 2u);
+  EXPECT_EQ(nearest[0], "random");
+}
+
+TEST(ClosestNames, MessageNamesTheWrongNameAndSuggestions) {
+  const std::string message = unknown_name_message("policy", "gredy-eft", {"greedy-eft", "random"});
+  EXPECT_NE(message.find("unknown policy 'gredy-eft'"), std::string::npos);
+  EXPECT_NE(message.find("closest: greedy-eft"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hetsched

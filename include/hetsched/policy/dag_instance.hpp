@@ -1,0 +1,96 @@
+// DagInstance: one DAG-scheduling problem in the form the list schedulers and the
+// exact solver work on — how long each task runs on each device, and how long each
+// edge's data takes between any two devices (0 on the same device). It is built
+// from a job of a workload through the performance model (explicit cost matrices
+// win there), or directly from matrices for published examples.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hetsched/perf/perf_model.hpp"
+#include "hetsched/workload/task_graph.hpp"
+
+namespace hetsched {
+
+struct DagEdge {
+  std::uint32_t from = 0;
+  std::uint32_t to = 0;
+  double bytes = 0;
+};
+
+struct DagNeighbor {
+  std::uint32_t task;  // the task at the other end
+  std::uint32_t edge;  // index into edges()
+};
+
+// Where each task runs and when: the output of a static planner.
+struct PlannedTask {
+  DeviceId device = 0;
+  double start_seconds = 0;
+  double finish_seconds = 0;
+};
+
+struct StaticSchedule {
+  std::vector<PlannedTask> tasks;  // indexed like the instance's tasks
+  double makespan_seconds = 0;
+};
+
+class DagInstance {
+ public:
+  // The tasks of job `job`, with times from the performance model (P-state 0).
+  DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& perf);
+  // A published example: compute[t][d] seconds, edges with their communication cost in
+  // seconds between distinct devices (a uniform network).
+  DagInstance(std::vector<std::vector<double>> compute_seconds, std::vector<DagEdge> edges);
+
+  std::size_t task_count() const { return compute_.size(); }
+  std::size_t device_count() const { return device_count_; }
+  const std::vector<DagEdge>& edges() const { return edges_; }
+  std::span<const DagNeighbor> predecessors(std::uint32_t t) const {
+    return {pred_.data() + pred_begin_[t], pred_.data() + pred_begin_[t + 1]};
+  }
+  std::span<const DagNeighbor> successors(std::uint32_t t) const {
+    return {succ_.data() + succ_begin_[t], succ_.data() + succ_begin_[t + 1]};
+  }
+
+  // Seconds for task t on device d (kCannotRun where it cannot run).
+  double compute_seconds(std::uint32_t t, DeviceId d) const { return compute_[t][d]; }
+  // Seconds to move edge e's data from device a to device b (0 when a == b).
+  double comm_seconds(std::uint32_t e, DeviceId a, DeviceId b) const;
+  // Mean over device pairs a != b of comm_seconds, as HEFT's ranking uses.
+  double mean_comm_seconds(std::uint32_t e) const { return mean_comm_[e]; }
+  // Mean over the devices that can run it of the task's compute time.
+  double mean_compute_seconds(std::uint32_t t) const { return mean_compute_[t]; }
+
+  // Topological order (Kahn's algorithm, ties by index).
+  const std::vector<std::uint32_t>& topological_order() const { return topological_order_; }
+
+  // Task index in the workload's TaskGraph (when built from a job) or the row index.
+  TaskIndex global_task(std::uint32_t t) const { return first_task_ + t; }
+  DeviceId global_device(DeviceId d) const { return d; }
+
+ private:
+  void index_edges();
+  void compute_means();
+
+  std::vector<std::vector<double>> compute_;
+  std::vector<DagEdge> edges_;
+  std::size_t device_count_ = 0;
+  const PerfModel* perf_ = nullptr;  // null for matrix instances (uniform network)
+  TaskIndex first_task_ = 0;
+  std::vector<std::uint32_t> pred_begin_, succ_begin_;
+  std::vector<DagNeighbor> pred_, succ_;
+  std::vector<double> mean_comm_, mean_compute_;
+  std::vector<std::uint32_t> topological_order_;
+};
+
+// Checks a schedule against its instance: every task on a device that can run it
+// for exactly its compute time, after each predecessor's finish plus communication,
+// and no two tasks overlapping on one device. Returns an empty string when valid,
+// else what is wrong.
+std::string check_schedule(const DagInstance& instance, const StaticSchedule& schedule);
+
+}  // namespace hetsched

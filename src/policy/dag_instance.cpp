@@ -1,0 +1,145 @@
+#include "hetsched/policy/dag_instance.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+
+namespace hetsched {
+
+DagInstance::DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& perf)
+    : device_count_(perf.cluster().device_count()),
+      perf_(&perf),
+      first_task_(graph.first_task(job)) {
+  const TaskIndex end = graph.end_task(job);
+  compute_.assign(end - first_task_, std::vector<double>(device_count_, kCannotRun));
+  for (TaskIndex t = first_task_; t < end; ++t) {
+    for (const Device& d : perf.cluster().devices())
+      compute_[t - first_task_][d.id] = perf.task_seconds(graph.task(t), d, 0);
+    for (const Dependency& s : graph.successors(t))
+      edges_.push_back(DagEdge{t - first_task_, s.task - first_task_, s.bytes});
+  }
+  index_edges();
+  compute_means();
+}
+
+DagInstance::DagInstance(std::vector<std::vector<double>> compute_seconds,
+                         std::vector<DagEdge> edges)
+    : compute_(std::move(compute_seconds)),
+      edges_(std::move(edges)),
+      device_count_(compute_.empty() ? 0 : compute_.front().size()) {
+  index_edges();
+  compute_means();
+}
+
+double DagInstance::comm_seconds(std::uint32_t e, DeviceId a, DeviceId b) const {
+  if (a == b) return 0.0;
+  return perf_ ? perf_->transfer_seconds(edges_[e].bytes, a, b) : edges_[e].bytes;
+}
+
+void DagInstance::index_edges() {
+  const std::size_t n = compute_.size();
+  pred_begin_.assign(n + 1, 0);
+  succ_begin_.assign(n + 1, 0);
+  for (const DagEdge& e : edges_) {
+    ++pred_begin_[e.to + 1];
+    ++succ_begin_[e.from + 1];
+  }
+  for (std::size_t t = 0; t < n; ++t) {
+    pred_begin_[t + 1] += pred_begin_[t];
+    succ_begin_[t + 1] += succ_begin_[t];
+  }
+  pred_.resize(edges_.size());
+  succ_.resize(edges_.size());
+  std::vector<std::uint32_t> pred_fill(pred_begin_.begin(), pred_begin_.end() - 1);
+  std::vector<std::uint32_t> succ_fill(succ_begin_.begin(), succ_begin_.end() - 1);
+  for (std::uint32_t i = 0; i < edges_.size(); ++i) {
+    pred_[pred_fill[edges_[i].to]++] = DagNeighbor{edges_[i].from, i};
+    succ_[succ_fill[edges_[i].from]++] = DagNeighbor{edges_[i].to, i};
+  }
+  std::vector<std::uint32_t> remaining(n);
+  std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> ready;
+  for (std::uint32_t t = 0; t < n; ++t) {
+    remaining[t] = pred_begin_[t + 1] - pred_begin_[t];
+    if (remaining[t] == 0) ready.push(t);
+  }
+  while (!ready.empty()) {
+    const std::uint32_t t = ready.top();
+    ready.pop();
+    topological_order_.push_back(t);
+    for (const DagNeighbor& s : successors(t))
+      if (--remaining[s.task] == 0) ready.push(s.task);
+  }
+}
+
+void DagInstance::compute_means() {
+  mean_compute_.assign(compute_.size(), 0.0);
+  for (std::size_t t = 0; t < compute_.size(); ++t) {
+    double sum = 0;
+    int count = 0;
+    for (double c : compute_[t])
+      if (c != kCannotRun) sum += c, ++count;
+    mean_compute_[t] = count ? sum / count : kCannotRun;
+  }
+  mean_comm_.assign(edges_.size(), 0.0);
+  if (device_count_ < 2) return;
+  if (!perf_) {
+    for (std::size_t e = 0; e < edges_.size(); ++e) mean_comm_[e] = edges_[e].bytes;
+    return;
+  }
+  // Mean transfer time over ordered pairs of distinct devices: latency and inverse
+  // bandwidth averaged once, so this is O(devices²) once plus O(1) per edge.
+  double latency_sum = 0, inverse_bandwidth_sum = 0;
+  const Cluster& cluster = perf_->cluster();
+  for (const Device& a : cluster.devices())
+    for (const Device& b : cluster.devices()) {
+      if (a.id == b.id) continue;
+      const double one = perf_->transfer_seconds(1.0, a.id, b.id);
+      const double zero_latency = perf_->transfer_seconds(2.0, a.id, b.id) - one;
+      inverse_bandwidth_sum += zero_latency;
+      latency_sum += one - zero_latency;
+    }
+  const double pairs = static_cast<double>(device_count_ * (device_count_ - 1));
+  for (std::size_t e = 0; e < edges_.size(); ++e)
+    mean_comm_[e] =
+        edges_[e].bytes > 0 ? (latency_sum + inverse_bandwidth_sum * edges_[e].bytes) / pairs : 0.0;
+}
+
+std::string check_schedule(const DagInstance& instance, const StaticSchedule& schedule) {
+  if (schedule.tasks.size() != instance.task_count())
+    return "schedule has the wrong number of tasks";
+  constexpr double tolerance = 1e-9;
+  for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
+    const PlannedTask& p = schedule.tasks[t];
+    if (p.device >= instance.device_count()) return fmt::format("task {} on no device", t);
+    const double run = instance.compute_seconds(t, p.device);
+    if (run == kCannotRun)
+      return fmt::format("task {} on device {} which cannot run it", t, p.device);
+    if (std::abs(p.finish_seconds - p.start_seconds - run) > tolerance * std::max(1.0, run))
+      return fmt::format("task {} runs {} s instead of {} s", t, p.finish_seconds - p.start_seconds,
+                         run);
+    if (p.finish_seconds > schedule.makespan_seconds * (1 + tolerance) + tolerance)
+      return fmt::format("task {} ends after the makespan", t);
+    for (const DagNeighbor& q : instance.predecessors(t)) {
+      const PlannedTask& producer = schedule.tasks[q.task];
+      const double arrival =
+          producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, p.device);
+      if (p.start_seconds + tolerance * std::max(1.0, arrival) < arrival)
+        return fmt::format("task {} starts at {} before its input from task {} arrives at {}", t,
+                           p.start_seconds, q.task, arrival);
+    }
+  }
+  std::vector<std::vector<std::pair<double, double>>> busy(instance.device_count());
+  for (const PlannedTask& p : schedule.tasks)
+    busy[p.device].emplace_back(p.start_seconds, p.finish_seconds);
+  for (std::size_t d = 0; d < busy.size(); ++d) {
+    std::sort(busy[d].begin(), busy[d].end());
+    for (std::size_t i = 1; i < busy[d].size(); ++i)
+      if (busy[d][i].first + tolerance * std::max(1.0, busy[d][i].first) < busy[d][i - 1].second)
+        return fmt::format("two tasks overlap on device {}", d);
+  }
+  return {};
+}
+
+}  // namespace hetsched

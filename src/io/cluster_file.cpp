@@ -126,7 +126,8 @@ DeviceSpec slice_of(const DeviceSpec& whole, std::int64_t slices) {
   return slice;
 }
 
-DeviceGroup read_device(const YAML::Node& value, const std::string& file) {
+DeviceGroup read_device(const YAML::Node& value, const std::string& file,
+                        const ClusterFileLimits& limits) {
   const FieldReader device(value, "device", file, kDeviceFields);
   const std::string model = device.required_string("model");
   DeviceSpec spec;
@@ -200,7 +201,7 @@ DeviceGroup read_device(const YAML::Node& value, const std::string& file) {
                     io_detail::quote_for_message(model), spec.idle_watts, spec.peak_watts));
 
   DeviceGroup group;
-  group.count = device.optional_whole_number("count", 1, kMaxDevicesPerNode).value_or(1);
+  group.count = device.optional_whole_number("count", 1, limits.max_devices_per_node).value_or(1);
   const std::int64_t slices =
       device.optional_whole_number("slices", 1, kMaxSlicesPerDevice).value_or(1);
   group.spec = slices > 1 ? slice_of(spec, slices) : std::move(spec);
@@ -254,12 +255,13 @@ struct NodeGroup {
   SourcePosition name_position;
 };
 
-NodeGroup read_node(const YAML::Node& value, const std::string& file) {
+NodeGroup read_node(const YAML::Node& value, const std::string& file,
+                    const ClusterFileLimits& limits) {
   const FieldReader node(value, "node", file, kNodeFields);
   NodeGroup group;
   group.node.name = node.required_string("name");
   group.name_position = node.position_of_field("name");
-  group.count = node.optional_whole_number("count", 1, kMaxNodeCount).value_or(1);
+  group.count = node.optional_whole_number("count", 1, limits.max_nodes).value_or(1);
   if (auto rack = node.optional_string("rack")) group.node.rack = *rack;
   if (auto memory =
           node.optional_number("host_memory_gb", NumberRange::non_negative, units::gigabyte))
@@ -272,20 +274,21 @@ NodeGroup read_node(const YAML::Node& value, const std::string& file) {
     const std::size_t length = io_detail::list_length(*devices, "devices", file);
     for (std::size_t i = 0; i < length; ++i) {
       const YAML::Node entry = (*devices)[i];
-      DeviceGroup device = read_device(entry, file);
+      DeviceGroup device = read_device(entry, file, limits);
       group.devices_per_node += device.count;
-      if (group.devices_per_node > kMaxDevicesPerNode)
-        throw InputError(
-            io_detail::position_of(entry, file),
-            fmt::format("node {} has more than {} devices",
-                        io_detail::quote_for_message(group.node.name), kMaxDevicesPerNode));
+      if (group.devices_per_node > limits.max_devices_per_node)
+        throw InputError(io_detail::position_of(entry, file),
+                         fmt::format("node {} has more than {} devices",
+                                     io_detail::quote_for_message(group.node.name),
+                                     limits.max_devices_per_node));
       group.devices.push_back(std::move(device));
     }
   }
   return group;
 }
 
-Cluster build_cluster(const YAML::Node& root, const std::string& file) {
+Cluster build_cluster(const YAML::Node& root, const std::string& file,
+                      const ClusterFileLimits& limits) {
   const FieldReader top(root, "the cluster file", file, kTopLevelFields);
   Cluster cluster;
   if (const YAML::Node* network = top.find("network"))
@@ -302,15 +305,15 @@ Cluster build_cluster(const YAML::Node& root, const std::string& file) {
   std::int64_t total_devices = 0;
   for (std::size_t i = 0; i < length; ++i) {
     const YAML::Node entry = nodes[i];
-    NodeGroup group = read_node(entry, file);
+    NodeGroup group = read_node(entry, file, limits);
     total_nodes += group.count;
-    if (total_nodes > kMaxNodeCount)
+    if (total_nodes > limits.max_nodes)
       throw InputError(io_detail::position_of(entry, file),
-                       fmt::format("the cluster has more than {} nodes", kMaxNodeCount));
+                       fmt::format("the cluster has more than {} nodes", limits.max_nodes));
     total_devices += group.count * group.devices_per_node;
-    if (total_devices > kMaxClusterDevices)
+    if (total_devices > limits.max_devices)
       throw InputError(io_detail::position_of(entry, file),
-                       fmt::format("the cluster has more than {} devices", kMaxClusterDevices));
+                       fmt::format("the cluster has more than {} devices", limits.max_devices));
     groups.push_back(std::move(group));
   }
   if (total_devices == 0)
@@ -348,18 +351,19 @@ Cluster build_cluster(const YAML::Node& root, const std::string& file) {
 
 }  // namespace
 
-Cluster parse_cluster(std::string_view text, const std::string& file_name) {
+Cluster parse_cluster(std::string_view text, const std::string& file_name,
+                      const ClusterFileLimits& limits) {
   try {
     const YAML::Node root =
         io_detail::parse_document(text, file_name, "'nodes' (and optionally 'network')");
-    return build_cluster(root, file_name);
+    return build_cluster(root, file_name, limits);
   } catch (const YAML::Exception& error) {
     throw io_detail::error_from_yaml(error, file_name);
   }
 }
 
-Cluster load_cluster_file(const std::string& path) {
-  return parse_cluster(io_detail::read_text_file(path), path);
+Cluster load_cluster_file(const std::string& path, const ClusterFileLimits& limits) {
+  return parse_cluster(io_detail::read_text_file(path), path, limits);
 }
 
 }  // namespace hetsched

@@ -62,6 +62,7 @@ struct NamedEdge {
 struct ParseContext {
   const std::string& file;
   const Cluster& cluster;
+  const WorkloadFileLimits& limits;
   SizeBudget budget;
   std::unordered_map<std::string, NodeId> node_ids;
   std::vector<std::string> node_names;
@@ -107,8 +108,8 @@ std::vector<double> read_costs(const YAML::Node& value, ParseContext& context,
     throw InputError(where, fmt::format("field 'cost_seconds' has {} entries but the cluster has "
                                         "{} devices (give one per device, in device order)",
                                         length, context.cluster.device_count()));
-  charge(context.budget.cost_entries, replicas * static_cast<std::int64_t>(length), kMaxCostEntries,
-         "cost_seconds entries", where);
+  charge(context.budget.cost_entries, replicas * static_cast<std::int64_t>(length),
+         context.limits.max_cost_entries, "cost_seconds entries", where);
   std::vector<double> costs(length);
   for (std::size_t i = 0; i < length; ++i)
     costs[i] = io_detail::number_value(value[i], fmt::format("cost_seconds[{}]", i),
@@ -124,7 +125,7 @@ void read_after(const YAML::Node& value, const std::string& task_name,
   for (std::size_t i = 0; i < length; ++i) {
     const YAML::Node entry = value[i];
     const SourcePosition where = io_detail::position_of(entry, context.file);
-    charge(context.budget.edges, replicas, kMaxWorkloadEdges, "edges", where);
+    charge(context.budget.edges, replicas, context.limits.max_edges, "edges", where);
     NamedEdge edge;
     edge.to = task_name;
     edge.to_position = task_position;
@@ -226,8 +227,9 @@ JobGroup read_job(const YAML::Node& value, ParseContext& context) {
   Job& job = group.job;
   job.name = reader.required_string("name");
   group.name_position = reader.position_of_field("name");
-  group.count = reader.optional_whole_number("count", 1, kMaxJobReplicas).value_or(1);
-  charge(context.budget.jobs, group.count, kMaxWorkloadJobs, "jobs", reader.position());
+  group.count =
+      reader.optional_whole_number("count", 1, context.limits.max_job_replicas).value_or(1);
+  charge(context.budget.jobs, group.count, context.limits.max_jobs, "jobs", reader.position());
   if (auto family = reader.optional_string("family")) job.family = *family;
   if (auto owner = reader.optional_string("owner")) job.owner = *owner;
   job.arrival_seconds =
@@ -253,7 +255,7 @@ JobGroup read_job(const YAML::Node& value, ParseContext& context) {
   std::vector<SourcePosition> task_positions;
   for (std::size_t i = 0; i < task_count; ++i) {
     const YAML::Node entry = tasks[i];
-    charge(context.budget.tasks, group.count, kMaxWorkloadTasks, "tasks",
+    charge(context.budget.tasks, group.count, context.limits.max_tasks, "tasks",
            io_detail::position_of(entry, context.file));
     auto [task, name_position] = read_task(entry, context, group.count, named_edges);
     const auto [it, inserted] = task_ids.emplace(task.name, static_cast<std::uint32_t>(i));
@@ -273,7 +275,7 @@ JobGroup read_job(const YAML::Node& value, ParseContext& context) {
     const std::size_t length = io_detail::list_length(*edges, "edges", context.file);
     for (std::size_t i = 0; i < length; ++i) {
       const YAML::Node entry = (*edges)[i];
-      charge(context.budget.edges, group.count, kMaxWorkloadEdges, "edges",
+      charge(context.budget.edges, group.count, context.limits.max_edges, "edges",
              io_detail::position_of(entry, context.file));
       const FieldReader edge(entry, "edge", context.file, kEdgeFields);
       NamedEdge named;
@@ -333,12 +335,12 @@ Workload build_workload(const YAML::Node& root, ParseContext& context) {
 
 }  // namespace
 
-Workload parse_workload(std::string_view text, const std::string& file_name,
-                        const Cluster& cluster) {
+Workload parse_workload(std::string_view text, const std::string& file_name, const Cluster& cluster,
+                        const WorkloadFileLimits& limits) {
   Workload workload;
   try {
     const YAML::Node root = io_detail::parse_document(text, file_name, "'jobs'");
-    ParseContext context{file_name, cluster, {}, {}, {}};
+    ParseContext context{file_name, cluster, limits, {}, {}, {}};
     for (const Node& node : cluster.nodes()) {
       context.node_ids.emplace(node.name, static_cast<NodeId>(context.node_names.size()));
       context.node_names.push_back(node.name);
@@ -351,8 +353,9 @@ Workload parse_workload(std::string_view text, const std::string& file_name,
   return workload;
 }
 
-Workload load_workload_file(const std::string& path, const Cluster& cluster) {
-  return parse_workload(io_detail::read_text_file(path), path, cluster);
+Workload load_workload_file(const std::string& path, const Cluster& cluster,
+                            const WorkloadFileLimits& limits) {
+  return parse_workload(io_detail::read_text_file(path), path, cluster, limits);
 }
 
 }  // namespace hetsched

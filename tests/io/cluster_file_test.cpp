@@ -356,6 +356,27 @@ TEST(ClusterFileErrors, CountsMustBeWholeAndBounded) {
                   "c.yaml:2:9: the cluster has more than 100000 nodes");
 }
 
+TEST(ClusterFileErrors, TighterLimitsCanBePassed) {
+  const ClusterFileLimits limits{10, 4, 12};
+  EXPECT_CONTAINS(
+      input_error_of([&] { parse_cluster("nodes: [{name: a, count: 11}]", "c.yaml", limits); }),
+      "field 'count' expects a whole number from 1 to 10, got '11'");
+  EXPECT_CONTAINS(input_error_of([&] {
+                    parse_cluster("nodes: [{name: a, devices: [{model: T4, count: 5}]}]", "c.yaml",
+                                  limits);
+                  }),
+                  "from 1 to 4, got '5'");
+  EXPECT_CONTAINS(input_error_of([&] {
+                    parse_cluster("nodes: [{name: a, count: 4, devices: [{model: T4, count: 4}]}]",
+                                  "c.yaml", limits);
+                  }),
+                  "the cluster has more than 12 devices");
+  EXPECT_EQ(
+      parse_cluster("nodes: [{name: a, count: 3, devices: [{model: T4, count: 4}]}]", "c", limits)
+          .device_count(),
+      12u);
+}
+
 TEST(ClusterFileErrors, EmptyOrMisshapedDocuments) {
   EXPECT_CONTAINS(cluster_error(""), "c.yaml: the file is empty; expected a map with 'nodes'");
   EXPECT_CONTAINS(cluster_error("# only a comment\n"), "the file is empty");

@@ -320,6 +320,33 @@ TEST(WorkloadFileErrors, HugeCountsAreRejected) {
   EXPECT_CONTAINS(workload_error(jobs), "w.yaml:12:5: the workload has more than 1000000 jobs");
 }
 
+TEST(WorkloadFileErrors, TighterLimitsCanBePassed) {
+  const WorkloadFileLimits limits{5, 8, 10, 3, 6};
+  const Cluster cluster = small_cluster();
+  auto error_with_limits = [&](const std::string& text) {
+    return input_error_of([&] { parse_workload(text, "w.yaml", cluster, limits); });
+  };
+  EXPECT_CONTAINS(error_with_limits("jobs: [{name: j, count: 6, tasks: [{name: t}]}]"),
+                  "field 'count' expects a whole number from 1 to 5, got '6'");
+  EXPECT_CONTAINS(error_with_limits("jobs: [{name: a, count: 5, tasks: [{name: t}]},\n"
+                                    "       {name: b, count: 4, tasks: [{name: t}]}]"),
+                  "w.yaml:2:8: the workload has more than 8 jobs");
+  EXPECT_CONTAINS(error_with_limits("jobs: [{name: a, count: 4, tasks: [{name: t}, {name: u}, "
+                                    "{name: v}]}]"),
+                  "the workload has more than 10 tasks");
+  EXPECT_CONTAINS(error_with_limits("jobs: [{name: a, count: 2, tasks: [{name: t}, "
+                                    "{name: u, after: [t]}, {name: v, after: [t, u]}]}]"),
+                  "the workload has more than 3 edges");
+  EXPECT_CONTAINS(error_with_limits("jobs: [{name: a, tasks: [{name: t, cost_seconds: [1, 1, 1]},"
+                                    " {name: u, cost_seconds: [1, 1, 1]}, "
+                                    "{name: v, cost_seconds: [1, 1, 1]}]}]"),
+                  "the workload has more than 6 cost_seconds entries");
+  EXPECT_EQ(parse_workload("jobs: [{name: a, count: 5, tasks: [{name: t}, {name: u, after: [t]}]}]",
+                           "w.yaml", cluster, WorkloadFileLimits{5, 5, 10, 5, 0})
+                .task_count(),
+            10u);
+}
+
 TEST(WorkloadFileErrors, InconsistentJobFieldsAreRejected) {
   EXPECT_CONTAINS(
       workload_error(

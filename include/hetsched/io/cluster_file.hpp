@@ -13,17 +13,21 @@
 
 namespace hetsched {
 
-// Bounds that keep a malicious file from allocating unbounded memory.
-inline constexpr std::int64_t kMaxNodeCount = 100'000;         // nodes in one cluster
-inline constexpr std::int64_t kMaxDevicesPerNode = 4096;       // devices (slices) per node
-inline constexpr std::int64_t kMaxClusterDevices = 1'000'000;  // devices in one cluster
+// Bounds that keep a malicious file from allocating unbounded memory or time. The
+// defaults suit real clusters; a service or a fuzzer may pass tighter ones.
+struct ClusterFileLimits {
+  std::int64_t max_nodes = 100'000;          // nodes in the cluster, replicas included
+  std::int64_t max_devices_per_node = 4096;  // devices (slices included) in one node
+  std::int64_t max_devices = 1'000'000;      // devices in the cluster
+};
 inline constexpr std::int64_t kMaxSlicesPerDevice = 128;
 inline constexpr std::int64_t kMaxPStates = 64;
 
 // Parses the text of a cluster file; `file_name` is used in error positions only.
-Cluster parse_cluster(std::string_view text, const std::string& file_name);
+Cluster parse_cluster(std::string_view text, const std::string& file_name,
+                      const ClusterFileLimits& limits = {});
 
 // Reads and parses a cluster file; an unreadable file is an InputError naming it.
-Cluster load_cluster_file(const std::string& path);
+Cluster load_cluster_file(const std::string& path, const ClusterFileLimits& limits = {});
 
 }  // namespace hetsched

@@ -14,19 +14,24 @@
 
 namespace hetsched {
 
-// Bounds that keep a malicious file from allocating unbounded memory.
-inline constexpr std::int64_t kMaxJobReplicas = 100'000;       // a job's `count`
-inline constexpr std::int64_t kMaxWorkloadJobs = 1'000'000;    // jobs after replication
-inline constexpr std::int64_t kMaxWorkloadTasks = 10'000'000;  // tasks after replication
-inline constexpr std::int64_t kMaxWorkloadEdges = 10'000'000;  // edges after replication
-inline constexpr std::int64_t kMaxCostEntries = 50'000'000;    // cost_seconds numbers in all
+// Bounds that keep a malicious file from allocating unbounded memory or time, checked
+// before the memory is allocated. The defaults suit real workloads; a service or a fuzzer
+// may pass tighter ones.
+struct WorkloadFileLimits {
+  std::int64_t max_job_replicas = 100'000;     // a job's `count`
+  std::int64_t max_jobs = 1'000'000;           // jobs, replicas included
+  std::int64_t max_tasks = 10'000'000;         // tasks, replicas included
+  std::int64_t max_edges = 10'000'000;         // edges, replicas included
+  std::int64_t max_cost_entries = 50'000'000;  // cost_seconds numbers in all
+};
 
 // Parses the text of a workload file against the cluster it will run on (for node
 // names, device counts and feasibility); `file_name` is used in error positions only.
-Workload parse_workload(std::string_view text, const std::string& file_name,
-                        const Cluster& cluster);
+Workload parse_workload(std::string_view text, const std::string& file_name, const Cluster& cluster,
+                        const WorkloadFileLimits& limits = {});
 
 // Reads and parses a workload file; an unreadable file is an InputError naming it.
-Workload load_workload_file(const std::string& path, const Cluster& cluster);
+Workload load_workload_file(const std::string& path, const Cluster& cluster,
+                            const WorkloadFileLimits& limits = {});
 
 }  // namespace hetsched

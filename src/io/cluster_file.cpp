@@ -214,13 +214,14 @@ IntraNodeLink read_link(const YAML::Node& value, const std::string& file) {
   IntraNodeLink result;
   if (const YAML::Node* kind = link.find("kind")) {
     const std::string text = io_detail::string_value(*kind, "kind", file);
-    const auto names = link_kind_names();
-    const auto known = std::find(names.begin(), names.end(), text);
-    if (known == names.end())
+    const auto known =
+        std::find_if(std::begin(kLinkKinds), std::end(kLinkKinds),
+                     [&](const LinkKind& kind) { return equals_ignoring_case(kind.name, text); });
+    if (known == std::end(kLinkKinds))
       throw InputError(io_detail::position_of(*kind, file),
-                       unknown_name_message("link kind", text, names));
-    result.kind = text;
-    result.bandwidth = kLinkKinds[known - names.begin()].bandwidth_gb_s * units::gigabyte;
+                       unknown_name_message("link kind", text, link_kind_names()));
+    result.kind = known->name;
+    result.bandwidth = known->bandwidth_gb_s * units::gigabyte;
   }
   if (auto bandwidth =
           link.optional_number("bandwidth_gb_s", NumberRange::positive, units::gigabyte))

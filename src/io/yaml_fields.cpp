@@ -150,12 +150,17 @@ std::string describe_value(const YAML::Node& node) {
 
 YAML::Node parse_document(std::string_view text, const std::string& file,
                           std::string_view top_level_fields) {
-  YAML::Node root;
+  std::vector<YAML::Node> documents;
   try {
-    root = YAML::Load(std::string(text));
+    documents = YAML::LoadAll(std::string(text));
   } catch (const YAML::Exception& error) {
     throw InputError(mark_position(error.mark, file), "YAML syntax error: " + error.msg);
   }
+  if (documents.size() > 1)
+    throw InputError(
+        position_of(documents[1], file),
+        fmt::format("the file holds {} YAML documents; expected one", documents.size()));
+  YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
   if (!root.IsDefined() || root.IsNull())
     throw InputError(SourcePosition{file, 0, 0},
                      fmt::format("the file is empty; expected a map with {}", top_level_fields));
@@ -193,8 +198,11 @@ std::int64_t whole_number_value(const YAML::Node& value, std::string_view field,
                                 std::int64_t max, const std::string& file) {
   std::optional<double> number;
   if (value.IsScalar()) number = parse_number(value.Scalar());
+  // The magnitude bound keeps the conversion below defined whatever min and max are.
+  constexpr double kLargestConvertible = 9.0e18;
   if (!number || !std::isfinite(*number) || std::floor(*number) != *number ||
-      *number < static_cast<double>(min) || *number > static_cast<double>(max))
+      std::fabs(*number) > kLargestConvertible || *number < static_cast<double>(min) ||
+      *number > static_cast<double>(max))
     throw InputError(position_of(value, file),
                      fmt::format("field '{}' expects a whole number from {} to {}, got {}", field,
                                  min, max, describe_value(value)));

@@ -113,7 +113,7 @@ network: {latency_us: 3, inter_rack_gbit_s: 50}
 nodes:
   - name: n
     count: 2
-    link: {kind: pcie4}
+    link: {kind: PCIe4}
     devices:
       - {model: T4, count: 2, memory_gb: 8}
       - {model: l4, slices: 2}
@@ -134,6 +134,7 @@ nodes:
   }
   EXPECT_EQ(from_json.node(1).name, "n-1");
   EXPECT_DOUBLE_EQ(from_json.node(1).link.bandwidth, 32e9);
+  EXPECT_EQ(from_yaml.node(1).link.kind, "pcie4");  // kinds are case-insensitive
   EXPECT_DOUBLE_EQ(from_json.network().latency_seconds, 3e-6);
   EXPECT_DOUBLE_EQ(from_json.network().inter_rack_bandwidth, 6.25e9);
 }
@@ -384,6 +385,8 @@ TEST(ClusterFileErrors, EmptyOrMisshapedDocuments) {
                   "expected a map with 'nodes' (and optionally 'network') at the top level, got "
                   "'hello'");
   EXPECT_CONTAINS(cluster_error("- name: a\n"), "at the top level, got a list");
+  EXPECT_CONTAINS(cluster_error("nodes: [{name: a, devices: [{model: T4}]}]\n---\nnodes: []\n"),
+                  "c.yaml:3:1: the file holds 2 YAML documents; expected one");
   EXPECT_CONTAINS(cluster_error("network: {}\n"),
                   "the cluster file is missing required field 'nodes'");
   EXPECT_CONTAINS(cluster_error("nodes: []\n"), "field 'nodes' expects at least one node");

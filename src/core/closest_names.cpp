@@ -32,9 +32,16 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> closest_names(std::string_view wrong,
                                        const std::vector<std::string>& valid, std::size_t limit) {
+  // A name the user shortened ("H100" for "H100-SXM") counts as one edit away.
+  const auto distance = [&](std::string_view name) {
+    std::size_t d = edit_distance(wrong, name);
+    if (name.size() > wrong.size())
+      d = std::min(d, edit_distance(wrong, name.substr(0, wrong.size())) + 1);
+    return d;
+  };
   std::vector<std::pair<std::size_t, std::size_t>> ranked;  // (distance, index)
   for (std::size_t i = 0; i < valid.size(); ++i)
-    ranked.emplace_back(edit_distance(wrong, valid[i]), i);
+    ranked.emplace_back(distance(valid[i]), i);
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;

@@ -32,11 +32,12 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> closest_names(std::string_view wrong,
                                        const std::vector<std::string>& valid, std::size_t limit) {
-  // A name the user shortened ("H100" for "H100-SXM") counts as one edit away.
+  // In half edits: a name the user shortened ("A100" for "A100-80GB") is half an edit
+  // away, nearer than any name with a wrong character.
   const auto distance = [&](std::string_view name) {
-    std::size_t d = edit_distance(wrong, name);
+    std::size_t d = 2 * edit_distance(wrong, name);
     if (name.size() > wrong.size())
-      d = std::min(d, edit_distance(wrong, name.substr(0, wrong.size())) + 1);
+      d = std::min(d, 2 * edit_distance(wrong, name.substr(0, wrong.size())) + 1);
     return d;
   };
   std::vector<std::pair<std::size_t, std::size_t>> ranked;  // (distance, index)

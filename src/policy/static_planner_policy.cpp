@@ -14,7 +14,9 @@ void StaticPlannerPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobInd
   for (std::size_t d = 0; d < device_free.size(); ++d)
     device_free[d] = std::max(snapshot.now_seconds, snapshot.device_available_seconds[d]);
   const StaticSchedule schedule = plan(instance, device_free);
-  for (const std::uint32_t t : instance.topological_order()) {
+  // In planned-start order (ties topological): predecessors come first, and a backend
+  // that starts a device's queue head at once sees that head before later tasks.
+  for (const std::uint32_t t : start_order(instance, schedule)) {
     const PlannedTask& p = schedule.tasks[t];
     if (p.device == kNoDevice) continue;  // no device can run it: the loop reports it
     out.assign(Assignment{instance.global_task(t), instance.global_device(p.device), 0,

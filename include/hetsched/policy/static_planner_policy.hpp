@@ -2,9 +2,10 @@
 // SchedulingPolicy. When a job arrives, it builds the job's DagInstance from the
 // snapshot (perf model; explicit cost matrices win), plans it with every device
 // free from max(now, the device's predicted free time), and emits one Assignment
-// per task with its planned absolute start — in topological order, so the
-// scheduling loop's predictions build on the predecessors' placements and equal
-// starts on one device keep dependency order. The backend runs each device's
+// per task with its planned absolute start — in order of planned start (ties in
+// topological order), so the scheduling loop's predictions build on the
+// predecessors' placements and a backend that starts a device's first queued task
+// at once always sees the device's earlier tasks first. The backend runs each device's
 // tasks in planned-start order; on a network without contention the simulated
 // makespan equals the planned one. on_tasks_ready has nothing left to do.
 //

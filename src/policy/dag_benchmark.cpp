@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/schedule_metrics.hpp"
 #include "hetsched/workload/random_dag.hpp"
@@ -45,11 +47,15 @@ std::vector<DagBenchmarkInstance> random_suite(const DagBenchmarkParams& params)
             p.devices = device_counts[rng.below(5)];
             Rng graph_rng = rng.split();
             suite.push_back(DagBenchmarkInstance{
-                "v" + std::to_string(v) + "-ccr" + std::to_string(ccr) + "-b" +
-                    std::to_string(beta) + "-a" + std::to_string(alpha) + "-p" +
-                    std::to_string(p.devices),
+                fmt::format("v{}-ccr{}-b{}-a{}-p{}", v, ccr, beta, alpha, p.devices),
                 generate_random_dag(p, graph_rng).instance()});
           }
+  if (params.graph_limit > 0 && suite.size() > params.graph_limit) {
+    const std::size_t stride = (suite.size() + params.graph_limit - 1) / params.graph_limit;
+    std::vector<DagBenchmarkInstance> kept;
+    for (std::size_t i = 0; i < suite.size(); i += stride) kept.push_back(std::move(suite[i]));
+    suite = std::move(kept);
+  }
   return suite;
 }
 

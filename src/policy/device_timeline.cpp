@@ -5,7 +5,7 @@
 
 namespace hetsched {
 namespace {
-constexpr std::size_t kBlockCapacity = 64;
+constexpr std::size_t kBlockCapacity = 16;
 }
 
 DeviceTimeline::DeviceTimeline(std::size_t device_count, std::span<const double> device_free_seconds)

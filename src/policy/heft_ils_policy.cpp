@@ -138,6 +138,10 @@ class LocalSearch {
 
   void adopt(const std::vector<DeviceId>& devices, const StaticSchedule& schedule) {
     devices_ = devices;
+    current_ = schedule;
+    timeline_ = DeviceTimeline(instance_.device_count(), device_free_);
+    for (const PlannedTask& p : schedule.tasks)
+      timeline_.insert(p.device, p.start_seconds, p.finish_seconds);
     current_makespan_ = schedule.makespan_seconds;
     order_ = start_order(instance_, schedule);
     critical_ = critical_path(instance_, schedule, waited_for_);
@@ -155,16 +159,47 @@ class LocalSearch {
     return kNoDevice;
   }
 
+  // The device where t, alone moved, would best serve its successors: its earliest
+  // finish there with insertion among the other tasks as they are, plus the
+  // transfer to each successor where it now runs (the latest arrival counts).
+  DeviceId best_device_for(std::uint32_t t, const std::vector<DeviceId>& devices) {
+    DeviceId best = kNoDevice;
+    double best_arrival = kCannotRun;
+    for (DeviceId d = 0; d < instance_.device_count(); ++d) {
+      if (d == devices[t] || !can_run(t, d)) continue;
+      double ready = 0;
+      for (const DagNeighbor& q : instance_.predecessors(t)) {
+        const PlannedTask& producer = current_.tasks[q.task];
+        ready = std::max(ready, producer.finish_seconds +
+                                    instance_.comm_seconds(q.edge, producer.device, d));
+      }
+      const double run = instance_.compute_seconds(t, d);
+      const double finish = timeline_.earliest_start(d, ready, run) + run;
+      double arrival = finish;
+      for (const DagNeighbor& s : instance_.successors(t))
+        arrival = std::max(arrival,
+                           finish + instance_.comm_seconds(s.edge, d, current_.tasks[s.task].device));
+      if (arrival < best_arrival) best_arrival = arrival, best = d;
+    }
+    return best;
+  }
+
   // Changes `devices` by one move on the critical path; false when none was found.
   bool propose(std::vector<DeviceId>& devices) {
     const std::uint32_t t = critical_[rng_.below(critical_.size())];
     const double kind = rng_.uniform();
-    if (kind < 0.35 && waited_for_[t] != kNoDevice && waited_for_[t] != devices[t] &&
+    if (kind < 0.3) {
+      const DeviceId d = best_device_for(t, devices);
+      if (d == kNoDevice) return false;
+      devices[t] = d;
+      return true;
+    }
+    if (kind < 0.55 && waited_for_[t] != kNoDevice && waited_for_[t] != devices[t] &&
         can_run(t, waited_for_[t])) {
       devices[t] = waited_for_[t];
       return true;
     }
-    if (kind < 0.75) {
+    if (kind < 0.8) {
       const DeviceId d = random_device_for(t, devices[t]);
       if (d == kNoDevice) return false;
       devices[t] = d;
@@ -205,6 +240,8 @@ class LocalSearch {
   StaticSchedule best_;
   std::vector<DeviceId> best_devices_;
   std::vector<DeviceId> devices_;
+  StaticSchedule current_;
+  DeviceTimeline timeline_{0};  // the current schedule's, for move estimates
   double current_makespan_ = 0;
   std::vector<std::uint32_t> order_;
   std::vector<std::uint32_t> critical_;

@@ -105,8 +105,13 @@ PlannedTask PartialSchedule::appending_placement(std::uint32_t t, DeviceId d) co
 PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t) const {
   PlannedTask best{kNoDevice, kCannotRun, kCannotRun};
   for (DeviceId d = 0; d < instance_->device_count(); ++d) {
-    const PlannedTask candidate = earliest_placement(t, d);
-    if (candidate.finish_seconds < best.finish_seconds) best = candidate;
+    const double run = instance_->compute_seconds(t, d);
+    if (run == kCannotRun) continue;
+    const double ready = data_ready_seconds(t, d);
+    // The timeline can only delay the start: skip devices that cannot win.
+    if (ready + run >= best.finish_seconds) continue;
+    const double start = timeline_.earliest_start(d, ready, run);
+    if (start + run < best.finish_seconds) best = PlannedTask{d, start, start + run};
   }
   return best;
 }

@@ -31,6 +31,7 @@ struct DagBenchmarkParams {
   bool quick = false;             // a small subset: v ≤ 100, 36 graphs, scaling up to 10k
   std::size_t repetitions = 2;    // random graphs per (v, CCR, β, α) combination
   std::uint64_t seed = 1;
+  std::size_t graph_limit = 0;  // > 0: only every k-th random graph, at most this many
   std::vector<std::string> policies{"olb",  "met",  "mct",  "min-min",        "max-min", "sufferage",
                                     "heft", "cpop", "peft", "heft-lookahead", "heft-ils"};
   std::uint64_t ils_iterations = 1000;  // heft-ils' iteration budget (no wall-time bound)

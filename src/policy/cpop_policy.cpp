@@ -22,7 +22,8 @@ StaticSchedule cpop_plan(const DagInstance& instance, std::span<const double> de
   std::vector<bool> on_critical_path(n, false);
   std::uint32_t entry = static_cast<std::uint32_t>(n);
   for (std::uint32_t t = 0; t < n; ++t)
-    if (instance.predecessors(t).empty() && (entry == n || priority[t] > priority[entry])) entry = t;
+    if (instance.predecessors(t).empty() && (entry == n || priority[t] > priority[entry]))
+      entry = t;
   for (std::uint32_t t = entry; t < n;) {
     on_critical_path[t] = true;
     std::uint32_t next = static_cast<std::uint32_t>(n);

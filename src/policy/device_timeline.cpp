@@ -8,7 +8,8 @@ namespace {
 constexpr std::size_t kBlockCapacity = 16;
 }
 
-DeviceTimeline::DeviceTimeline(std::size_t device_count, std::span<const double> device_free_seconds)
+DeviceTimeline::DeviceTimeline(std::size_t device_count,
+                               std::span<const double> device_free_seconds)
     : devices_(device_count) {
   for (std::size_t d = 0; d < device_count && d < device_free_seconds.size(); ++d)
     devices_[d].free_from = device_free_seconds[d];
@@ -28,6 +29,42 @@ void DeviceTimeline::refresh_gap(Lane& lane, std::size_t block) {
     previous = i.finish;
   }
   b.longest_gap = longest;
+  if (lane.tree.empty()) return;
+  std::size_t node = lane.leaves + block;
+  lane.tree[node] = longest;
+  for (node /= 2; node >= 1; node /= 2)
+    lane.tree[node] = std::max(lane.tree[2 * node], lane.tree[2 * node + 1]);
+}
+
+void DeviceTimeline::rebuild_tree(Lane& lane) {
+  std::size_t leaves = 1;
+  while (leaves < lane.blocks.size()) leaves *= 2;
+  lane.leaves = leaves;
+  lane.tree.assign(2 * leaves, -1.0);
+  for (std::size_t i = 0; i < lane.blocks.size(); ++i)
+    lane.tree[leaves + i] = lane.blocks[i].longest_gap;
+  for (std::size_t node = leaves - 1; node >= 1; --node)
+    lane.tree[node] = std::max(lane.tree[2 * node], lane.tree[2 * node + 1]);
+}
+
+std::size_t DeviceTimeline::first_block_with_gap(const Lane& lane, std::size_t from,
+                                                 double duration) {
+  const std::size_t count = lane.blocks.size();
+  if (from >= count) return count;
+  // Walk up from the leaf until a right sibling subtree holds a long enough gap,
+  // then down to its leftmost such leaf.
+  std::size_t node = lane.leaves + from;
+  if (lane.tree[node] >= duration) return from;
+  while (true) {
+    while (node % 2 == 1) {  // a right child: go up until we are a left child
+      node /= 2;
+      if (node <= 1) return count;
+    }
+    ++node;  // the right sibling
+    if (lane.tree[node] >= duration) break;
+  }
+  while (node < lane.leaves) node = lane.tree[2 * node] >= duration ? 2 * node : 2 * node + 1;
+  return std::min(node - lane.leaves, count);
 }
 
 double DeviceTimeline::last_finish(DeviceId device) const {
@@ -44,9 +81,9 @@ double DeviceTimeline::earliest_start(DeviceId device, double ready_seconds,
   const Lane& lane = devices_[device];
   const double ready = std::max(ready_seconds, lane.free_from);
   // The first block holding an interval that finishes after `ready`.
-  auto block_it =
-      std::partition_point(lane.blocks.begin(), lane.blocks.end(),
-                           [&](const Block& b) { return b.intervals.back().finish <= ready; });
+  auto block_it = std::partition_point(lane.blocks.begin(), lane.blocks.end(), [&](const Block& b) {
+    return b.intervals.back().finish <= ready;
+  });
   if (block_it == lane.blocks.end()) return std::max(ready, last_finish(device));
   std::size_t block = static_cast<std::size_t>(block_it - lane.blocks.begin());
   const std::vector<Interval>& first = block_it->intervals;
@@ -65,9 +102,9 @@ double DeviceTimeline::earliest_start(DeviceId device, double ready_seconds,
     previous = first[i].finish;
   }
   // Whole blocks whose longest gap is too short are skipped.
-  for (++block; block < lane.blocks.size(); ++block) {
+  block = first_block_with_gap(lane, block + 1, duration);
+  if (block < lane.blocks.size()) {
     const Block& b = lane.blocks[block];
-    if (b.longest_gap < duration) continue;
     previous = finish_before(lane, block);
     for (const Interval& i : b.intervals) {
       if (previous + duration <= i.start) return previous;
@@ -81,13 +118,14 @@ void DeviceTimeline::insert(DeviceId device, double start, double finish) {
   Lane& lane = devices_[device];
   if (lane.blocks.empty()) {
     lane.blocks.push_back(Block{{Interval{start, finish}}, 0});
+    rebuild_tree(lane);
     refresh_gap(lane, 0);
     return;
   }
   // The block whose last interval finishes at or after this one's start; else the last.
-  auto block_it =
-      std::partition_point(lane.blocks.begin(), lane.blocks.end(),
-                           [&](const Block& b) { return b.intervals.back().finish <= start; });
+  auto block_it = std::partition_point(lane.blocks.begin(), lane.blocks.end(), [&](const Block& b) {
+    return b.intervals.back().finish <= start;
+  });
   if (block_it == lane.blocks.end()) --block_it;
   // Zero-length intervals can tie; keep insertion after equal starts.
   std::vector<Interval>& intervals = block_it->intervals;
@@ -101,6 +139,7 @@ void DeviceTimeline::insert(DeviceId device, double start, double finish) {
     intervals.resize(kBlockCapacity);
     lane.blocks.insert(lane.blocks.begin() + static_cast<std::ptrdiff_t>(block) + 1,
                        std::move(upper));
+    rebuild_tree(lane);
   }
   refresh_gap(lane, block);
   refresh_gap(lane, block + 1);
@@ -119,6 +158,7 @@ void DeviceTimeline::remove(DeviceId device, double start, double finish) {
     intervals.erase(at);
     if (intervals.empty()) {
       lane.blocks.erase(lane.blocks.begin() + static_cast<std::ptrdiff_t>(block));
+      rebuild_tree(lane);
       refresh_gap(lane, block);
     } else {
       refresh_gap(lane, block);

@@ -170,15 +170,15 @@ class LocalSearch {
       double ready = 0;
       for (const DagNeighbor& q : instance_.predecessors(t)) {
         const PlannedTask& producer = current_.tasks[q.task];
-        ready = std::max(ready, producer.finish_seconds +
-                                    instance_.comm_seconds(q.edge, producer.device, d));
+        ready = std::max(
+            ready, producer.finish_seconds + instance_.comm_seconds(q.edge, producer.device, d));
       }
       const double run = instance_.compute_seconds(t, d);
       const double finish = timeline_.earliest_start(d, ready, run) + run;
       double arrival = finish;
       for (const DagNeighbor& s : instance_.successors(t))
-        arrival = std::max(arrival,
-                           finish + instance_.comm_seconds(s.edge, d, current_.tasks[s.task].device));
+        arrival = std::max(
+            arrival, finish + instance_.comm_seconds(s.edge, d, current_.tasks[s.task].device));
       if (arrival < best_arrival) best_arrival = arrival, best = d;
     }
     return best;
@@ -255,7 +255,8 @@ bool fully_placed(const StaticSchedule& schedule) {
 
 }  // namespace
 
-StaticSchedule heft_ils_plan(const DagInstance& instance, std::span<const double> device_free_seconds,
+StaticSchedule heft_ils_plan(const DagInstance& instance,
+                             std::span<const double> device_free_seconds,
                              const PolicyOptions& options) {
   StaticSchedule best = heft_plan(instance, device_free_seconds);
   if (!fully_placed(best)) return best;  // some task can run nowhere: nothing to improve

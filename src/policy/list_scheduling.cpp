@@ -47,8 +47,7 @@ std::vector<double> optimistic_cost_table(const DagInstance& instance) {
         best_anywhere = std::min(best_anywhere, through[w]);
       }
       const double moved = best_anywhere + instance.mean_comm_seconds(s.edge);
-      for (DeviceId p = 0; p < devices; ++p)
-        row[p] = std::max(row[p], std::min(through[p], moved));
+      for (DeviceId p = 0; p < devices; ++p) row[p] = std::max(row[p], std::min(through[p], moved));
     }
   }
   return table;
@@ -82,8 +81,8 @@ double PartialSchedule::data_ready_seconds(std::uint32_t t, DeviceId d) const {
   for (const DagNeighbor& p : instance_->predecessors(t)) {
     const PlannedTask& producer = schedule_.tasks[p.task];
     if (producer.device == kNoDevice) continue;
-    ready = std::max(ready, producer.finish_seconds +
-                                instance_->comm_seconds(p.edge, producer.device, d));
+    ready = std::max(ready,
+                     producer.finish_seconds + instance_->comm_seconds(p.edge, producer.device, d));
   }
   return ready;
 }

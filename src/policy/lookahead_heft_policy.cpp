@@ -26,8 +26,7 @@ StaticSchedule lookahead_heft_plan(const DagInstance& instance,
         partial.place(t, candidate);
         lookahead = 0;
         for (const DagNeighbor& s : instance.successors(t))
-          lookahead =
-              std::max(lookahead, partial.earliest_finish_placement(s.task).finish_seconds);
+          lookahead = std::max(lookahead, partial.earliest_finish_placement(s.task).finish_seconds);
         partial.unplace(t);
       }
       if (lookahead < best_lookahead ||

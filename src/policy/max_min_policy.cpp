@@ -1,6 +1,6 @@
 // Max-min (batch mode): among all ready tasks, the one with the largest best
-// completion time goes first, to its best device; as in Braun et al., JPDC 2001; see independent_task_heuristics.cpp
-// for how the rule is carried over to DAGs.
+// completion time goes first, to its best device; as in Braun et al., JPDC 2001; see
+// independent_task_heuristics.cpp for how the rule is carried over to DAGs.
 #include "hetsched/policy/dag_planners.hpp"
 
 namespace hetsched {

@@ -1,6 +1,6 @@
 // MET, minimum execution time: each ready task to the device where it runs
-// fastest, whatever that device's load, as in Braun et al., JPDC 2001; see independent_task_heuristics.cpp
-// for how the rule is carried over to DAGs.
+// fastest, whatever that device's load, as in Braun et al., JPDC 2001; see
+// independent_task_heuristics.cpp for how the rule is carried over to DAGs.
 #include "hetsched/policy/dag_planners.hpp"
 
 namespace hetsched {

@@ -1,6 +1,6 @@
 // Min-min (batch mode): among all ready tasks, the one with the smallest best
-// completion time goes first, to that device; as in Braun et al., JPDC 2001; see independent_task_heuristics.cpp
-// for how the rule is carried over to DAGs.
+// completion time goes first, to that device; as in Braun et al., JPDC 2001; see
+// independent_task_heuristics.cpp for how the rule is carried over to DAGs.
 #include "hetsched/policy/dag_planners.hpp"
 
 namespace hetsched {

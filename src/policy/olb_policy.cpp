@@ -1,6 +1,6 @@
 // OLB, opportunistic load balancing: each ready task to the device that frees up
-// first, whatever its run time there, as in Braun et al., JPDC 2001; see independent_task_heuristics.cpp
-// for how the rule is carried over to DAGs.
+// first, whatever its run time there, as in Braun et al., JPDC 2001; see
+// independent_task_heuristics.cpp for how the rule is carried over to DAGs.
 #include "hetsched/policy/dag_planners.hpp"
 
 namespace hetsched {

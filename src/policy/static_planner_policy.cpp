@@ -19,8 +19,8 @@ void StaticPlannerPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobInd
   for (const std::uint32_t t : start_order(instance, schedule)) {
     const PlannedTask& p = schedule.tasks[t];
     if (p.device == kNoDevice) continue;  // no device can run it: the loop reports it
-    out.assign(Assignment{instance.global_task(t), instance.global_device(p.device), 0,
-                          p.start_seconds});
+    out.assign(
+        Assignment{instance.global_task(t), instance.global_device(p.device), 0, p.start_seconds});
   }
 }
 

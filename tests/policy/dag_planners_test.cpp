@@ -3,10 +3,11 @@
 // unable to run some tasks, devices busy at the start), heft-ils never behind
 // HEFT and deterministic, and planned makespans equal to simulated ones on a
 // network without contention.
+#include "hetsched/policy/dag_planners.hpp"
+
 #include <gtest/gtest.h>
 
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/list_scheduling.hpp"
 #include "hetsched/policy/schedule_metrics.hpp"
 #include "hetsched/sim/simulator.hpp"
@@ -26,8 +27,8 @@ DagInstance paper_instance() {
   return DagInstance(std::move(compute), std::move(edges));
 }
 
-const std::vector<std::string> kPlanners{"heft",  "cpop", "peft",    "heft-lookahead",
-                                         "heft-ils", "olb", "met",   "mct",
+const std::vector<std::string> kPlanners{"heft",     "cpop",    "peft",     "heft-lookahead",
+                                         "heft-ils", "olb",     "met",      "mct",
                                          "min-min",  "max-min", "sufferage"};
 
 TEST(DagPlanners, PaperGraphUpwardRanks) {

@@ -2,12 +2,13 @@
 // a random interval (first idle gap at or after the ready time that fits it) must
 // agree after every one of many random insertions and removals — enough to split
 // blocks and to make the search skip whole blocks.
+#include "hetsched/policy/device_timeline.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "hetsched/core/rng.hpp"
-#include "hetsched/policy/device_timeline.hpp"
 
 namespace hetsched {
 namespace {

@@ -3,11 +3,11 @@
 // and heterogeneity β (relative spread of a task's costs over the devices:
 // uniform over ±β/2, standard deviation β/√12), each within a tolerance; and the
 // same seed gives the same DAG.
+#include "hetsched/workload/random_dag.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
-
-#include "hetsched/workload/random_dag.hpp"
 
 namespace hetsched {
 namespace {
@@ -35,7 +35,8 @@ Stats measure(const RandomDagParams& params, std::uint64_t seed) {
   }
   for (const DagEdge& e : dag.edges) comm += e.bytes;
   s.out_degree = degree_sum / non_exit;
-  s.ccr = (comm / static_cast<double>(dag.edges.size())) / (compute / static_cast<double>(params.tasks));
+  s.ccr = (comm / static_cast<double>(dag.edges.size())) /
+          (compute / static_cast<double>(params.tasks));
   s.relative_spread = std::sqrt(spread / cells);
   return s;
 }

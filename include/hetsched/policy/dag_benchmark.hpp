@@ -21,6 +21,7 @@ namespace hetsched {
 struct DagBenchmarkInstance {
   std::string name;
   DagInstance instance;
+  double ccr = 0;  // the generator's CCR (0: not a random DAG)
 };
 
 // An exact solver: the optimal schedule, or nothing when it gave up within the limit.
@@ -28,12 +29,13 @@ using ExactDagSolver =
     std::function<std::optional<StaticSchedule>(const DagInstance&, double time_limit_seconds)>;
 
 struct DagBenchmarkParams {
-  bool quick = false;             // a small subset: v ≤ 100, 36 graphs, scaling up to 10k
-  std::size_t repetitions = 2;    // random graphs per (v, CCR, β, α) combination
+  bool quick = false;           // a small subset: v ≤ 100, 36 graphs, scaling up to 10k
+  std::size_t repetitions = 2;  // random graphs per (v, CCR, β, α) combination
   std::uint64_t seed = 1;
   std::size_t graph_limit = 0;  // > 0: only every k-th random graph, at most this many
-  std::vector<std::string> policies{"olb",  "met",  "mct",  "min-min",        "max-min", "sufferage",
-                                    "heft", "cpop", "peft", "heft-lookahead", "heft-ils"};
+  std::vector<std::string> policies{"olb",       "met",  "mct",  "min-min", "max-min",
+                                    "sufferage", "heft", "cpop", "peft",    "heft-lookahead",
+                                    "heft-ils"};
   std::uint64_t ils_iterations = 1000;  // heft-ils' iteration budget (no wall-time bound)
   // Hook: more instances for the suite (the shared real workflows on the default
   // cluster, through the workflow importers).
@@ -54,8 +56,11 @@ struct DagPolicyResult {
   double worst_makespan_vs_heft = 0;
   double best_fraction = 0;  // graphs where it is (one of) the shortest
   std::size_t worse_than_heft_count = 0;
-  double mean_schedule_seconds = 0;
-  std::optional<double> milp_gap_mean;  // mean of makespan / optimum − 1 on small DAGs
+  double mean_schedule_seconds = 0;  // CPU seconds of the planning thread
+  std::optional<double> milp_gap_mean;
+  // Mean makespan / HEFT's over the random graphs of each CCR, by increasing CCR.
+  std::vector<std::pair<double, double>>
+      makespan_vs_heft_by_ccr;  // mean of makespan / optimum − 1 on small DAGs
 };
 
 struct HeftSpeedPoint {
@@ -64,11 +69,11 @@ struct HeftSpeedPoint {
 };
 
 struct DagBenchmarkResult {
-  std::size_t graphs = 0;  // random graphs + extra instances
+  std::size_t graphs = 0;        // random graphs + extra instances
   std::size_t exact_graphs = 0;  // small DAGs the exact solver solved
   std::vector<DagPolicyResult> policies;
   double heft_10k_64_seconds = 0;
-  // Least-squares slope of log(seconds) against log(edges × devices), devices = 64.
+  // Least-squares slope of log(CPU seconds) against log(edges × devices), devices = 64.
   double heft_scaling_exponent = 0;
   std::vector<HeftSpeedPoint> heft_speed;
 };

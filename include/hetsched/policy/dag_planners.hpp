@@ -27,8 +27,9 @@ StaticSchedule lookahead_heft_plan(const DagInstance& instance,
 // kDefaultLocalSearchIterations) and options.time_budget_seconds its wall time
 // (<= 0: unbounded). Same seed and iteration budget give the same schedule unless
 // the time budget runs out first. Never longer than HEFT's schedule.
-inline constexpr std::uint64_t kDefaultLocalSearchIterations = 1000;
-StaticSchedule heft_ils_plan(const DagInstance& instance, std::span<const double> device_free_seconds,
+inline constexpr std::uint64_t kDefaultLocalSearchIterations = 300;
+StaticSchedule heft_ils_plan(const DagInstance& instance,
+                             std::span<const double> device_free_seconds,
                              const PolicyOptions& options);
 
 // The independent-task heuristics of Braun et al. 2001, applied to a DAG: the

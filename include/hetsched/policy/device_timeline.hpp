@@ -3,11 +3,13 @@
 // first idle gap of a device that begins no earlier than its data-ready time and
 // is long enough to hold it, else after the device's last task.
 //
-// Each device keeps its intervals in order, in blocks of a few dozen. Every block
+// Each device keeps its intervals in order, in blocks of 16 to 32. Every block
 // remembers the longest idle gap inside it (counting the gap before its first
-// interval), so a search skips whole blocks whose gaps are too short: finding the
-// earliest start costs O(log n + block size + n / block size) instead of a walk
-// over every gap, and inserting or removing an interval costs O(block size).
+// interval), and a max-tree over the blocks finds the first later block with a
+// gap long enough: finding the earliest start costs O(log n + block size) instead
+// of a walk over every gap; inserting or removing an interval costs
+// O(block size + log n), plus a rebuild of the tree (O(n / block size)) when a
+// block splits or empties, which happens once per block size insertions.
 #pragma once
 
 #include <cstdint>
@@ -47,10 +49,16 @@ class DeviceTimeline {
   struct Lane {
     double free_from = 0;
     std::vector<Block> blocks;
+    // Max-tree over blocks[i].longest_gap: leaves at [leaves + i], root at 1.
+    std::size_t leaves = 0;
+    std::vector<double> tree;
   };
 
   double finish_before(const Lane& lane, std::size_t block) const;
   void refresh_gap(Lane& lane, std::size_t block);
+  static void rebuild_tree(Lane& lane);
+  // First block index >= from whose longest gap is >= duration (blocks.size() if none).
+  static std::size_t first_block_with_gap(const Lane& lane, std::size_t from, double duration);
 
   std::vector<Lane> devices_;
 };

@@ -26,12 +26,12 @@
 namespace hetsched {
 
 struct RandomDagParams {
-  std::size_t tasks = 100;              // v
-  double shape = 1.0;                   // α
-  double out_degree = 3.0;              // mean successors of a non-exit task
-  double ccr = 1.0;                     // communication-to-computation ratio
-  double heterogeneity = 1.0;           // β, in [0, 2]
-  double mean_compute_seconds = 50.0;   // w_DAG
+  std::size_t tasks = 100;             // v
+  double shape = 1.0;                  // α
+  double out_degree = 3.0;             // mean successors of a non-exit task
+  double ccr = 1.0;                    // communication-to-computation ratio
+  double heterogeneity = 1.0;          // β, in [0, 2]
+  double mean_compute_seconds = 50.0;  // w_DAG
   std::size_t devices = 4;
 };
 

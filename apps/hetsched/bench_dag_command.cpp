@@ -1,0 +1,123 @@
+// `hetsched bench dag`: the DAG-scheduling quality benchmark (see
+// include/hetsched/policy/dag_benchmark.hpp). Options → run_dag_benchmark → print.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "hetsched/core/progress.hpp"
+#include "hetsched/policy/dag_benchmark.hpp"
+#include "hetsched/policy/dag_planners.hpp"
+
+namespace hetsched::cli {
+namespace {
+
+struct BenchDagOptions {
+  DagBenchmarkParams params;
+  std::string format = "table";
+  bool quiet = false;
+};
+
+// HOOK for the lead, once the workflow importers and the exact solver are merged:
+//  - params.exact_solver = [](const DagInstance& i, double limit) {
+//        return solve_exact_schedule(i, limit); };        // fills milp_gap_mean
+//  - params.extra_instances: the shared real workflows (../shared/data/wfcommons,
+//    ../shared/data/pegasus) imported onto default_cluster() through the perf model.
+void wire_dag_benchmark_hooks(DagBenchmarkParams& params) { (void)params; }
+
+void run_bench_dag(BenchDagOptions options) {
+  for (const std::string& name : options.params.policies)
+    (void)make_static_planner(name, {});  // unknown or online names: InputError, exit 2
+  wire_dag_benchmark_hooks(options.params);
+  Progress progress("bench dag", options.quiet);
+  options.params.progress = [&](std::size_t done, std::size_t total) {
+    progress.update(done, total);
+  };
+  const DagBenchmarkResult r = run_dag_benchmark(options.params);
+  if (options.format == "json") {
+    nlohmann::ordered_json policies = nlohmann::ordered_json::object();
+    nlohmann::ordered_json gaps = nlohmann::ordered_json::object();
+    for (const DagPolicyResult& p : r.policies) {
+      policies[p.name] = {{"mean_slr", p.mean_slr},
+                          {"mean_makespan_vs_heft", p.mean_makespan_vs_heft},
+                          {"best_fraction", p.best_fraction},
+                          {"worse_than_heft_count", p.worse_than_heft_count},
+                          {"mean_schedule_seconds", p.mean_schedule_seconds}};
+      gaps[p.name] = p.milp_gap_mean ? nlohmann::ordered_json(*p.milp_gap_mean)
+                                     : nlohmann::ordered_json(nullptr);
+    }
+    nlohmann::ordered_json out{{"policies", policies},
+                               {"milp_gap_mean", gaps},
+                               {"heft_10k_64_seconds", r.heft_10k_64_seconds},
+                               {"heft_scaling_exponent", r.heft_scaling_exponent}};
+    std::cout << out.dump() << "\n";
+    return;
+  }
+  std::cout << fmt::format("{} graphs ({} random, {} extra); makespan ratios are to HEFT's\n",
+                           r.graphs, r.graphs - options.params.extra_instances.size(),
+                           options.params.extra_instances.size());
+  std::cout << fmt::format("{:<16}{:>9}{:>11}{:>11}{:>9}{:>12}{:>13}{:>10}\n", "policy", "mean SLR",
+                           "vs HEFT", "worst", "best", "worse than", "CPU ms", "MILP gap");
+  for (const DagPolicyResult& p : r.policies)
+    std::cout << fmt::format(
+        "{:<16}{:>9.3f}{:>11.4f}{:>11.4f}{:>8.1f}%{:>12}{:>13.3f}{:>10}\n", p.name, p.mean_slr,
+        p.mean_makespan_vs_heft, p.worst_makespan_vs_heft, 100 * p.best_fraction,
+        p.worse_than_heft_count, 1e3 * p.mean_schedule_seconds,
+        p.milp_gap_mean ? fmt::format("{:.2f}%", 100 * *p.milp_gap_mean) : std::string("-"));
+  std::cout << "mean makespan vs HEFT by CCR:";
+  if (!r.policies.empty())
+    for (const auto& [ccr, ratio] : r.policies.front().makespan_vs_heft_by_ccr)
+      std::cout << fmt::format("{:>9}", fmt::format("ccr {}", ccr));
+  std::cout << "\n";
+  for (const DagPolicyResult& p : r.policies) {
+    std::cout << fmt::format("  {:<28}", p.name);
+    for (const auto& [ccr, ratio] : p.makespan_vs_heft_by_ccr)
+      std::cout << fmt::format("{:>9.4f}", ratio);
+    std::cout << "\n";
+  }
+  if (!options.params.exact_solver)
+    std::cout << "MILP gap: no exact solver wired in this build\n";
+  else
+    std::cout << fmt::format("MILP gap over {} small DAGs solved to optimality\n", r.exact_graphs);
+  if (options.params.measure_speed) {
+    std::cout << "HEFT speed (64 devices, CPU seconds):\n";
+    for (const HeftSpeedPoint& s : r.heft_speed)
+      std::cout << fmt::format("  v {:>7}  edges {:>7}  {:.4f} s\n", s.tasks, s.edges, s.seconds);
+    std::cout << fmt::format(
+        "  10k tasks x 64 devices: {:.4f} s; exponent of time vs edges x devices: {:.3f}\n",
+        r.heft_10k_64_seconds, r.heft_scaling_exponent);
+  }
+}
+
+}  // namespace
+
+void add_bench_dag_command(CLI::App& bench) {
+  auto options = std::make_shared<BenchDagOptions>();
+  CLI::App* command = bench.add_subcommand(
+      "dag", "DAG-scheduling quality: HEFT, PEFT, heft-ils and kin on random DAGs");
+  command->add_flag("--quick", options->params.quick, "a small subset (36 graphs, v <= 100)");
+  command
+      ->add_option("--repetitions", options->params.repetitions,
+                   "random graphs per (v, CCR, beta, alpha) combination")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  command->add_option("--seed", options->params.seed, "seed")->capture_default_str();
+  command->add_option("--policies", options->params.policies, "static planners to compare")
+      ->delimiter(',')
+      ->capture_default_str();
+  command
+      ->add_option("--ils-iterations", options->params.ils_iterations,
+                   "heft-ils: schedules evaluated per graph")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100'000'000));
+  command->add_flag("--no-speed{false},--speed{true}", options->params.measure_speed,
+                    "measure HEFT's speed on 1k..100k tasks (default on)");
+  command->add_option("--format", options->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
+  command->callback([options] { run_bench_dag(*options); });
+}
+
+}  // namespace hetsched::cli

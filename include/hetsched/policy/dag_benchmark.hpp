@@ -1,0 +1,83 @@
+// The DAG-scheduling quality benchmark (`hetsched bench dag`): every static planner
+// on a suite of random DAGs with the parameters of Topcuoglu et al. 2002 (v, CCR,
+// β, α over the grid, out-degree 1…5, 4…64 devices), plus any extra
+// instances (real workflows), reporting per policy the mean SLR, the mean makespan
+// relative to HEFT, how often it is best, how often it is worse than HEFT and its
+// mean scheduling time; the optional gap to the exact optimum on small DAGs; and
+// HEFT's speed: seconds on 10,000 tasks × 64 devices and the exponent of its time
+// against edges × devices over v = 1k…100k.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetsched/policy/dag_instance.hpp"
+
+namespace hetsched {
+
+struct DagBenchmarkInstance {
+  std::string name;
+  DagInstance instance;
+  double ccr = 0;  // the generator's CCR (0: not a random DAG)
+};
+
+// An exact solver: the optimal schedule, or nothing when it gave up within the limit.
+using ExactDagSolver =
+    std::function<std::optional<StaticSchedule>(const DagInstance&, double time_limit_seconds)>;
+
+struct DagBenchmarkParams {
+  bool quick = false;           // a small subset: v ≤ 100, 36 graphs, scaling up to 10k
+  std::size_t repetitions = 2;  // random graphs per (v, CCR, β, α) combination
+  std::uint64_t seed = 1;
+  std::size_t graph_limit = 0;  // > 0: only every k-th random graph, at most this many
+  std::vector<std::string> policies{"olb",       "met",  "mct",  "min-min", "max-min",
+                                    "sufferage", "heft", "cpop", "peft",    "heft-lookahead",
+                                    "heft-ils"};
+  std::uint64_t ils_iterations = 1000;  // heft-ils' iteration budget (no wall-time bound)
+  // Hook: more instances for the suite (the shared real workflows on the default
+  // cluster, through the workflow importers).
+  std::vector<DagBenchmarkInstance> extra_instances;
+  // Hook: the exact solver (the MILP). Unset: milp gaps are not measured.
+  ExactDagSolver exact_solver;
+  std::size_t exact_instances = 20;  // small random DAGs (6…12 tasks, 2…3 devices)
+  double exact_time_limit_seconds = 20;
+  bool measure_speed = true;
+  // Called with (graphs done, graphs total).
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+struct DagPolicyResult {
+  std::string name;
+  double mean_slr = 0;
+  double mean_makespan_vs_heft = 0;  // mean over graphs of makespan / HEFT's makespan
+  double worst_makespan_vs_heft = 0;
+  double best_fraction = 0;  // graphs where it is (one of) the shortest
+  std::size_t worse_than_heft_count = 0;
+  double mean_schedule_seconds = 0;  // CPU seconds of the planning thread
+  std::optional<double> milp_gap_mean;
+  // Mean makespan / HEFT's over the random graphs of each CCR, by increasing CCR.
+  std::vector<std::pair<double, double>>
+      makespan_vs_heft_by_ccr;  // mean of makespan / optimum − 1 on small DAGs
+};
+
+struct HeftSpeedPoint {
+  std::size_t tasks = 0, edges = 0, devices = 0;
+  double seconds = 0;
+};
+
+struct DagBenchmarkResult {
+  std::size_t graphs = 0;        // random graphs + extra instances
+  std::size_t exact_graphs = 0;  // small DAGs the exact solver solved
+  std::vector<DagPolicyResult> policies;
+  double heft_10k_64_seconds = 0;
+  // Least-squares slope of log(CPU seconds) against log(edges × devices), devices = 64.
+  double heft_scaling_exponent = 0;
+  std::vector<HeftSpeedPoint> heft_speed;
+};
+
+DagBenchmarkResult run_dag_benchmark(const DagBenchmarkParams& params);
+
+}  // namespace hetsched

@@ -1,0 +1,36 @@
+// StaticPlannerPolicy: turns a static DAG planner (HEFT and kin) into a
+// SchedulingPolicy. When a job arrives, it builds the job's DagInstance from the
+// snapshot (perf model; explicit cost matrices win), plans it with every device
+// free from max(now, the device's predicted free time), and emits one Assignment
+// per task with its planned absolute start — in order of planned start (ties in
+// topological order), so the scheduling loop's predictions build on the
+// predecessors' placements and a backend that starts a device's first queued task
+// at once always sees the device's earlier tasks first. The backend runs each device's
+// tasks in planned-start order; on a network without contention the simulated
+// makespan equals the planned one. on_tasks_ready has nothing left to do.
+//
+// Known approximation: a task's external input (Task::input_bytes, read from the
+// job's data node) is not part of DagInstance; the backend delays such a task
+// until its input arrives, so the plan can be optimistic for those tasks.
+#pragma once
+
+#include <span>
+
+#include "hetsched/policy/dag_instance.hpp"
+#include "hetsched/policy/scheduling_policy.hpp"
+
+namespace hetsched {
+
+class StaticPlannerPolicy : public SchedulingPolicy {
+ public:
+  // A full schedule of the instance. device_free_seconds: per device, the earliest
+  // time it may start (empty: every device is free from 0). Tasks no device can run
+  // keep device kNoDevice (see list_scheduling.hpp).
+  virtual StaticSchedule plan(const DagInstance& instance,
+                              std::span<const double> device_free_seconds) = 0;
+
+  void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job, AssignmentSink& out) final;
+  void on_tasks_ready(const ClusterSnapshot&, std::span<const TaskIndex>, AssignmentSink&) final {}
+};
+
+}  // namespace hetsched

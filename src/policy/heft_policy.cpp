@@ -1,0 +1,32 @@
+// HEFT, Heterogeneous Earliest Finish Time (Topcuoglu, Hariri, Wu, IEEE TPDS 2002).
+// Phase 1 ranks every task by its upward rank — its mean compute time over the
+// devices plus the longest mean-cost path (mean communication + ranks) to an exit
+// task. Phase 2 takes the tasks by decreasing rank and puts each on the device
+// where it finishes earliest, allowed to start in an idle gap between two tasks
+// already there (insertion) as soon as its inputs have arrived. O(e·p + v·p·log v).
+#include "hetsched/policy/dag_planners.hpp"
+#include "hetsched/policy/list_scheduling.hpp"
+
+namespace hetsched {
+
+StaticSchedule heft_plan(const DagInstance& instance, std::span<const double> device_free_seconds) {
+  const std::vector<double> rank = upward_ranks(instance);
+  return earliest_finish_schedule(instance, order_by_decreasing(instance, rank),
+                                  device_free_seconds);
+}
+
+namespace {
+class HeftPolicy final : public StaticPlannerPolicy {
+ public:
+  std::string_view name() const override { return "heft"; }
+  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
+    return heft_plan(instance, free);
+  }
+};
+}  // namespace
+
+std::unique_ptr<SchedulingPolicy> make_heft_policy(const PolicyOptions&) {
+  return std::make_unique<HeftPolicy>();
+}
+
+}  // namespace hetsched

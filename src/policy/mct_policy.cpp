@@ -1,0 +1,21 @@
+// MCT, minimum completion time: each ready task to the device where it would
+// complete first, as in Braun et al., JPDC 2001; see independent_task_heuristics.cpp
+// for how the rule is carried over to DAGs.
+#include "hetsched/policy/dag_planners.hpp"
+
+namespace hetsched {
+namespace {
+class MctPolicy final : public StaticPlannerPolicy {
+ public:
+  std::string_view name() const override { return "mct"; }
+  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
+    return independent_task_plan(instance, free, IndependentTaskRule::mct);
+  }
+};
+}  // namespace
+
+std::unique_ptr<SchedulingPolicy> make_mct_policy(const PolicyOptions&) {
+  return std::make_unique<MctPolicy>();
+}
+
+}  // namespace hetsched

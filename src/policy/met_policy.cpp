@@ -1,0 +1,21 @@
+// MET, minimum execution time: each ready task to the device where it runs
+// fastest, whatever that device's load, as in Braun et al., JPDC 2001; see
+// independent_task_heuristics.cpp for how the rule is carried over to DAGs.
+#include "hetsched/policy/dag_planners.hpp"
+
+namespace hetsched {
+namespace {
+class MetPolicy final : public StaticPlannerPolicy {
+ public:
+  std::string_view name() const override { return "met"; }
+  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
+    return independent_task_plan(instance, free, IndependentTaskRule::met);
+  }
+};
+}  // namespace
+
+std::unique_ptr<SchedulingPolicy> make_met_policy(const PolicyOptions&) {
+  return std::make_unique<MetPolicy>();
+}
+
+}  // namespace hetsched

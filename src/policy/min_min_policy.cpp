@@ -1,0 +1,21 @@
+// Min-min (batch mode): among all ready tasks, the one with the smallest best
+// completion time goes first, to that device; as in Braun et al., JPDC 2001; see
+// independent_task_heuristics.cpp for how the rule is carried over to DAGs.
+#include "hetsched/policy/dag_planners.hpp"
+
+namespace hetsched {
+namespace {
+class MinMinPolicy final : public StaticPlannerPolicy {
+ public:
+  std::string_view name() const override { return "min-min"; }
+  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
+    return independent_task_plan(instance, free, IndependentTaskRule::min_min);
+  }
+};
+}  // namespace
+
+std::unique_ptr<SchedulingPolicy> make_min_min_policy(const PolicyOptions&) {
+  return std::make_unique<MinMinPolicy>();
+}
+
+}  // namespace hetsched

@@ -1,0 +1,46 @@
+#include "hetsched/policy/static_planner_policy.hpp"
+
+#include <algorithm>
+
+#include "hetsched/policy/list_scheduling.hpp"
+
+namespace hetsched {
+
+void StaticPlannerPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job,
+                                         AssignmentSink& out) {
+  const DagInstance instance(snapshot.graph, job, snapshot.perf);
+  if (instance.task_count() == 0) return;
+  std::vector<double> device_free(instance.device_count());
+  for (std::size_t d = 0; d < device_free.size(); ++d)
+    device_free[d] = std::max(snapshot.now_seconds, snapshot.device_available_seconds[d]);
+  const StaticSchedule schedule = plan(instance, device_free);
+  // In planned-start order (ties topological): predecessors come first, and a backend
+  // that starts a device's queue head at once sees that head before later tasks.
+  for (const std::uint32_t t : start_order(instance, schedule)) {
+    const PlannedTask& p = schedule.tasks[t];
+    if (p.device == kNoDevice) continue;  // no device can run it: the loop reports it
+    out.assign(
+        Assignment{instance.global_task(t), instance.global_device(p.device), 0, p.start_seconds});
+  }
+}
+
+}  // namespace hetsched
+
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/policy/dag_planners.hpp"
+#include "hetsched/policy/policy_registry.hpp"
+
+namespace hetsched {
+
+std::unique_ptr<StaticPlannerPolicy> make_static_planner(std::string_view name,
+                                                         const PolicyOptions& options) {
+  std::unique_ptr<SchedulingPolicy> policy = make_policy(name, options);
+  if (auto* planner = dynamic_cast<StaticPlannerPolicy*>(policy.get())) {
+    policy.release();
+    return std::unique_ptr<StaticPlannerPolicy>(planner);
+  }
+  throw InputError(std::string("policy '") + std::string(name) +
+                   "' is an online policy, not a static DAG planner");
+}
+
+}  // namespace hetsched

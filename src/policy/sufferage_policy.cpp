@@ -1,0 +1,21 @@
+// Sufferage (batch mode): the ready task that would suffer most if denied its
+// best device (second-best minus best completion) goes first, to its best device; as in Braun et
+// al., JPDC 2001; see independent_task_heuristics.cpp for how the rule is carried over to DAGs.
+#include "hetsched/policy/dag_planners.hpp"
+
+namespace hetsched {
+namespace {
+class SufferagePolicy final : public StaticPlannerPolicy {
+ public:
+  std::string_view name() const override { return "sufferage"; }
+  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
+    return independent_task_plan(instance, free, IndependentTaskRule::sufferage);
+  }
+};
+}  // namespace
+
+std::unique_ptr<SchedulingPolicy> make_sufferage_policy(const PolicyOptions&) {
+  return std::make_unique<SufferagePolicy>();
+}
+
+}  // namespace hetsched

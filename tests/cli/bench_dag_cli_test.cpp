@@ -1,0 +1,77 @@
+// `hetsched bench dag` as a user meets it: the JSON has exactly the issue's keys,
+// and an unknown or online policy name is one line on stderr with exit status 2.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+Outcome run_bench_dag(const std::string& arguments) {
+  const auto err_path = std::filesystem::temp_directory_path() /
+                        ("hetsched_bench_dag_err_" + std::to_string(::getpid()) + ".txt");
+  const std::string command =
+      std::string(HETSCHED_CLI_PATH) + " bench dag " + arguments + " 2>" + err_path.string();
+  Outcome outcome;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return outcome;
+  std::array<char, 4096> buffer{};
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    outcome.out.append(buffer.data(), n);
+  const int raw = ::pclose(pipe);
+  outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::ifstream err(err_path);
+  std::stringstream text;
+  text << err.rdbuf();
+  outcome.err = text.str();
+  std::filesystem::remove(err_path);
+  return outcome;
+}
+
+TEST(BenchDagCli, JsonHasExactlyTheIssueKeys) {
+  const Outcome r =
+      run_bench_dag("--quick --no-speed --policies heft,peft,min-min --format json -q");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : json.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"heft_10k_64_seconds", "heft_scaling_exponent",
+                                            "milp_gap_mean", "policies"}));
+  ASSERT_EQ(json["policies"].size(), 3u);
+  for (const auto& [name, p] : json["policies"].items()) {
+    std::vector<std::string> fields;
+    for (const auto& [key, value] : p.items()) fields.push_back(key);
+    EXPECT_EQ(fields, (std::vector<std::string>{"best_fraction", "mean_makespan_vs_heft",
+                                                "mean_schedule_seconds", "mean_slr",
+                                                "worse_than_heft_count"}))
+        << name;
+    EXPECT_TRUE(json["milp_gap_mean"][name].is_null()) << name;
+  }
+  EXPECT_DOUBLE_EQ(json["policies"]["heft"]["mean_makespan_vs_heft"].get<double>(), 1.0);
+  EXPECT_EQ(json["policies"]["heft"]["worse_than_heft_count"].get<int>(), 0);
+}
+
+TEST(BenchDagCli, UnknownOrOnlinePolicyIsExitTwo) {
+  const Outcome unknown = run_bench_dag("--quick --no-speed --policies heft,hfet -q");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("heft"), std::string::npos) << unknown.err;
+  EXPECT_EQ(std::count(unknown.err.begin(), unknown.err.end(), '\n'), 1) << unknown.err;
+  const Outcome online = run_bench_dag("--quick --no-speed --policies greedy-eft -q");
+  EXPECT_EQ(online.status, 2);
+  EXPECT_NE(online.err.find("not a static DAG planner"), std::string::npos) << online.err;
+}
+
+}  // namespace

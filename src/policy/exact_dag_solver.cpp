@@ -164,6 +164,13 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
   double lower = 0;
   for (std::uint32_t t = 0; t < n; ++t) lower = std::max(lower, head[t] + min_compute[t] + tail[t]);
 
+  if (lower >= upper * (1 - 1e-12)) {  // the list schedule meets the lower bound
+    result.status = ExactSolveStatus::optimal;
+    result.lower_bound_seconds = upper;
+    result.schedule = heuristic;
+    return result;
+  }
+
   // Reachability, to know which pairs need an order variable.
   std::vector<std::vector<char>> reaches(n, std::vector<char>(n, 0));
   for (auto it = topological.rbegin(); it != topological.rend(); ++it)
@@ -172,13 +179,17 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
       for (std::uint32_t k = 0; k < n; ++k) reaches[*it][k] |= reaches[s.task][k];
     }
 
+  // Bounds get a little slack so that presolve tolerances never cut off the list
+  // schedule, which is feasible exactly.
+  const double slack = 1e-6 * std::max(1.0, upper);
   MilpBuilder milp;
-  const double big_m = upper;
-  const int makespan = milp.add_column(lower, upper, 1.0, false);
+  const double big_m = upper + slack;
+  const int makespan = milp.add_column(std::max(0.0, lower - slack), upper + slack, 1.0, false);
   std::vector<int> start(n);
   std::vector<std::vector<int>> assign(n, std::vector<int>(devices, -1));
   for (std::uint32_t t = 0; t < n; ++t) {
-    start[t] = milp.add_column(head[t], std::max(head[t], upper - min_compute[t] - tail[t]), 0.0,
+    start[t] = milp.add_column(std::max(0.0, head[t] - slack),
+                               std::max(head[t], upper - min_compute[t] - tail[t]) + slack, 0.0,
                                false);
     for (DeviceId d = 0; d < devices; ++d)
       if (instance.compute_seconds(t, d) != kCannotRun)
@@ -302,6 +313,12 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
   Cbc_setMaximumSeconds(milp.get(), options.time_limit_seconds);
   Cbc_setAllowableGap(milp.get(), 1e-7 * std::max(1.0, upper));
   Cbc_setAllowableFractionGap(milp.get(), 0.0);
+  // On models this small, CBC's root cuts, preprocessing and primal heuristics cost
+  // more than they save (measured on the Topcuoglu graph: 108 nodes, several times
+  // faster than with the defaults); the list schedule already is an incumbent.
+  Cbc_setParameter(milp.get(), "cuts", "off");
+  Cbc_setParameter(milp.get(), "heuristicsOnOff", "off");
+  Cbc_setParameter(milp.get(), "preprocess", "off");
   Cbc_solve(milp.get());
 
   result.branch_and_bound_nodes = Cbc_getNodeCount(milp.get());
@@ -322,7 +339,7 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
     if (exact.makespan_seconds < best.makespan_seconds) best = std::move(exact);
   }
   const bool proven = Cbc_isProvenOptimal(milp.get()) != 0;
-  result.status = proven ? ExactSolveStatus::optimal : ExactSolveStatus::time_limit;
+  result.status = proven ? ExactSolveStatus::optimal : ExactSolveStatus::not_proven;
   if (proven) result.lower_bound_seconds = best.makespan_seconds;
   result.schedule = std::move(best);
   return result;

@@ -19,7 +19,8 @@ inline constexpr std::size_t kExactSolverMaxDevices = 3;
 
 enum class ExactSolveStatus {
   optimal,     // the schedule is proven optimal
-  time_limit,  // stopped at the time limit; `schedule` is the best found, not proven
+  not_proven,  // stopped at the time limit (or the solver gave up); `schedule` is the
+               // best found, without proof
   too_large,   // more tasks or devices than the solver takes; nothing solved
   infeasible,  // some task can run on no device
 };

@@ -311,6 +311,9 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
   Cbc_setMIPStartI(milp.get(), static_cast<int>(start_columns.size()), start_columns.data(),
                    start_values.data());
   Cbc_setMaximumSeconds(milp.get(), options.time_limit_seconds);
+  if (options.node_limit > 0)
+    Cbc_setMaximumNodes(milp.get(), static_cast<int>(std::min<long long>(options.node_limit,
+                                                                         1LL << 30)));
   Cbc_setAllowableGap(milp.get(), 1e-7 * std::max(1.0, upper));
   Cbc_setAllowableFractionGap(milp.get(), 0.0);
   // On models this small, CBC's root cuts, preprocessing and primal heuristics cost
@@ -348,7 +351,7 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
 std::optional<StaticSchedule> solve_exact_schedule(const DagInstance& instance,
                                                    double time_limit_seconds) {
   ExactSolveResult result =
-      solve_exact_schedule_with_status(instance, ExactSolveOptions{time_limit_seconds, {}});
+      solve_exact_schedule_with_status(instance, ExactSolveOptions{time_limit_seconds, 0, {}});
   if (result.status != ExactSolveStatus::optimal) return std::nullopt;
   return std::move(result.schedule);
 }

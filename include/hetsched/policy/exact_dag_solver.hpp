@@ -27,6 +27,9 @@ enum class ExactSolveStatus {
 
 struct ExactSolveOptions {
   double time_limit_seconds = 10;
+  // Branch-and-bound nodes at most (0: no limit). Unlike the time limit, a node limit
+  // stops at the same point on every machine, so results stay deterministic.
+  long long node_limit = 0;
   ReleaseTimes release;  // per task and device; empty: every task may start at 0
 };
 

@@ -21,14 +21,14 @@ class DaxReader {
  public:
   DaxReader(const std::string& text, const std::string& file,
             const WorkflowImportOptions& options)
-      : text_(text), file_(file), options_(options), builder_(file) {}
+      : text_(text), file_(file), options_(options), builder_(file), lines_(file, text) {}
 
   Job read() {
     pugi::xml_document document;
     const pugi::xml_parse_result parsed = document.load_buffer(
         text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
     if (!parsed)
-      throw InputError(detail::position_of_offset(file_, text_, parsed.offset),
+      throw InputError(lines_.at(static_cast<std::size_t>(parsed.offset)),
                        fmt::format("malformed XML: {}", parsed.description()));
     const pugi::xml_node adag = document.child("adag");
     if (!adag)
@@ -44,7 +44,7 @@ class DaxReader {
   SourcePosition at(const pugi::xml_node& node) const {
     const std::ptrdiff_t offset = node.offset_debug();
     return offset < 0 ? SourcePosition{file_}
-                      : detail::position_of_offset(file_, text_, static_cast<std::size_t>(offset));
+                      : lines_.at(static_cast<std::size_t>(offset));
   }
 
   std::string required(const pugi::xml_node& node, const char* attribute) const {
@@ -129,6 +129,7 @@ class DaxReader {
   const std::string& file_;
   const WorkflowImportOptions& options_;
   detail::WorkflowBuilder builder_;
+  detail::LineIndex lines_;
 };
 
 }  // namespace

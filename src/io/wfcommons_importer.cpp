@@ -29,7 +29,8 @@ using nlohmann::json;
 // Finds ids and keys in the JSON text to position semantic errors.
 class JsonTextLocator {
  public:
-  JsonTextLocator(const std::string& file, const std::string& text) : file_(file), text_(text) {}
+  JsonTextLocator(const std::string& file, const std::string& text)
+      : file_(file), text_(text), lines_(file, text) {}
 
   // Offset of the `nth` occurrence of `"key": "value"` (any spacing) at or after
   // `from`, or npos.
@@ -62,7 +63,7 @@ class JsonTextLocator {
   std::size_t key(std::string_view key) const { return text_.find(quote(key)); }
   SourcePosition at(std::size_t offset) const {
     if (offset == std::string::npos) return SourcePosition{file_};
-    return detail::position_of_offset(file_, text_, offset);
+    return lines_.at(offset);
   }
   const std::string& file() const { return file_; }
 
@@ -70,6 +71,7 @@ class JsonTextLocator {
   static std::string quote(std::string_view s) { return fmt::format("\"{}\"", s); }
   const std::string& file_;
   const std::string& text_;
+  detail::LineIndex lines_;
 };
 
 const json* member(const json& object, const char* key) {
@@ -380,7 +382,7 @@ Job parse_wfcommons(const std::string& text, const std::string& file,
     std::string what = e.what();
     if (const auto colon = what.rfind(": "); colon != std::string::npos)
       what = what.substr(colon + 2);
-    throw InputError(detail::position_of_offset(file, text, offset),
+    throw InputError(detail::LineIndex(file, text).at(offset),
                      fmt::format("malformed JSON: {}", what));
   }
   const JsonTextLocator locate(file, text);

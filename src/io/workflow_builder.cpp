@@ -119,19 +119,17 @@ void WorkflowBuilder::reject_cycles(const std::vector<Edge>& edges) const {
   }
 }
 
-SourcePosition position_of_offset(const std::string& file, const std::string& text,
-                                  std::size_t offset) {
-  offset = std::min(offset, text.size());
-  int line = 1, column = 1;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return SourcePosition{file, line, column};
+LineIndex::LineIndex(std::string file, const std::string& text)
+    : file_(std::move(file)), line_starts_{0}, size_(text.size()) {
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') line_starts_.push_back(i + 1);
+}
+
+SourcePosition LineIndex::at(std::size_t offset) const {
+  offset = std::min(offset, size_);
+  const auto next = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+  const auto line = static_cast<int>(next - line_starts_.begin());
+  return SourcePosition{file_, line, static_cast<int>(offset - *(next - 1)) + 1};
 }
 
 }  // namespace hetsched::detail

@@ -59,8 +59,17 @@ class WorkflowBuilder {
   std::vector<PendingLink> links_;
 };
 
-// 1-based line and column of a byte offset in a text.
-SourcePosition position_of_offset(const std::string& file, const std::string& text,
-                                  std::size_t offset);
+// 1-based line and column of byte offsets in a text (binary search over the line
+// starts, found once).
+class LineIndex {
+ public:
+  LineIndex(std::string file, const std::string& text);
+  SourcePosition at(std::size_t offset) const;
+
+ private:
+  std::string file_;
+  std::vector<std::size_t> line_starts_;
+  std::size_t size_;
+};
 
 }  // namespace hetsched::detail

@@ -28,8 +28,9 @@ class MatrixReader {
       throw InputError(at(e.mark), fmt::format("malformed YAML: {}", e.msg));
     }
     if (!root.IsMap())
-      throw InputError(SourcePosition{file_}, "a cost matrix must be a map with 'devices', "
-                                              "'tasks' and optionally 'name' and 'edges'");
+      throw InputError(SourcePosition{file_},
+                       "a cost matrix must be a map with 'devices', "
+                       "'tasks' and optionally 'name' and 'edges'");
     CostMatrix m;
     if (root["name"]) m.name = scalar(root["name"], "'name'");
     for (const auto& entry : root) {
@@ -81,8 +82,8 @@ class MatrixReader {
           throw InputError(at(e.Mark()),
                            fmt::format("edge from task '{}' to itself", m.task_names[from]));
         if (!seen.emplace(from, to).second)
-          throw InputError(at(e.Mark()), fmt::format("duplicate edge {} -> {}",
-                                                     m.task_names[from], m.task_names[to]));
+          throw InputError(at(e.Mark()), fmt::format("duplicate edge {} -> {}", m.task_names[from],
+                                                     m.task_names[to]));
         const double cost =
             e["cost"] ? non_negative(e["cost"], fmt::format("cost of edge {} -> {}",
                                                             m.task_names[from], m.task_names[to]))
@@ -106,7 +107,8 @@ class MatrixReader {
     return value;
   }
   std::string scalar(const YAML::Node& node, const std::string& what) const {
-    if (!node.IsScalar()) throw InputError(at(node.Mark()), fmt::format("{} must be a scalar", what));
+    if (!node.IsScalar())
+      throw InputError(at(node.Mark()), fmt::format("{} must be a scalar", what));
     return node.Scalar();
   }
   double non_negative(const YAML::Node& node, const std::string& what) const {

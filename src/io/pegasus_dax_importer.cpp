@@ -19,20 +19,18 @@ namespace {
 
 class DaxReader {
  public:
-  DaxReader(const std::string& text, const std::string& file,
-            const WorkflowImportOptions& options)
+  DaxReader(const std::string& text, const std::string& file, const WorkflowImportOptions& options)
       : text_(text), file_(file), options_(options), builder_(file), lines_(file, text) {}
 
   Job read() {
     pugi::xml_document document;
-    const pugi::xml_parse_result parsed = document.load_buffer(
-        text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
+    const pugi::xml_parse_result parsed =
+        document.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
     if (!parsed)
       throw InputError(lines_.at(static_cast<std::size_t>(parsed.offset)),
                        fmt::format("malformed XML: {}", parsed.description()));
     const pugi::xml_node adag = document.child("adag");
-    if (!adag)
-      throw InputError(SourcePosition{file_}, "not a Pegasus DAX: no <adag> root element");
+    if (!adag) throw InputError(SourcePosition{file_}, "not a Pegasus DAX: no <adag> root element");
     for (pugi::xml_node job : adag.children("job")) read_job(job);
     for (pugi::xml_node child : adag.children("child")) read_child(child);
     std::string name = adag.attribute("name").as_string();
@@ -43,8 +41,7 @@ class DaxReader {
  private:
   SourcePosition at(const pugi::xml_node& node) const {
     const std::ptrdiff_t offset = node.offset_debug();
-    return offset < 0 ? SourcePosition{file_}
-                      : lines_.at(static_cast<std::size_t>(offset));
+    return offset < 0 ? SourcePosition{file_} : lines_.at(static_cast<std::size_t>(offset));
   }
 
   std::string required(const pugi::xml_node& node, const char* attribute) const {
@@ -97,10 +94,10 @@ class DaxReader {
       if (file.empty())
         throw InputError(at(uses), fmt::format("a <uses> of job '{}' names no file", id));
       const pugi::xml_attribute size_attribute = uses.attribute("size");
-      const double size =
-          size_attribute ? non_negative_number(uses, size_attribute.value(),
-                                               fmt::format("size of file '{}'", file))
-                         : 0.0;
+      const double size = size_attribute
+                              ? non_negative_number(uses, size_attribute.value(),
+                                                    fmt::format("size of file '{}'", file))
+                              : 0.0;
       const std::string link = uses.attribute("link").as_string();
       if (link == "input")
         builder_.add_input_file(index, file, size);
@@ -118,8 +115,8 @@ class DaxReader {
   void read_child(const pugi::xml_node& child) {
     const std::string child_id = required(child, "ref");
     if (!builder_.has_task(child_id))
-      throw InputError(at(child), fmt::format("<child ref=\"{}\"> names no job of the workflow",
-                                              child_id));
+      throw InputError(at(child),
+                       fmt::format("<child ref=\"{}\"> names no job of the workflow", child_id));
     const std::uint32_t index = builder_.task_index(child_id);
     for (pugi::xml_node parent : child.children("parent"))
       builder_.add_parent(index, required(parent, "ref"), at(parent));

@@ -202,8 +202,7 @@ Task make_task(const std::string& name, const std::string& category, const Measu
   task.kernel = workflow_kernel_class(options, category);
   task.precision = options.precision;
   const auto rate = core_flops.find(m.machine);
-  const double core_peak =
-      rate == core_flops.end() ? options.reference_core_flops : rate->second;
+  const double core_peak = rate == core_flops.end() ? options.reference_core_flops : rate->second;
   task.flops = workflow_task_flops(m.runtime_seconds * m.busy_cores, core_peak, task.kernel);
   task.bytes = m.io_bytes;
   task.memory_bytes = m.memory_bytes;
@@ -219,20 +218,19 @@ Job parse_split_layout(const json& root, const json& workflow, const std::string
                        const WorkflowImportOptions& options, const JsonTextLocator& locate) {
   const SourcePosition file_position{locate.file()};
   const json& specification = required(workflow, "specification", "'workflow'", file_position);
-  const json& spec_tasks = array_of(required(specification, "tasks", "'workflow.specification'",
-                                             file_position),
-                                    "'workflow.specification.tasks'", file_position);
+  const json& spec_tasks =
+      array_of(required(specification, "tasks", "'workflow.specification'", file_position),
+               "'workflow.specification.tasks'", file_position);
   std::map<std::string, double> file_sizes;
   if (const json* files = member(specification, "files"))
     for (const json& f : array_of(*files, "'workflow.specification.files'", file_position)) {
-      const std::string id = string_of(required(f, "id", "a file", file_position), "a file id",
-                                       file_position);
+      const std::string id =
+          string_of(required(f, "id", "a file", file_position), "a file id", file_position);
       const std::size_t offset = locate.pair("id", id);
-      const double size =
-          non_negative(required(f, "sizeInBytes", fmt::format("file '{}'", id).c_str(),
-                                locate.at(offset)),
-                       fmt::format("size of file '{}'", id),
-                       locate.at(locate.string_after(offset, "sizeInBytes")));
+      const double size = non_negative(
+          required(f, "sizeInBytes", fmt::format("file '{}'", id).c_str(), locate.at(offset)),
+          fmt::format("size of file '{}'", id),
+          locate.at(locate.string_after(offset, "sizeInBytes")));
       if (!file_sizes.emplace(id, size).second)
         throw InputError(locate.at(locate.pair("id", id, 1)),
                          fmt::format("duplicate file id '{}'", id));
@@ -243,9 +241,8 @@ Job parse_split_layout(const json& root, const json& workflow, const std::string
   if (execution) {
     if (const json* tasks = member(*execution, "tasks"))
       for (const json& r : array_of(*tasks, "'workflow.execution.tasks'", file_position)) {
-        const std::string id =
-            string_of(required(r, "id", "an execution task", file_position), "a task id",
-                      file_position);
+        const std::string id = string_of(required(r, "id", "an execution task", file_position),
+                                         "a task id", file_position);
         records.emplace(id, &r);
       }
     core_flops = machine_core_flops(member(*execution, "machines"), "speedInMHz", options, locate);
@@ -268,8 +265,8 @@ Job parse_split_layout(const json& root, const json& workflow, const std::string
                                           id));
     const Measured m = read_measured(*record->second, id, "coreCount", locate,
                                      locate.pair("id", id, 0, execution_offset));
-    builder.task(index) = make_task(task_name, category_of(t, record->second, task_name), m,
-                                    core_flops, options);
+    builder.task(index) =
+        make_task(task_name, category_of(t, record->second, task_name), m, core_flops, options);
     for (const char* key : {"inputFiles", "outputFiles"}) {
       const json* files = member(t, key);
       if (!files) continue;
@@ -317,7 +314,8 @@ Job parse_combined_layout(const json& workflow, const std::string& name,
   const SourcePosition file_position{locate.file()};
   const json& tasks = array_of(required(workflow, "tasks", "'workflow'", file_position),
                                "'workflow.tasks'", file_position);
-  const auto core_flops = machine_core_flops(member(workflow, "machines"), "speed", options, locate);
+  const auto core_flops =
+      machine_core_flops(member(workflow, "machines"), "speed", options, locate);
   detail::WorkflowBuilder builder(locate.file());
   std::map<std::string, int> seen;
   for (const json& t : tasks) {
@@ -330,15 +328,16 @@ Job parse_combined_layout(const json& workflow, const std::string& name,
     builder.task(index) =
         make_task(task_name, category_of(t, nullptr, task_name), m, core_flops, options);
     if (const json* files = member(t, "files"))
-      for (const json& f : array_of(*files, fmt::format("'files' of task '{}'", task_name), where)) {
-        const std::string file_id = string_of(required(f, "name", "a file", where), "a file name",
-                                              where);
+      for (const json& f :
+           array_of(*files, fmt::format("'files' of task '{}'", task_name), where)) {
+        const std::string file_id =
+            string_of(required(f, "name", "a file", where), "a file name", where);
         const std::size_t file_offset = locate.string_after(offset, file_id);
-        const double size = non_negative(
-            required(f, "sizeInBytes", fmt::format("file '{}'", file_id).c_str(),
-                     locate.at(file_offset)),
-            fmt::format("size of file '{}'", file_id),
-            locate.at(locate.string_after(file_offset, "sizeInBytes")));
+        const double size =
+            non_negative(required(f, "sizeInBytes", fmt::format("file '{}'", file_id).c_str(),
+                                  locate.at(file_offset)),
+                         fmt::format("size of file '{}'", file_id),
+                         locate.at(locate.string_after(file_offset, "sizeInBytes")));
         const json* link = member(f, "link");
         const std::string direction = link ? string_of(*link, "a file link", where) : "input";
         if (direction == "input")
@@ -394,9 +393,9 @@ Job parse_wfcommons(const std::string& text, const std::string& file,
   const std::string v = version->is_string() ? version->get<std::string>() : version->dump();
   const std::size_t version_offset = text.find("\"schemaVersion\"");
   if (v != "1.4" && v != "1.5" && v != "1.6")
-    throw InputError(locate.at(version_offset),
-                     fmt::format("unknown WfCommons schema version '{}' (supported: 1.4, 1.5, 1.6)",
-                                 v));
+    throw InputError(
+        locate.at(version_offset),
+        fmt::format("unknown WfCommons schema version '{}' (supported: 1.4, 1.5, 1.6)", v));
   const json& workflow = required(root, "workflow", "the instance", file_position);
   std::string name = file;
   if (const json* n = member(root, "name"); n && n->is_string()) name = n->get<std::string>();

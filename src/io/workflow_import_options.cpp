@@ -10,9 +10,10 @@ KernelClass workflow_kernel_class(const WorkflowImportOptions& options, std::str
 }
 
 double workflow_task_flops(double core_seconds, double core_peak_flops, KernelClass kernel) {
-  const double cpu_efficiency = RooflineModel::default_efficiency()[static_cast<std::size_t>(
-      kernel)][static_cast<std::size_t>(DeviceKind::cpu)]
-                                    .compute;
+  const double cpu_efficiency =
+      RooflineModel::default_efficiency()[static_cast<std::size_t>(kernel)]
+                                         [static_cast<std::size_t>(DeviceKind::cpu)]
+                                             .compute;
   return core_seconds * core_peak_flops * cpu_efficiency;
 }
 

@@ -188,9 +188,9 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
   std::vector<int> start(n);
   std::vector<std::vector<int>> assign(n, std::vector<int>(devices, -1));
   for (std::uint32_t t = 0; t < n; ++t) {
-    start[t] = milp.add_column(std::max(0.0, head[t] - slack),
-                               std::max(head[t], upper - min_compute[t] - tail[t]) + slack, 0.0,
-                               false);
+    start[t] =
+        milp.add_column(std::max(0.0, head[t] - slack),
+                        std::max(head[t], upper - min_compute[t] - tail[t]) + slack, 0.0, false);
     for (DeviceId d = 0; d < devices; ++d)
       if (instance.compute_seconds(t, d) != kCannotRun)
         assign[t][d] = milp.add_column(0, 1, 0.0, true);
@@ -199,7 +199,8 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
   const auto finish_terms = [&](std::uint32_t t, double sign) {
     std::vector<std::pair<int, double>> terms{{start[t], sign}};
     for (DeviceId d = 0; d < devices; ++d)
-      if (assign[t][d] >= 0) terms.emplace_back(assign[t][d], sign * instance.compute_seconds(t, d));
+      if (assign[t][d] >= 0)
+        terms.emplace_back(assign[t][d], sign * instance.compute_seconds(t, d));
     return terms;
   };
   for (std::uint32_t t = 0; t < n; ++t) {
@@ -312,8 +313,8 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
                    start_values.data());
   Cbc_setMaximumSeconds(milp.get(), options.time_limit_seconds);
   if (options.node_limit > 0)
-    Cbc_setMaximumNodes(milp.get(), static_cast<int>(std::min<long long>(options.node_limit,
-                                                                         1LL << 30)));
+    Cbc_setMaximumNodes(milp.get(),
+                        static_cast<int>(std::min<long long>(options.node_limit, 1LL << 30)));
   Cbc_setAllowableGap(milp.get(), 1e-7 * std::max(1.0, upper));
   Cbc_setAllowableFractionGap(milp.get(), 0.0);
   // On models this small, CBC's root cuts, preprocessing and primal heuristics cost

@@ -10,8 +10,8 @@ double data_ready_seconds(const DagInstance& instance, const StaticSchedule& sch
   double ready = release.empty() ? 0.0 : release[task][device];
   for (const DagNeighbor& p : instance.predecessors(task)) {
     const PlannedTask& producer = schedule.tasks[p.task];
-    ready = std::max(ready, producer.finish_seconds +
-                                instance.comm_seconds(p.edge, producer.device, device));
+    ready = std::max(
+        ready, producer.finish_seconds + instance.comm_seconds(p.edge, producer.device, device));
   }
   return ready;
 }

@@ -19,9 +19,9 @@ inline std::string shared_data(const std::string& relative) {
 // Writes `text` to a file in a per-test temporary folder and returns its path.
 inline std::string write_temp_file(const std::string& name, const std::string& text) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    (std::string("hetsched_") + info->test_suite_name() + "_" +
-                                     info->name());
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      (std::string("hetsched_") + info->test_suite_name() + "_" + info->name());
   std::filesystem::create_directories(dir);
   const std::filesystem::path path = dir / name;
   std::ofstream(path, std::ios::binary) << text;

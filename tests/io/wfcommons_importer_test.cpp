@@ -140,8 +140,7 @@ std::string instance(const std::string& version, const std::string& a_parents,
 }
 
 TEST(WfCommonsImporter, SmallInstanceBuildsTheEdgeFromItsFile) {
-  const Job job =
-      import_wfcommons_file(write_temp_file("ok.json", instance("1.6", R"(["b"])")));
+  const Job job = import_wfcommons_file(write_temp_file("ok.json", instance("1.6", R"(["b"])")));
   ASSERT_EQ(job.edges.size(), 1u);
   EXPECT_EQ(job.edges[0].from, 1u);
   EXPECT_EQ(job.edges[0].to, 0u);
@@ -177,9 +176,7 @@ TEST(WfCommonsImporter, NegativeRuntimeAndSizeAreRejected) {
       [] { import_wfcommons_file(write_temp_file("w.json", instance("1.5", "[]", "-2"))); },
       "runtime of task 'a' is negative", 17);
   expect_input_error(
-      [] {
-        import_wfcommons_file(write_temp_file("w.json", instance("1.5", "[]", "2.0", "-5")));
-      },
+      [] { import_wfcommons_file(write_temp_file("w.json", instance("1.5", "[]", "2.0", "-5"))); },
       "size of file 'f' is negative", 11);
 }
 

@@ -71,9 +71,9 @@ class BruteForce {
         if (run == kCannotRun) continue;
         double start = device_free_[d];
         for (const DagNeighbor& p : instance_.predecessors(t))
-          start = std::max(start, schedule_.tasks[p.task].finish_seconds +
-                                      instance_.comm_seconds(p.edge, schedule_.tasks[p.task].device,
-                                                             d));
+          start = std::max(start,
+                           schedule_.tasks[p.task].finish_seconds +
+                               instance_.comm_seconds(p.edge, schedule_.tasks[p.task].device, d));
         const double saved_free = device_free_[d];
         schedule_.tasks[t] = PlannedTask{d, start, start + run};
         device_free_[d] = start + run;
@@ -104,8 +104,7 @@ CostMatrix random_matrix(Rng& rng, std::size_t tasks, std::size_t devices) {
   for (std::size_t t = 0; t < tasks; ++t) {
     m.task_names.push_back("T" + std::to_string(t));
     std::vector<double> row;
-    for (std::size_t d = 0; d < devices; ++d)
-      row.push_back(static_cast<double>(1 + rng.below(20)));
+    for (std::size_t d = 0; d < devices; ++d) row.push_back(static_cast<double>(1 + rng.below(20)));
     m.compute_seconds.push_back(row);
     for (std::size_t p = 0; p < t; ++p)
       if (rng.uniform() < 0.35)
@@ -147,8 +146,8 @@ TEST(ExactDagSolver, EqualsBruteForceOnRandomSmallInstances) {
     const std::size_t tasks = 3 + trial % 4, devices = 2 + trial % 2;
     const CostMatrix m = random_matrix(rng, tasks, devices);
     const DagInstance instance = cost_matrix_instance(m);
-    SCOPED_TRACE(::testing::Message() << "trial " << trial << ": " << tasks << " tasks, "
-                                      << devices << " devices");
+    SCOPED_TRACE(::testing::Message()
+                 << "trial " << trial << ": " << tasks << " tasks, " << devices << " devices");
     const std::optional<StaticSchedule> exact = solve_exact_schedule(instance, 30);
     ASSERT_TRUE(exact.has_value());
     EXPECT_EQ(check_schedule(instance, *exact), "");

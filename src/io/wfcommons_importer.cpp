@@ -214,7 +214,7 @@ Task make_task(const std::string& name, const std::string& category, const Measu
 }
 
 // Schema 1.5 and 1.6: specification and execution apart.
-Job parse_split_layout(const json& root, const json& workflow, const std::string& name,
+Job parse_split_layout(const json& workflow, const std::string& name,
                        const WorkflowImportOptions& options, const JsonTextLocator& locate) {
   const SourcePosition file_position{locate.file()};
   const json& specification = required(workflow, "specification", "'workflow'", file_position);
@@ -303,7 +303,6 @@ Job parse_split_layout(const json& root, const json& workflow, const std::string
                        fmt::format("execution record for task '{}', which "
                                    "'workflow.specification.tasks' does not define",
                                    id));
-  (void)root;
   return builder.finish(name, "scientific");
 }
 
@@ -400,7 +399,7 @@ Job parse_wfcommons(const std::string& text, const std::string& file,
   std::string name = file;
   if (const json* n = member(root, "name"); n && n->is_string()) name = n->get<std::string>();
   if (v == "1.4") return parse_combined_layout(workflow, name, options, locate);
-  return parse_split_layout(root, workflow, name, options, locate);
+  return parse_split_layout(workflow, name, options, locate);
 }
 
 Job import_wfcommons_file(const std::string& path, const WorkflowImportOptions& options) {

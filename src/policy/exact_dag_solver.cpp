@@ -147,7 +147,7 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
   std::vector<double> min_compute(n, kCannotRun), head(n, 0.0), tail(n, 0.0);
   for (std::uint32_t t = 0; t < n; ++t) {
     for (DeviceId d = 0; d < devices; ++d)
-      min_compute[t] = std::min(min_compute[t], instance.compute_seconds(t, d) + 0.0);
+      min_compute[t] = std::min(min_compute[t], instance.compute_seconds(t, d));
     double earliest_release = kCannotRun;
     for (DeviceId d = 0; d < devices; ++d)
       if (instance.compute_seconds(t, d) != kCannotRun)
@@ -293,7 +293,9 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
       }
     }
 
-  // The list schedule as the first incumbent: its assignment and orders.
+  // The list schedule as the first incumbent: its assignment and orders (CBC
+  // completes the continuous columns itself; giving them too made it discard the
+  // start on some instances).
   std::vector<int> start_columns;
   std::vector<double> start_values;
   for (std::uint32_t t = 0; t < n; ++t)

@@ -117,6 +117,7 @@ bool solve_lp(const AllocationProblem& problem, const LpSpec& spec, AllocationRe
   }
   glp_load_matrix(lp.get(), static_cast<int>(value.size()) - 1, row_index.data(),
                   column_index.data(), value.data());
+  glp_term_out(GLP_OFF);  // GLPK prints scaling notes to stdout otherwise
   glp_scale_prob(lp.get(), GLP_SF_AUTO);
   glp_smcp parameters;
   glp_init_smcp(&parameters);

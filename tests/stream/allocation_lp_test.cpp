@@ -17,7 +17,9 @@ void expect_feasible(const AllocationProblem& problem, const AllocationResult& r
     for (std::size_t k = 0; k < problem.capacity.size(); ++k) {
       const double x = result.fraction[j][k];
       EXPECT_GE(x, 0.0);
-      if (problem.jobs[j].rate[k] == 0) EXPECT_EQ(x, 0.0);
+      if (problem.jobs[j].rate[k] == 0) {
+        EXPECT_EQ(x, 0.0);
+      }
       total += x;
       used[k] += x * problem.jobs[j].gang_size;
     }
@@ -91,18 +93,28 @@ TEST(AllocationLp, MaxMinFairnessBeatsAgnosticOnAHandSolvedExample) {
 }
 
 TEST(AllocationLp, EqualShareWaterFillsGangsAndWeights) {
-  // 4 devices, a 4-GPU job and two 1-GPU jobs, equal weights: max-min of
-  // gang * time gives each job the same device-time: level L with 4f = L, f2 = L,
-  // 4 * f1 + f2 + f3 = 4  ->  L = 4/3, job 0 gets 1/3 of the time, the others 1.
+  // 4 devices, a 4-GPU job and two 1-GPU jobs, equal weights; max-min of
+  // gang * time fraction (Gavel's agnostic objective). Levels: 4 f0 = f1 = f2 = L
+  // would need 3L = 4 devices, L = 4/3, but f1, f2 <= 1: the 1-GPU jobs saturate at
+  // f = 1 and the 4-GPU job takes the 2 devices left, f0 = 0.5.
   AllocationProblem problem;
   problem.capacity = {4};
   problem.price_per_hour = {1};
   problem.jobs = {AllocationJob{{1}, 4, 1, 1, 0, 1}, AllocationJob{{1}, 1, 1, 1, 0, 1},
                   AllocationJob{{1}, 1, 1, 1, 0, 1}};
   const AllocationResult share = equal_share_allocation(problem);
-  EXPECT_NEAR(share.fraction[0][0], 1.0 / 3.0, 1e-12);
+  EXPECT_NEAR(share.fraction[0][0], 0.5, 1e-12);
   EXPECT_NEAR(share.fraction[1][0], 1.0, 1e-12);
   EXPECT_NEAR(share.fraction[2][0], 1.0, 1e-12);
+  // Eight 1-GPU jobs of weight 1 and one of weight 2 on 5 devices: L = 5/10 =
+  // 0.5, the weighted job gets twice the others' time.
+  problem.jobs.clear();
+  for (int i = 0; i < 8; ++i) problem.jobs.push_back(AllocationJob{{1}, 1, 1, 1, 0, 1});
+  problem.jobs.push_back(AllocationJob{{1}, 1, 2, 1, 0, 1});
+  problem.capacity = {5};
+  const AllocationResult weighted = equal_share_allocation(problem);
+  EXPECT_NEAR(weighted.fraction[0][0], 0.5, 1e-12);
+  EXPECT_NEAR(weighted.fraction[8][0], 1.0, 1e-12);
 }
 
 TEST(AllocationLp, UnmeetableSloFallsBackToTheEqualShareAndSaysSo) {

@@ -117,7 +117,7 @@ TEST(StreamSimulator, RoundPoliciesFinishEveryJobAndRepeatExactly) {
   const auto table = load_gavel_throughputs(std::string(HETSCHED_SHARED_DATA_DIR) +
                                             "/gavel/simulation_throughputs.json");
   StreamWorkload workload;
-  workload.cluster = make_stream_cluster({{"V100", 4}, {"P100", 4}, {"K80", 4}}, 4, 2);
+  workload.cluster = make_stream_cluster({{"V100", 8}, {"P100", 8}, {"K80", 8}}, 4, 2);
   workload.jobs = generate_gavel_jobs(table, GavelGeneratorParams{40, 2.0, true, 3});
   for (const auto& name : stream_policy_names()) {
     const StreamReport a = run(workload, name);

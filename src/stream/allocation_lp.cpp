@@ -153,7 +153,15 @@ AllocationResult solve_unfolded(const AllocationProblem& problem, AllocationObje
   LpSpec spec;
   spec.min_coefficient.assign(job_count, 0.0);
   spec.objective.assign(job_count, std::vector<double>(type_count, 0.0));
-  const double epsilon = 0.1 / std::max(1.0, total_jobs);
+  // The secondary term must stay small next to the level t. Max-min fairness has
+  // t ~ 1 by construction; for min makespan t is scaled by the longest standalone
+  // remaining time so that it is ~1 too, and its secondary term is a mere tie-break.
+  double longest_alone = 0;
+  for (const AllocationJob& job : problem.jobs)
+    if (best_rate(job) > 0)
+      longest_alone = std::max(longest_alone, job.remaining_steps / best_rate(job));
+  const double epsilon = (objective == AllocationObjective::min_makespan ? 1e-3 : 0.1) /
+                         std::max(1.0, total_jobs);
   for (std::size_t j = 0; j < job_count; ++j) {
     const AllocationJob& job = problem.jobs[j];
     const double best = best_rate(job);
@@ -165,7 +173,7 @@ AllocationResult solve_unfolded(const AllocationProblem& problem, AllocationObje
           coefficient = job.gang_size / (job.priority_weight * equal_throughput[j]);
         break;
       case AllocationObjective::min_makespan:
-        coefficient = 1.0 / std::max(job.remaining_steps, 1e-9);
+        coefficient = longest_alone / std::max(job.remaining_steps, 1e-9);
         break;
       default:
         break;

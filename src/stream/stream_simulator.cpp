@@ -453,6 +453,14 @@ void StreamRun::run_round() {
   std::vector<int> chosen_type(workload_.jobs.size(), -1);
   std::vector<std::size_t> chosen;
   std::vector<int> budget = free_by_type_;
+  // A job that may not be preempted keeps the devices it ran on last round.
+  for (std::size_t j : active_) {
+    const JobRuntime& job = jobs_[j];
+    if (workload_.jobs[j].preemptible || job.placement.empty() || job.type < 0) continue;
+    budget[job.type] -= workload_.jobs[j].gang_size;
+    chosen_type[j] = job.type;
+    chosen.push_back(j);
+  }
   for (const Candidate& c : candidates) {
     if (chosen_type[c.job] >= 0) continue;
     const int gang = workload_.jobs[c.job].gang_size;

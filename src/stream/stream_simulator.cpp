@@ -469,22 +469,31 @@ void StreamRun::run_round() {
     chosen_type[c.job] = static_cast<int>(c.type);
     chosen.push_back(c.job);
   }
-  // Placement: jobs staying on their type keep their devices; the rest best fit.
+  // Placement, largest gangs first so that they find whole nodes (as Gavel does): a
+  // job staying on its type keeps last round's devices when they are all still
+  // free; otherwise it is placed afresh (best fit) and, if it ran before, migrates.
+  std::vector<std::size_t> placement_order(chosen.size());
+  std::iota(placement_order.begin(), placement_order.end(), 0);
+  std::stable_sort(
+      placement_order.begin(), placement_order.end(), [&](std::size_t a, std::size_t b) {
+        return workload_.jobs[chosen[a]].gang_size > workload_.jobs[chosen[b]].gang_size;
+      });
   std::vector<Placement> placement(chosen.size());
   std::vector<bool> moved(chosen.size(), false);
-  for (std::size_t i = 0; i < chosen.size(); ++i) {
-    const JobRuntime& job = jobs_[chosen[i]];
-    if (job.ran_before && job.type == chosen_type[chosen[i]] && !job.placement.empty()) {
-      placement[i] = job.placement;
-      take(placement[i], +1);
-    }
-  }
-  for (std::size_t i = 0; i < chosen.size(); ++i) {
-    if (!placement[i].empty()) continue;
+  for (std::size_t i : placement_order) {
     const std::size_t j = chosen[i];
-    placement[i] = *place(static_cast<std::size_t>(chosen_type[j]), workload_.jobs[j].gang_size);
+    const JobRuntime& job = jobs_[j];
+    const auto type = static_cast<std::size_t>(chosen_type[j]);
+    bool keep = job.ran_before && job.type == chosen_type[j] && !job.placement.empty();
+    for (const auto& [node, count] : job.placement) keep = keep && nodes_[node].free >= count;
+    // Staying spread over nodes is worth a move when one node now has room.
+    if (keep && job.placement.size() > 1) {
+      const auto fresh = place(type, workload_.jobs[j].gang_size);
+      keep = !(fresh && fresh->size() == 1);
+    }
+    placement[i] = keep ? job.placement : *place(type, workload_.jobs[j].gang_size);
     take(placement[i], +1);
-    moved[i] = jobs_[j].ran_before;
+    moved[i] = job.ran_before && !keep;
   }
   // Run the round.
   for (std::size_t i = 0; i < chosen.size(); ++i) {

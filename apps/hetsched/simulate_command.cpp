@@ -9,6 +9,7 @@
 #include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "input_options.hpp"
+#include "hetsched/core/input_error.hpp"
 #include "hetsched/io/stream_workload_file.hpp"
 #include "stream_simulate.hpp"
 

@@ -441,7 +441,11 @@ void StreamRun::run_round() {
       const double x = allocation_.fraction[i][k];
       if (x <= 1e-9) continue;
       const double share = jobs_[j].received[k] / in_system;
-      candidates.push_back({x / (share + 1e-6), x, j, k});
+      double priority = x / (share + 1e-6);
+      // Hysteresis: staying where it ran last round avoids a checkpoint/restart.
+      if (!jobs_[j].placement.empty() && jobs_[j].type == static_cast<int>(k))
+        priority *= options_.stay_bonus;
+      candidates.push_back({priority, x, j, k});
     }
   }
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {

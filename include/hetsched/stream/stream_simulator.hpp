@@ -22,6 +22,9 @@ struct StreamSimOptions {
   double round_seconds = 360;
   double migration_seconds = 30;
   bool easy_backfilling = false;  // queue-mode policies only
+  // Round mode: a job's priority on the type it ran on last round is multiplied by
+  // this, so that jobs move less often (each move costs migration_seconds).
+  double stay_bonus = 3.0;
   // Jobs whose index lies in [measure_first, measure_last) are measured; the run
   // stops once they have all finished (or everything has).
   std::size_t measure_first = 0;

@@ -14,5 +14,6 @@ void add_import_command(CLI::App& app);
 // `bench` groups the benchmark subcommands; each adds itself under it.
 void add_bench_sim_command(CLI::App& bench);
 void add_bench_dag_command(CLI::App& bench);
+void add_bench_cluster_command(CLI::App& bench);
 
 }  // namespace hetsched::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   bench->require_subcommand(1);
   hetsched::cli::add_bench_sim_command(*bench);
   hetsched::cli::add_bench_dag_command(*bench);
+  hetsched::cli::add_bench_cluster_command(*bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

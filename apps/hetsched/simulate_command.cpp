@@ -10,6 +10,9 @@
 #include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "input_options.hpp"
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/io/stream_workload_file.hpp"
+#include "stream_simulate.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -19,9 +22,20 @@ struct SimulateOptions {
   std::vector<std::string> policies;
   std::string out_dir;
   std::string format = "table";
+  StreamSimulateOptions stream;  // used when the workload file is a job stream
 };
 
 void run_simulate(const SimulateOptions& options) {
+  if (!options.input.workload_file.empty() &&
+      is_stream_workload_file(options.input.workload_file)) {
+    StreamSimulateOptions stream = options.stream;
+    stream.workload_file = options.input.workload_file;
+    stream.policies = options.policies;
+    stream.format = options.format;
+    stream.quiet = options.input.quiet;
+    run_stream_simulation(stream);
+    return;
+  }
   const Cluster cluster = options.input.load_cluster();
   const Workload workload = options.input.load_workload(cluster);
   const RooflineModel perf(cluster);
@@ -84,6 +98,14 @@ void add_simulate_command(CLI::App& app) {
   command->add_option(
       "--policy", options->policies,
       "policy to run (repeatable); default: round-robin, random and greedy-eft side by side");
+  command->add_flag("--backfill", options->stream.easy_backfilling,
+                    "job streams: EASY backfilling on top of a queue policy");
+  command->add_option("--round-seconds", options->stream.round_seconds,
+                      "job streams: round length of round-based policies")
+      ->capture_default_str();
+  command->add_option("--migration-seconds", options->stream.migration_seconds,
+                      "job streams: checkpoint/restart time when a job moves")
+      ->capture_default_str();
   command->add_option("--out", options->out_dir, "directory for JSON reports and Chrome traces");
   command->add_option("--format", options->format, "output on stdout")
       ->check(CLI::IsMember({"table", "json"}))

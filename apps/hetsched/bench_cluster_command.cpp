@@ -1,0 +1,116 @@
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "hetsched/stream/cluster_benchmark.hpp"
+
+namespace hetsched::cli {
+namespace {
+
+struct BenchClusterOptions {
+  ClusterBenchParams params;
+  std::string format = "table";
+  bool quiet = false;
+};
+
+nlohmann::ordered_json share_json(const GpuShareResult& r) {
+  return {{"policy", r.policy},
+          {"placed_fraction", r.placed_fraction},
+          {"fragmentation", r.fragmentation},
+          {"fragmented_milli_gpus", r.fragmented_milli_gpus},
+          {"avg_wait_seconds", r.avg_wait_seconds},
+          {"gpu_pods", r.gpu_pods},
+          {"placed_gpu_pods", r.placed_gpu_pods}};
+}
+
+void run_bench_cluster(BenchClusterOptions options) {
+  if (options.params.data_dir.empty()) options.params.data_dir = "../shared/data";
+  if (!options.quiet)
+    options.params.progress = [](const std::string& what) {
+      std::cerr << "bench cluster: " << what << "\n";
+    };
+  const ClusterBenchResult r = run_cluster_benchmark(options.params);
+  if (options.format == "json") {
+    nlohmann::ordered_json out;
+    out["gavel"] = nlohmann::ordered_json::array();
+    for (const auto& row : r.gavel)
+      out["gavel"].push_back({{"trace", row.trace},
+                              {"rate_jobs_per_hour", row.rate_jobs_per_hour},
+                              {"agnostic_avg_jct_hours", row.agnostic_avg_jct_hours},
+                              {"aware_avg_jct_hours", row.aware_avg_jct_hours},
+                              {"published_agnostic", row.published_agnostic},
+                              {"published_aware", row.published_aware},
+                              {"measured_jobs", row.measured_jobs},
+                              {"agnostic_wall_seconds", row.agnostic_wall_seconds},
+                              {"aware_wall_seconds", row.aware_wall_seconds}});
+    out["makespan"] = nlohmann::ordered_json::array();
+    for (const auto& row : r.makespan)
+      out["makespan"].push_back({{"jobs", row.jobs},
+                                 {"fifo_hours", row.fifo_hours},
+                                 {"aware_hours", row.aware_hours},
+                                 {"published_fifo", row.published_fifo},
+                                 {"published_aware", row.published_aware}});
+    out["alibaba"] = nlohmann::ordered_json::array();
+    for (const auto& row : r.alibaba) out["alibaba"].push_back(share_json(row));
+    out["alibaba_packing"] = nlohmann::ordered_json::array();
+    for (const auto& row : r.alibaba_packing) out["alibaba_packing"].push_back(share_json(row));
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format(
+      "Gavel setting: 36 V100 + 36 P100 + 36 K80, jobs {}-{} measured, average JCT in hours\n",
+      r.measure_first, r.measure_last);
+  std::cout << fmt::format("{:<11} {:>8} {:>10} {:>10} {:>7} {:>10} {:>10} {:>7} {:>9}\n", "trace",
+                           "jobs/h", "agnostic", "aware", "ratio", "Gavel ag.", "Gavel aw.",
+                           "ratio", "wall s");
+  for (const auto& row : r.gavel)
+    std::cout << fmt::format(
+        "{:<11} {:>8.1f} {:>10.2f} {:>10.2f} {:>6.2f}x {:>10.2f} {:>10.2f} {:>6.2f}x {:>9.1f}\n",
+        row.trace, row.rate_jobs_per_hour, row.agnostic_avg_jct_hours, row.aware_avg_jct_hours,
+        row.agnostic_avg_jct_hours / row.aware_avg_jct_hours, row.published_agnostic,
+        row.published_aware, row.published_agnostic / row.published_aware,
+        row.agnostic_wall_seconds + row.aware_wall_seconds);
+  std::cout << "\nStatic multi-GPU traces, makespan in hours\n";
+  std::cout << fmt::format("{:>6} {:>10} {:>10} {:>12} {:>12}\n", "jobs", "fifo", "aware",
+                           "Gavel fifo", "Gavel aware");
+  for (const auto& row : r.makespan)
+    std::cout << fmt::format("{:>6} {:>10.1f} {:>10.1f} {:>12.1f} {:>12.1f}\n", row.jobs,
+                             row.fifo_hours, row.aware_hours, row.published_fifo,
+                             row.published_aware);
+  std::cout << "\nAlibaba GPU trace (1,213 nodes, 8,152 pods)\n";
+  std::cout << fmt::format("{:<21} {:>8} {:>9} {:>13} {:>10} | {:>14} {:>9}\n", "placement",
+                           "placed", "frag.", "frag. mGPU", "wait s", "packing placed", "frag.");
+  for (std::size_t i = 0; i < r.alibaba.size(); ++i)
+    std::cout << fmt::format(
+        "{:<21} {:>7.2f}% {:>8.2f}% {:>13.0f} {:>10.1f} | {:>13.2f}% {:>8.2f}%\n",
+        r.alibaba[i].policy, 100 * r.alibaba[i].placed_fraction, 100 * r.alibaba[i].fragmentation,
+        r.alibaba[i].fragmented_milli_gpus, r.alibaba[i].avg_wait_seconds,
+        100 * r.alibaba_packing[i].placed_fraction, 100 * r.alibaba_packing[i].fragmentation);
+}
+
+}  // namespace
+
+void add_bench_cluster_command(CLI::App& bench) {
+  auto options = std::make_shared<BenchClusterOptions>();
+  CLI::App* command = bench.add_subcommand(
+      "cluster", "job-stream scheduling against Gavel's published figures and the Alibaba trace");
+  command->add_option("--data", options->params.data_dir,
+                      "the shared data folder (default ../shared/data)");
+  command->add_flag("--quick", options->params.quick,
+                    "a faster subset: 3 rates, jobs 1000-1250 measured, no 700-job case");
+  command->add_option("--seed", options->params.seed, "seed of the job generator")
+      ->capture_default_str();
+  command
+      ->add_option("--migration-seconds", options->params.migration_seconds,
+                   "checkpoint/restart time charged when a job moves")
+      ->capture_default_str();
+  command->add_option("--format", options->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
+  command->callback([options] { run_bench_cluster(*options); });
+}
+
+}  // namespace hetsched::cli

@@ -1,0 +1,100 @@
+#include "stream_simulate.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "hetsched/core/progress.hpp"
+#include "hetsched/io/stream_workload_file.hpp"
+#include "hetsched/stream/stream_simulator.hpp"
+
+namespace hetsched::cli {
+
+void run_stream_simulation(const StreamSimulateOptions& options) {
+  const StreamWorkload workload = load_stream_workload(options.workload_file);
+  std::vector<std::string> policies = options.policies;
+  if (policies.empty()) policies = {"fifo", "las", "aware-las"};
+  std::vector<std::unique_ptr<StreamPolicy>> made;
+  for (const auto& name : policies) made.push_back(make_stream_policy(name));  // validate first
+  StreamSimOptions sim;
+  sim.round_seconds = options.round_seconds;
+  sim.migration_seconds = options.migration_seconds;
+  sim.easy_backfilling = options.easy_backfilling;
+  std::vector<StreamReport> reports;
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    Progress progress("simulate " + policies[i], options.quiet);
+    sim.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
+    reports.push_back(simulate_stream(workload, *made[i], sim, policies[i]));
+  }
+  if (options.format == "json") {
+    nlohmann::ordered_json out{{"reports", nlohmann::ordered_json::array()}};
+    for (const auto& r : reports) {
+      nlohmann::ordered_json utilisation;
+      for (std::size_t k = 0; k < r.type_names.size(); ++k)
+        utilisation[r.type_names[k]] = r.utilisation[k];
+      nlohmann::ordered_json rejected = nlohmann::ordered_json::array();
+      for (const auto& job : r.jobs)
+        if (job.rejected) rejected.push_back({{"job", job.name}, {"reason", job.rejection_reason}});
+      out["reports"].push_back({{"policy", r.policy},
+                                {"jobs", r.measured_jobs},
+                                {"finished", r.finished_measured},
+                                {"rejected", rejected},
+                                {"avg_jct_seconds", r.average_jct_seconds},
+                                {"p50_jct_seconds", r.p50_jct_seconds},
+                                {"p95_jct_seconds", r.p95_jct_seconds},
+                                {"p99_jct_seconds", r.p99_jct_seconds},
+                                {"avg_wait_seconds", r.average_wait_seconds},
+                                {"makespan_seconds", r.makespan_seconds},
+                                {"utilisation", utilisation},
+                                {"jain_fairness", r.jain_fairness},
+                                {"slo_violations", r.slo_violations},
+                                {"cost_usd", r.cost_usd},
+                                {"allocation_fallbacks", r.fallbacks},
+                                {"fallback_note", r.first_fallback_note}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << "cluster:";
+  for (const auto& type : workload.cluster.types)
+    std::cout << " " << type.count << " " << type.model;
+  std::cout << "; " << workload.jobs.size() << " jobs\n";
+  for (const auto& r : reports)
+    for (const auto& job : r.jobs)
+      if (job.rejected && &r == &reports.front())
+        std::cout << "rejected at submission: " << job.name << ": " << job.rejection_reason << "\n";
+  std::cout << "\n";
+  std::cout << fmt::format("{:<22}", "metric");
+  for (const auto& r : reports) std::cout << fmt::format(" {:>14}", r.policy);
+  std::cout << "\n";
+  auto row = [&](const std::string& label, auto value) {
+    std::cout << fmt::format("{:<22}", label);
+    for (const auto& r : reports) std::cout << fmt::format(" {:>14}", value(r));
+    std::cout << "\n";
+  };
+  auto hours = [](double seconds) { return fmt::format("{:.2f} h", seconds / 3600.0); };
+  row("finished / jobs", [](const StreamReport& r) {
+    return fmt::format("{}/{}", r.finished_measured, r.measured_jobs);
+  });
+  row("avg JCT", [&](const StreamReport& r) { return hours(r.average_jct_seconds); });
+  row("p50 JCT", [&](const StreamReport& r) { return hours(r.p50_jct_seconds); });
+  row("p95 JCT", [&](const StreamReport& r) { return hours(r.p95_jct_seconds); });
+  row("p99 JCT", [&](const StreamReport& r) { return hours(r.p99_jct_seconds); });
+  row("avg wait", [&](const StreamReport& r) { return hours(r.average_wait_seconds); });
+  row("makespan", [&](const StreamReport& r) { return hours(r.makespan_seconds); });
+  for (std::size_t k = 0; k < workload.cluster.types.size(); ++k)
+    row("utilisation " + workload.cluster.types[k].model,
+        [&](const StreamReport& r) { return fmt::format("{:.1f}%", 100 * r.utilisation[k]); });
+  row("Jain fairness",
+      [](const StreamReport& r) { return fmt::format("{:.3f}", r.jain_fairness); });
+  row("SLO violations", [](const StreamReport& r) { return fmt::format("{}", r.slo_violations); });
+  row("cost", [](const StreamReport& r) { return fmt::format("${:.2f}", r.cost_usd); });
+  row("rejected", [](const StreamReport& r) { return fmt::format("{}", r.rejected); });
+  for (const auto& r : reports)
+    if (r.fallbacks > 0)
+      std::cout << r.policy << ": " << r.fallbacks
+                << " allocation(s) fell back; first: " << r.first_fallback_note << "\n";
+}
+
+}  // namespace hetsched::cli

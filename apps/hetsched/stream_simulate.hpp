@@ -1,0 +1,23 @@
+// `hetsched simulate` on a stream workload file (kind: stream): runs the stream
+// simulator under each stream policy and prints the job-stream metrics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hetsched::cli {
+
+struct StreamSimulateOptions {
+  std::string workload_file;
+  std::vector<std::string> policies;  // default: fifo, las, aware-las
+  bool easy_backfilling = false;
+  double round_seconds = 360;
+  double migration_seconds = 30;
+  std::string format = "table";
+  bool quiet = false;
+};
+
+void run_stream_simulation(const StreamSimulateOptions& options);
+
+}  // namespace hetsched::cli

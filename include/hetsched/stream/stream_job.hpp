@@ -1,0 +1,58 @@
+// The job-stream model: a shared cluster of device types receiving gang jobs.
+// A StreamJob asks for `gang_size` devices of one type at once and carries an amount
+// of work (steps) whose rate depends on the device type it gets (its row of the
+// throughput matrix), a priority weight, an optional deadline (SLO), a user and an
+// arrival time. This is a different model from the DAG tasks in workload/.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hetsched {
+
+struct StreamJob {
+  std::string name;
+  std::string job_type;  // e.g. Gavel's "ResNet-50 (batch size 64)"
+  std::string user = "default";
+  int gang_size = 1;
+  double total_steps = 0;
+  // Steps per second by device type name when the whole gang sits in one node.
+  std::map<std::string, double> steps_per_second;
+  // Steps per second when the gang is spread over nodes; a type missing here runs
+  // at its steps_per_second rate.
+  std::map<std::string, double> spread_steps_per_second;
+  double priority_weight = 1;
+  std::optional<double> deadline_seconds;  // absolute time by which it should finish
+  double arrival_seconds = 0;
+  bool preemptible = true;
+};
+
+// One type of device in the cluster: `count` devices in nodes of
+// `devices_per_node`, nodes grouped in racks of `nodes_per_rack`.
+struct StreamDeviceType {
+  std::string model;  // a catalog name: "V100", "P100", "K80", ...
+  int count = 0;
+  int devices_per_node = 4;
+  int nodes_per_rack = 8;
+  double price_per_hour = 0;
+};
+
+struct StreamCluster {
+  std::vector<StreamDeviceType> types;
+  int total_devices() const;
+  std::vector<std::string> type_names() const;
+};
+
+// A cluster of the named catalog parts (prices from the catalog); throws InputError
+// for a name the catalog does not know.
+StreamCluster make_stream_cluster(const std::vector<std::pair<std::string, int>>& counts,
+                                  int devices_per_node = 4, int nodes_per_rack = 8);
+
+struct StreamWorkload {
+  StreamCluster cluster;
+  std::vector<StreamJob> jobs;  // in arrival order
+};
+
+}  // namespace hetsched

@@ -1,0 +1,21 @@
+// Small shared helpers for the stream-trace importers: read a whole file, split a
+// line on one separator, and parse numbers strictly (the whole field, no junk),
+// throwing InputError with the file, line and column of the field.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetsched/core/input_error.hpp"
+
+namespace hetsched::stream_text {
+
+std::string read_file(const std::string& path);
+std::vector<std::string_view> split(std::string_view line, char separator);
+// Lines without their terminators ('\n', "\r\n").
+std::vector<std::string_view> lines(std::string_view text);
+double parse_number(std::string_view field, const SourcePosition& where, std::string_view what);
+int parse_integer(std::string_view field, const SourcePosition& where, std::string_view what);
+
+}  // namespace hetsched::stream_text

@@ -1,0 +1,113 @@
+// The cluster-scheduling benchmark against Gavel's published figures (see header).
+#include "hetsched/stream/cluster_benchmark.hpp"
+
+#include "hetsched/io/alibaba_trace.hpp"
+#include "hetsched/io/gavel_throughputs.hpp"
+#include "hetsched/stream/gavel_job_generator.hpp"
+#include "hetsched/stream/stream_simulator.hpp"
+
+namespace hetsched {
+namespace {
+
+StreamCluster gavel_cluster() {
+  // Gavel's simulated cluster; 8 GPUs per server so that every gang of its
+  // generator (at most 8) can sit in one server.
+  return make_stream_cluster({{"V100", 36}, {"P100", 36}, {"K80", 36}}, 8, 8);
+}
+
+StreamReport run(const StreamWorkload& workload, const std::string& policy_name,
+                 const StreamSimOptions& options) {
+  auto policy = make_stream_policy(policy_name);
+  return simulate_stream(workload, *policy, options, policy_name);
+}
+
+}  // namespace
+
+ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
+  ClusterBenchResult result;
+  const GavelThroughputTable table =
+      load_gavel_throughputs(params.data_dir + "/gavel/simulation_throughputs.json");
+  auto say = [&](const std::string& what) {
+    if (params.progress) params.progress(what);
+  };
+
+  struct Setting {
+    const char* trace;
+    bool multi_gpu;
+    double rate;
+    double published_agnostic;
+    double published_aware;
+  };
+  std::vector<Setting> settings{{"single-gpu", false, 4.0, 23.49, 16.82},
+                                {"single-gpu", false, 4.8, 35.79, 18.97},
+                                {"single-gpu", false, 5.6, 95.99, 28.96},
+                                {"multi-gpu", true, 2.6, 70.54, 36.44},
+                                {"multi-gpu", true, 2.8, 169.93, 55.78}};
+  if (params.quick) settings = {settings[0], settings[2], settings[3]};
+  result.measure_first = params.quick ? 1000 : 4000;
+  result.measure_last = params.quick ? 1250 : 5000;
+  const std::size_t generated = result.measure_last + (params.quick ? 1000 : 3000);
+
+  StreamSimOptions options;
+  options.round_seconds = params.round_seconds;
+  options.migration_seconds = params.migration_seconds;
+  options.measure_first = result.measure_first;
+  options.measure_last = result.measure_last;
+  for (const Setting& setting : settings) {
+    StreamWorkload workload;
+    workload.cluster = gavel_cluster();
+    workload.jobs = generate_gavel_jobs(
+        table, GavelGeneratorParams{generated, setting.rate, setting.multi_gpu, params.seed});
+    GavelContinuousRow row;
+    row.trace = setting.trace;
+    row.rate_jobs_per_hour = setting.rate;
+    row.published_agnostic = setting.published_agnostic;
+    row.published_aware = setting.published_aware;
+    say(std::string(setting.trace) + " " + std::to_string(setting.rate) + " jobs/h: las");
+    const StreamReport agnostic = run(workload, "las", options);
+    say(std::string(setting.trace) + " " + std::to_string(setting.rate) + " jobs/h: aware-las");
+    const StreamReport aware = run(workload, "aware-las", options);
+    row.agnostic_avg_jct_hours = agnostic.average_jct_seconds / 3600.0;
+    row.aware_avg_jct_hours = aware.average_jct_seconds / 3600.0;
+    row.measured_jobs = aware.finished_measured;
+    row.agnostic_wall_seconds = agnostic.wall_seconds;
+    row.aware_wall_seconds = aware.wall_seconds;
+    result.gavel.push_back(row);
+  }
+
+  struct StaticCase {
+    std::size_t jobs;
+    double published_fifo;
+    double published_aware;
+  };
+  std::vector<StaticCase> static_cases{{100, 182.3, 161.2}, {700, 619.5, 244.2}};
+  if (params.quick) static_cases.pop_back();
+  for (const StaticCase& c : static_cases) {
+    StreamWorkload workload;
+    workload.cluster = gavel_cluster();
+    workload.jobs =
+        generate_gavel_jobs(table, GavelGeneratorParams{c.jobs, 0.0, true, params.seed});
+    StreamSimOptions static_options;
+    static_options.round_seconds = params.round_seconds;
+    static_options.migration_seconds = params.migration_seconds;
+    say("static " + std::to_string(c.jobs) + " jobs: fifo");
+    const StreamReport fifo = run(workload, "fifo", static_options);
+    say("static " + std::to_string(c.jobs) + " jobs: aware-min-makespan");
+    const StreamReport aware = run(workload, "aware-min-makespan", static_options);
+    result.makespan.push_back(MakespanRow{c.jobs, fifo.makespan_seconds / 3600.0,
+                                          aware.makespan_seconds / 3600.0, c.published_fifo,
+                                          c.published_aware});
+  }
+
+  const std::string alibaba = params.data_dir + "/alibaba-gpu-2023/";
+  const auto nodes = load_alibaba_nodes(alibaba + "openb_node_list_gpu_node.csv");
+  const auto pods = load_alibaba_pods(alibaba + "openb_pod_list_default.csv");
+  for (GpuSharePolicy policy : {GpuSharePolicy::best_fit, GpuSharePolicy::fragmentation_aware}) {
+    say("alibaba placement");
+    result.alibaba.push_back(simulate_gpu_share(nodes, pods, policy, false));
+    result.alibaba_packing.push_back(simulate_gpu_share(nodes, pods, policy, true));
+  }
+  return result;
+}
+
+}  // namespace hetsched

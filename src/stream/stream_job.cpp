@@ -1,0 +1,33 @@
+#include "hetsched/stream/stream_job.hpp"
+
+#include "hetsched/cluster/device_catalog.hpp"
+#include "hetsched/core/closest_names.hpp"
+#include "hetsched/core/input_error.hpp"
+
+namespace hetsched {
+
+int StreamCluster::total_devices() const {
+  int total = 0;
+  for (const auto& type : types) total += type.count;
+  return total;
+}
+
+std::vector<std::string> StreamCluster::type_names() const {
+  std::vector<std::string> names;
+  for (const auto& type : types) names.push_back(type.model);
+  return names;
+}
+
+StreamCluster make_stream_cluster(const std::vector<std::pair<std::string, int>>& counts,
+                                  int devices_per_node, int nodes_per_rack) {
+  StreamCluster cluster;
+  for (const auto& [model, count] : counts) {
+    const DeviceSpec* part = find_catalog_part(model);
+    if (!part) throw InputError(unknown_name_message("device model", model, catalog_model_names()));
+    cluster.types.push_back(StreamDeviceType{part->model, count, devices_per_node, nodes_per_rack,
+                                             part->price_per_hour});
+  }
+  return cluster;
+}
+
+}  // namespace hetsched

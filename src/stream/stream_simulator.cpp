@@ -1,0 +1,671 @@
+// The stream simulator (see stream_simulator.hpp). Two ways of carrying a policy out:
+//  - queue mode, event-driven: at every arrival and completion the waiting jobs are
+//    taken in the policy's order and started while their gang fits (a job runs to
+//    completion on the devices it got). With EASY backfilling (Lifka 1995; Mu'alem &
+//    Feitelson 2001) the first job that does not fit gets a reservation, the earliest
+//    time enough devices of one type will be free given the running jobs' known
+//    finish times, and later jobs may start now only if they cannot delay it: they
+//    run on another type, finish before the reservation, or use devices the reserved
+//    job will not need.
+//  - round mode, as in Gavel's simulator: at each round boundary the policy's
+//    allocation x[job][type] is recomputed if jobs arrived or finished, and the jobs
+//    are taken in decreasing order of x / (share of their time in the system spent on
+//    that type) and given whole rounds while devices last. A job placed on devices
+//    other than last round's pays the migration (checkpoint/restart) time.
+// Gangs are placed preferring one node (the fullest node that fits), then one rack,
+// then the nodes with the most free devices. A gang spread over nodes runs at its
+// spread rate when the job has one.
+#include "hetsched/stream/stream_simulator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "hetsched/cluster/device_catalog.hpp"
+#include "hetsched/core/closest_names.hpp"
+#include "hetsched/sim/event_queue.hpp"
+
+namespace hetsched {
+namespace {
+
+enum EventKind : std::uint32_t { arrival_event = 0, finish_event = 1, round_event = 2 };
+
+struct NodeSlots {
+  std::size_t type = 0;
+  int rack = 0;
+  int devices = 0;
+  int free = 0;
+};
+
+using Placement = std::vector<std::pair<int, int>>;  // (node, devices taken)
+
+enum class JobState { future, rejected, waiting, running, finished };
+
+struct JobRuntime {
+  std::vector<double> rate;    // per type, gang in one node
+  std::vector<double> spread;  // per type, gang over nodes
+  double best_rate = 0;
+  std::size_t user = 0;
+  double remaining = 0;
+  JobState state = JobState::future;
+  int type = -1;  // type of the current/last placement
+  Placement placement;
+  bool ran_before = false;
+  double attained = 0;
+  std::vector<double> received;  // seconds run per type
+};
+
+class StreamRun {
+ public:
+  StreamRun(const StreamWorkload& workload, StreamPolicy& policy, const StreamSimOptions& options)
+      : workload_(workload), policy_(policy), options_(options) {}
+
+  StreamReport run(const std::string& policy_name);
+
+ private:
+  void build_nodes();
+  void submit(std::size_t j);
+  std::optional<Placement> place(std::size_t type, int gang) const;
+  void take(const Placement& placement, int sign);
+  double rate_on(const JobRuntime& job, std::size_t type, const Placement& placement) const;
+  StreamJobView view(std::size_t j) const;
+  StreamPolicyContext context() const;
+  void account(std::size_t j, std::size_t type, double seconds);
+  void finish(std::size_t j, double time);
+  // queue mode
+  void schedule_queue();
+  int agnostic_type_with_room(std::size_t j, const std::vector<int>& free) const;
+  void start_now(std::size_t j, std::size_t type);
+  // round mode
+  void run_round();
+  bool measured(std::size_t j) const {
+    return j >= options_.measure_first && j < options_.measure_last;
+  }
+
+  const StreamWorkload& workload_;
+  StreamPolicy& policy_;
+  const StreamSimOptions& options_;
+  std::vector<std::string> type_names_;
+  std::vector<NodeSlots> nodes_;
+  std::vector<std::vector<int>> nodes_of_type_;
+  std::vector<int> free_by_type_;
+  std::vector<JobRuntime> jobs_;
+  std::vector<StreamJobOutcome> outcomes_;
+  std::vector<std::string> users_;
+  std::vector<double> user_devices_;
+  std::vector<double> busy_seconds_;
+  std::vector<std::size_t> waiting_;  // queue mode: waiting jobs
+  std::vector<std::size_t> active_;   // round mode: arrived, unfinished jobs
+  std::vector<std::size_t> running_;  // queue mode: running jobs
+  std::vector<double> finish_time_;   // queue mode: known finish times
+  std::vector<double> run_start_;     // queue mode: when the current run began
+  EventQueue events_;
+  double now_ = 0;
+  bool round_pending_ = false;
+  bool allocation_dirty_ = true;
+  AllocationResult allocation_;
+  std::vector<std::size_t> allocation_jobs_;
+  std::size_t rounds_ = 0, allocations_ = 0, fallbacks_ = 0;
+  std::string first_fallback_note_;
+  std::size_t measured_total_ = 0, measured_done_ = 0;
+};
+
+void StreamRun::build_nodes() {
+  const auto& types = workload_.cluster.types;
+  nodes_of_type_.resize(types.size());
+  free_by_type_.assign(types.size(), 0);
+  for (std::size_t k = 0; k < types.size(); ++k) {
+    const int per_node = std::max(1, types[k].devices_per_node);
+    int left = types[k].count;
+    int index = 0;
+    while (left > 0) {
+      const int devices = std::min(per_node, left);
+      nodes_of_type_[k].push_back(static_cast<int>(nodes_.size()));
+      nodes_.push_back(
+          NodeSlots{k, index / std::max(1, types[k].nodes_per_rack), devices, devices});
+      left -= devices;
+      ++index;
+    }
+    free_by_type_[k] = types[k].count;
+    type_names_.push_back(types[k].model);
+  }
+}
+
+void StreamRun::submit(std::size_t j) {
+  const StreamJob& job = workload_.jobs[j];
+  JobRuntime& runtime = jobs_[j];
+  StreamJobOutcome& outcome = outcomes_[j];
+  const std::size_t type_count = type_names_.size();
+  runtime.rate.assign(type_count, 0.0);
+  runtime.spread.assign(type_count, 0.0);
+  runtime.received.assign(type_count, 0.0);
+  auto reject = [&](std::string reason) {
+    runtime.state = JobState::rejected;
+    outcome.rejected = true;
+    outcome.rejection_reason = std::move(reason);
+  };
+  for (const auto& [name, rate] : job.steps_per_second) {
+    std::size_t k = 0;
+    while (k < type_count && !equals_ignoring_case(type_names_[k], name)) ++k;
+    if (k == type_count) {
+      if (!find_catalog_part(name)) {
+        std::vector<std::string> valid = type_names_;
+        return reject(unknown_name_message("device type", name, valid));
+      }
+      continue;  // a real part this cluster does not have: that rate is simply unused
+    }
+    runtime.rate[k] = std::max(0.0, rate);
+    const auto spread = job.spread_steps_per_second.find(name);
+    runtime.spread[k] = spread != job.spread_steps_per_second.end() && spread->second > 0
+                            ? spread->second
+                            : runtime.rate[k];
+  }
+  if (job.gang_size < 1) return reject("gang size must be at least 1");
+  if (job.total_steps <= 0) return reject("total steps must be positive");
+  int largest = 0;
+  std::string largest_name;
+  for (std::size_t k = 0; k < type_count; ++k)
+    if (runtime.rate[k] > 0 && workload_.cluster.types[k].count > largest) {
+      largest = workload_.cluster.types[k].count;
+      largest_name = type_names_[k];
+    }
+  if (largest == 0)
+    return reject("no device type in the cluster can run it (it has rates for none of them)");
+  if (job.gang_size > largest)
+    return reject("asks for " + std::to_string(job.gang_size) +
+                  " devices at once; the largest type that can run it (" + largest_name + ") has " +
+                  std::to_string(largest));
+  // Types too small for the gang cannot run it.
+  for (std::size_t k = 0; k < type_count; ++k)
+    if (workload_.cluster.types[k].count < job.gang_size) runtime.rate[k] = runtime.spread[k] = 0;
+  runtime.best_rate = *std::max_element(runtime.rate.begin(), runtime.rate.end());
+  runtime.remaining = job.total_steps;
+  const auto user = std::find(users_.begin(), users_.end(), job.user);
+  runtime.user = static_cast<std::size_t>(user - users_.begin());
+  if (user == users_.end()) {
+    users_.push_back(job.user);
+    user_devices_.push_back(0);
+  }
+  runtime.state = JobState::waiting;
+}
+
+std::optional<Placement> StreamRun::place(std::size_t type, int gang) const {
+  if (free_by_type_[type] < gang) return std::nullopt;
+  const auto& candidates = nodes_of_type_[type];
+  // One node: the fullest that fits (best fit).
+  int best = -1;
+  for (int node : candidates)
+    if (nodes_[node].free >= gang && (best < 0 || nodes_[node].free < nodes_[best].free))
+      best = node;
+  if (best >= 0) return Placement{{best, gang}};
+  // One rack: the rack with the least free room that still fits.
+  std::map<int, int> rack_free;
+  for (int node : candidates) rack_free[nodes_[node].rack] += nodes_[node].free;
+  int best_rack = -1;
+  for (const auto& [rack, free] : rack_free)
+    if (free >= gang && (best_rack < 0 || free < rack_free[best_rack])) best_rack = rack;
+  std::vector<int> order;
+  for (int node : candidates)
+    if (nodes_[node].free > 0 && (best_rack < 0 || nodes_[node].rack == best_rack))
+      order.push_back(node);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return nodes_[a].free > nodes_[b].free; });
+  Placement placement;
+  int left = gang;
+  for (int node : order) {
+    const int taken = std::min(left, nodes_[node].free);
+    placement.push_back({node, taken});
+    left -= taken;
+    if (left == 0) break;
+  }
+  return placement;
+}
+
+void StreamRun::take(const Placement& placement, int sign) {
+  for (const auto& [node, count] : placement) {
+    nodes_[node].free -= sign * count;
+    free_by_type_[nodes_[node].type] -= sign * count;
+  }
+}
+
+double StreamRun::rate_on(const JobRuntime& job, std::size_t type,
+                          const Placement& placement) const {
+  return placement.size() > 1 ? job.spread[type] : job.rate[type];
+}
+
+StreamJobView StreamRun::view(std::size_t j) const {
+  const StreamJob& job = workload_.jobs[j];
+  const JobRuntime& runtime = jobs_[j];
+  return StreamJobView{j,
+                       &runtime.rate,
+                       job.gang_size,
+                       job.priority_weight,
+                       job.arrival_seconds,
+                       job.total_steps,
+                       runtime.remaining,
+                       job.deadline_seconds ? *job.deadline_seconds : -1.0,
+                       runtime.attained,
+                       runtime.user};
+}
+
+StreamPolicyContext StreamRun::context() const {
+  StreamPolicyContext context;
+  context.now = now_;
+  for (const auto& type : workload_.cluster.types) {
+    context.capacity.push_back(type.count);
+    context.price_per_hour.push_back(type.price_per_hour);
+  }
+  context.user_running_devices = user_devices_;
+  return context;
+}
+
+void StreamRun::account(std::size_t j, std::size_t type, double seconds) {
+  const int gang = workload_.jobs[j].gang_size;
+  jobs_[j].received[type] += seconds;
+  jobs_[j].attained += seconds * gang;
+  busy_seconds_[type] += seconds * gang;
+  outcomes_[j].device_seconds += seconds * gang;
+  outcomes_[j].cost_usd += seconds / 3600.0 * gang * workload_.cluster.types[type].price_per_hour;
+}
+
+void StreamRun::finish(std::size_t j, double time) {
+  jobs_[j].state = JobState::finished;
+  jobs_[j].remaining = 0;
+  outcomes_[j].finish_seconds = time;
+  const auto& deadline = workload_.jobs[j].deadline_seconds;
+  outcomes_[j].slo_violated = deadline && time > *deadline + 1e-9;
+  if (measured(j)) ++measured_done_;
+  if (options_.progress) options_.progress(measured_done_, measured_total_);
+}
+
+int StreamRun::agnostic_type_with_room(std::size_t j, const std::vector<int>& free) const {
+  // Heterogeneity-agnostic: the type with the most free devices that fits the gang.
+  int chosen = -1;
+  for (std::size_t k = 0; k < free.size(); ++k)
+    if (jobs_[j].rate[k] > 0 && free[k] >= workload_.jobs[j].gang_size &&
+        (chosen < 0 || free[k] > free[chosen]))
+      chosen = static_cast<int>(k);
+  return chosen;
+}
+
+void StreamRun::start_now(std::size_t j, std::size_t type) {
+  JobRuntime& job = jobs_[j];
+  const auto placement = place(type, workload_.jobs[j].gang_size);
+  job.placement = *placement;
+  job.type = static_cast<int>(type);
+  take(job.placement, +1);
+  job.state = JobState::running;
+  const double duration = job.remaining / rate_on(job, type, job.placement);
+  finish_time_[j] = now_ + duration;
+  StreamJobOutcome& outcome = outcomes_[j];
+  if (outcome.first_start_seconds < 0) {
+    outcome.first_start_seconds = now_;
+    for (const auto& slot : job.placement) outcome.placement_nodes.push_back(slot.first);
+  }
+  outcome.spread_over_nodes = outcome.spread_over_nodes || job.placement.size() > 1;
+  user_devices_[job.user] += workload_.jobs[j].gang_size;
+  run_start_[j] = now_;
+  running_.push_back(j);
+  events_.schedule(finish_time_[j], finish_event, static_cast<std::uint32_t>(j));
+}
+
+void StreamRun::schedule_queue() {
+  const StreamPolicyContext ctx = context();
+  std::vector<std::pair<double, std::size_t>> order;
+  for (std::size_t j : waiting_) order.push_back({policy_.queue_key(view(j), ctx), j});
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    const double arrival_a = workload_.jobs[a.second].arrival_seconds;
+    const double arrival_b = workload_.jobs[b.second].arrival_seconds;
+    return arrival_a < arrival_b || (arrival_a == arrival_b && a.second < b.second);
+  });
+  std::vector<std::size_t> still_waiting;
+  bool blocked = false;
+  int reserved_type = -1;
+  double shadow_time = 0;
+  int extra_devices = 0;
+  for (const auto& [key, j] : order) {
+    const int gang = workload_.jobs[j].gang_size;
+    if (!blocked) {
+      const int type = agnostic_type_with_room(j, free_by_type_);
+      if (type >= 0) {
+        start_now(j, static_cast<std::size_t>(type));
+        continue;
+      }
+      blocked = true;
+      still_waiting.push_back(j);
+      if (!options_.easy_backfilling) continue;
+      // Reservation for the blocked head: the earliest time one type frees enough.
+      for (std::size_t k = 0; k < free_by_type_.size(); ++k) {
+        if (jobs_[j].rate[k] <= 0) continue;
+        std::vector<std::pair<double, int>> releases;
+        for (std::size_t r : running_)
+          if (jobs_[r].type == static_cast<int>(k))
+            releases.push_back({finish_time_[r], workload_.jobs[r].gang_size});
+        std::sort(releases.begin(), releases.end());
+        int free = free_by_type_[k];
+        double when = now_;
+        for (const auto& [time, devices] : releases) {
+          if (free >= gang) break;
+          free += devices;
+          when = time;
+        }
+        if (free < gang) continue;
+        if (reserved_type < 0 || when < shadow_time ||
+            (when == shadow_time && free - gang > extra_devices)) {
+          reserved_type = static_cast<int>(k);
+          shadow_time = when;
+          extra_devices = free - gang;
+        }
+      }
+      if (reserved_type >= 0 && outcomes_[j].reserved_start_seconds < 0)
+        outcomes_[j].reserved_start_seconds = shadow_time;
+      continue;
+    }
+    if (!options_.easy_backfilling || reserved_type < 0) {
+      still_waiting.push_back(j);
+      continue;
+    }
+    // Backfill: a type with room now where starting cannot delay the reservation.
+    int chosen = -1;
+    bool uses_extra = false;
+    std::vector<int> candidates_free = free_by_type_;
+    while (true) {
+      const int type = agnostic_type_with_room(j, candidates_free);
+      if (type < 0) break;
+      if (type != reserved_type) {
+        chosen = type;
+        break;
+      }
+      const double slowest = std::min(jobs_[j].rate[type], jobs_[j].spread[type]);
+      if (now_ + jobs_[j].remaining / slowest <= shadow_time) {
+        chosen = type;
+        break;
+      }
+      if (gang <= extra_devices) {
+        chosen = type;
+        uses_extra = true;
+        break;
+      }
+      candidates_free[type] = -1;  // try the next type
+    }
+    if (chosen < 0) {
+      still_waiting.push_back(j);
+      continue;
+    }
+    if (uses_extra) extra_devices -= gang;
+    start_now(j, static_cast<std::size_t>(chosen));
+  }
+  waiting_ = std::move(still_waiting);
+}
+
+void StreamRun::run_round() {
+  ++rounds_;
+  const double round = options_.round_seconds;
+  const std::size_t type_count = type_names_.size();
+  const StreamPolicyContext ctx = context();
+  // Release every device; continuing jobs re-take theirs first below.
+  for (auto& node : nodes_) node.free = node.devices;
+  for (std::size_t k = 0; k < type_count; ++k) free_by_type_[k] = workload_.cluster.types[k].count;
+  std::fill(user_devices_.begin(), user_devices_.end(), 0.0);
+
+  if (allocation_dirty_ || policy_.reallocate_every_round()) {
+    std::vector<StreamJobView> views;
+    views.reserve(active_.size());
+    for (std::size_t j : active_) views.push_back(view(j));
+    allocation_ = policy_.allocate(views, ctx);
+    allocation_jobs_ = active_;
+    allocation_dirty_ = false;
+    ++allocations_;
+    if (allocation_.fell_back) {
+      ++fallbacks_;
+      if (first_fallback_note_.empty())
+        first_fallback_note_ = "t=" + std::to_string(now_) + " s: " + allocation_.note;
+    }
+  }
+  // Priorities: allocation over the share of its time in the system spent on a type.
+  struct Candidate {
+    double priority;
+    double fraction;
+    std::size_t job;
+    std::size_t type;
+  };
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 0; i < allocation_jobs_.size(); ++i) {
+    const std::size_t j = allocation_jobs_[i];
+    if (jobs_[j].state == JobState::finished) continue;
+    const double in_system = std::max(now_ - workload_.jobs[j].arrival_seconds, round);
+    for (std::size_t k = 0; k < type_count; ++k) {
+      const double x = allocation_.fraction[i][k];
+      if (x <= 1e-9) continue;
+      const double share = jobs_[j].received[k] / in_system;
+      double priority = x / (share + 1e-6);
+      // Hysteresis: staying where it ran last round avoids a checkpoint/restart.
+      if (!jobs_[j].placement.empty() && jobs_[j].type == static_cast<int>(k))
+        priority *= options_.stay_bonus;
+      candidates.push_back({priority, x, j, k});
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.fraction != b.fraction) return a.fraction > b.fraction;
+    if (a.job != b.job) return a.job < b.job;
+    return a.type < b.type;
+  });
+  std::vector<int> chosen_type(workload_.jobs.size(), -1);
+  std::vector<std::size_t> chosen;
+  std::vector<int> budget = free_by_type_;
+  // A job that may not be preempted keeps the devices it ran on last round.
+  for (std::size_t j : active_) {
+    const JobRuntime& job = jobs_[j];
+    if (workload_.jobs[j].preemptible || job.placement.empty() || job.type < 0) continue;
+    budget[job.type] -= workload_.jobs[j].gang_size;
+    chosen_type[j] = job.type;
+    chosen.push_back(j);
+  }
+  for (const Candidate& c : candidates) {
+    if (chosen_type[c.job] >= 0) continue;
+    const int gang = workload_.jobs[c.job].gang_size;
+    if (budget[c.type] < gang) continue;
+    budget[c.type] -= gang;
+    chosen_type[c.job] = static_cast<int>(c.type);
+    chosen.push_back(c.job);
+  }
+  // Placement, largest gangs first so that they find whole nodes (as Gavel does): a
+  // job staying on its type keeps last round's devices when they are all still
+  // free; otherwise it is placed afresh (best fit) and, if it ran before, migrates.
+  std::vector<std::size_t> placement_order(chosen.size());
+  std::iota(placement_order.begin(), placement_order.end(), 0);
+  std::stable_sort(
+      placement_order.begin(), placement_order.end(), [&](std::size_t a, std::size_t b) {
+        return workload_.jobs[chosen[a]].gang_size > workload_.jobs[chosen[b]].gang_size;
+      });
+  std::vector<Placement> placement(chosen.size());
+  std::vector<bool> moved(chosen.size(), false);
+  for (std::size_t i : placement_order) {
+    const std::size_t j = chosen[i];
+    const JobRuntime& job = jobs_[j];
+    const auto type = static_cast<std::size_t>(chosen_type[j]);
+    bool keep = job.ran_before && job.type == chosen_type[j] && !job.placement.empty();
+    for (const auto& [node, count] : job.placement) keep = keep && nodes_[node].free >= count;
+    // Staying spread over nodes is worth a move when one node now has room.
+    if (keep && job.placement.size() > 1) {
+      const auto fresh = place(type, workload_.jobs[j].gang_size);
+      keep = !(fresh && fresh->size() == 1);
+    }
+    placement[i] = keep ? job.placement : *place(type, workload_.jobs[j].gang_size);
+    take(placement[i], +1);
+    moved[i] = job.ran_before && !keep;
+  }
+  // Run the round.
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const std::size_t j = chosen[i];
+    JobRuntime& job = jobs_[j];
+    const auto type = static_cast<std::size_t>(chosen_type[j]);
+    StreamJobOutcome& outcome = outcomes_[j];
+    if (outcome.first_start_seconds < 0) {
+      outcome.first_start_seconds = now_;
+      for (const auto& slot : placement[i]) outcome.placement_nodes.push_back(slot.first);
+    }
+    outcome.spread_over_nodes = outcome.spread_over_nodes || placement[i].size() > 1;
+    const double overhead = moved[i] ? std::min(options_.migration_seconds, round) : 0.0;
+    if (moved[i]) ++outcome.migrations;
+    const double rate = rate_on(job, type, placement[i]);
+    job.type = static_cast<int>(type);
+    job.placement = placement[i];
+    job.ran_before = true;
+    user_devices_[job.user] += workload_.jobs[j].gang_size;
+    const double work_seconds = round - overhead;
+    if (rate * work_seconds >= job.remaining) {
+      const double used = overhead + job.remaining / rate;
+      account(j, type, used);
+      finish(j, now_ + used);
+      allocation_dirty_ = true;
+    } else {
+      job.remaining -= rate * work_seconds;
+      account(j, type, round);
+    }
+  }
+  // Jobs not chosen lose their devices (they are preempted).
+  for (std::size_t j : active_)
+    if (chosen_type[j] < 0) jobs_[j].placement.clear();
+  std::erase_if(active_, [&](std::size_t j) { return jobs_[j].state == JobState::finished; });
+}
+
+StreamReport StreamRun::run(const std::string& policy_name) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  build_nodes();
+  const std::size_t job_count = workload_.jobs.size();
+  jobs_.resize(job_count);
+  outcomes_.resize(job_count);
+  finish_time_.assign(job_count, 0.0);
+  run_start_.assign(job_count, 0.0);
+  busy_seconds_.assign(type_names_.size(), 0.0);
+  for (std::size_t j = 0; j < job_count; ++j) {
+    outcomes_[j].name = workload_.jobs[j].name;
+    outcomes_[j].arrival_seconds = workload_.jobs[j].arrival_seconds;
+    events_.schedule(workload_.jobs[j].arrival_seconds, arrival_event,
+                     static_cast<std::uint32_t>(j));
+  }
+  const bool rounds = policy_.mode() == StreamPolicyMode::round;
+  // Measured jobs are known only after submission; count them as they come.
+  std::size_t future_measured = 0;
+  for (std::size_t j = 0; j < job_count; ++j) future_measured += measured(j) ? 1 : 0;
+  measured_total_ = future_measured;
+  double first_arrival = job_count ? workload_.jobs.front().arrival_seconds : 0.0;
+  double end_time = first_arrival;
+  while (!events_.empty()) {
+    if (measured_total_ > 0 && measured_done_ == measured_total_) break;
+    const Event event = events_.pop();
+    now_ = event.time;
+    first_arrival = std::min(first_arrival, now_);
+    end_time = std::max(end_time, now_);
+    const std::size_t j = event.subject;
+    if (event.kind == arrival_event) {
+      submit(j);
+      if (jobs_[j].state == JobState::rejected) {
+        if (measured(j)) --measured_total_;
+        continue;
+      }
+      if (rounds) {
+        active_.push_back(j);
+        allocation_dirty_ = true;
+        if (!round_pending_) {
+          const double next = std::ceil(now_ / options_.round_seconds) * options_.round_seconds;
+          events_.schedule(next, round_event, 0);
+          round_pending_ = true;
+        }
+      } else {
+        waiting_.push_back(j);
+        schedule_queue();
+      }
+    } else if (event.kind == finish_event) {
+      take(jobs_[j].placement, -1);
+      account(j, static_cast<std::size_t>(jobs_[j].type), now_ - run_start_[j]);
+      user_devices_[jobs_[j].user] -= workload_.jobs[j].gang_size;
+      std::erase(running_, j);
+      finish(j, now_);
+      schedule_queue();
+    } else {
+      round_pending_ = false;
+      run_round();
+      end_time = std::max(end_time, now_ + options_.round_seconds);
+      if (!active_.empty()) {
+        events_.schedule(now_ + options_.round_seconds, round_event, 0);
+        round_pending_ = true;
+      }
+    }
+  }
+  for (const auto& outcome : outcomes_) end_time = std::max(end_time, outcome.finish_seconds);
+
+  StreamReport report;
+  report.policy = policy_name;
+  report.type_names = type_names_;
+  std::vector<double> jct, inverse_slowdown;
+  double wait_sum = 0, last_finish = 0, first_measured_arrival = 1e300;
+  for (std::size_t j = 0; j < job_count; ++j) {
+    const StreamJobOutcome& outcome = outcomes_[j];
+    report.cost_usd += outcome.cost_usd;
+    if (outcome.rejected) {
+      ++report.rejected;
+      continue;
+    }
+    if (!measured(j)) continue;
+    ++report.measured_jobs;
+    first_measured_arrival = std::min(first_measured_arrival, outcome.arrival_seconds);
+    if (workload_.jobs[j].deadline_seconds && (outcome.finish_seconds < 0 || outcome.slo_violated))
+      ++report.slo_violations;
+    if (outcome.finish_seconds < 0) continue;
+    ++report.finished_measured;
+    const double completion = outcome.finish_seconds - outcome.arrival_seconds;
+    jct.push_back(completion);
+    wait_sum += outcome.first_start_seconds - outcome.arrival_seconds;
+    last_finish = std::max(last_finish, outcome.finish_seconds);
+    const double alone = workload_.jobs[j].total_steps / jobs_[j].best_rate;
+    inverse_slowdown.push_back(alone / std::max(completion, 1e-12));
+  }
+  if (!jct.empty()) {
+    report.average_jct_seconds = std::accumulate(jct.begin(), jct.end(), 0.0) / jct.size();
+    report.average_wait_seconds = wait_sum / jct.size();
+    std::sort(jct.begin(), jct.end());
+    auto percentile = [&](double p) {
+      const auto rank = static_cast<std::size_t>(std::ceil(p * jct.size()));
+      return jct[std::clamp<std::size_t>(rank, 1, jct.size()) - 1];
+    };
+    report.p50_jct_seconds = percentile(0.50);
+    report.p95_jct_seconds = percentile(0.95);
+    report.p99_jct_seconds = percentile(0.99);
+    report.makespan_seconds = last_finish - first_measured_arrival;
+    double sum = 0, sum_squares = 0;
+    for (double x : inverse_slowdown) {
+      sum += x;
+      sum_squares += x * x;
+    }
+    report.jain_fairness = sum * sum / (inverse_slowdown.size() * sum_squares);
+  }
+  const double span = std::max(end_time - first_arrival, 1e-12);
+  for (std::size_t k = 0; k < type_names_.size(); ++k)
+    report.utilisation.push_back(workload_.cluster.types[k].count > 0
+                                     ? busy_seconds_[k] / (workload_.cluster.types[k].count * span)
+                                     : 0.0);
+  report.rounds = rounds_;
+  report.allocations = allocations_;
+  report.fallbacks = fallbacks_;
+  report.first_fallback_note = first_fallback_note_;
+  report.jobs = std::move(outcomes_);
+  report.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return report;
+}
+
+}  // namespace
+
+StreamReport simulate_stream(const StreamWorkload& workload, StreamPolicy& policy,
+                             const StreamSimOptions& options, std::string policy_name) {
+  StreamRun run(workload, policy, options);
+  return run.run(policy_name);
+}
+
+}  // namespace hetsched

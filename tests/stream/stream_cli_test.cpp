@@ -1,0 +1,86 @@
+// `hetsched simulate` on a stream workload file, as a user meets it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace {
+
+struct StreamCliResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+StreamCliResult run_stream_cli(const std::string& arguments) {
+  const auto err_path = std::filesystem::temp_directory_path() /
+                        ("hetsched_stream_cli_err_" + std::to_string(::getpid()) + ".txt");
+  const std::string command =
+      std::string(HETSCHED_CLI_PATH) + " " + arguments + " 2>" + err_path.string();
+  StreamCliResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer{};
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    result.out.append(buffer.data(), n);
+  const int raw = ::pclose(pipe);
+  result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::ifstream err(err_path);
+  std::stringstream text;
+  text << err.rdbuf();
+  result.err = text.str();
+  std::filesystem::remove(err_path);
+  return result;
+}
+
+const std::string kExample = std::string(HETSCHED_SOURCE_DIR) + "/examples/stream_small.yaml";
+
+TEST(StreamCli, SimulatePrintsTheStreamMetricsAndTheRejections) {
+  const StreamCliResult r = run_stream_cli("simulate --workload " + kExample +
+                                           " --policy fifo --policy aware-las --backfill --quiet");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("rejected at submission: too-big: asks for 64 devices"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("rejected at submission: typo: unknown device type 'V10O'"),
+            std::string::npos)
+      << r.out;
+  for (const char* metric : {"avg JCT", "p99 JCT", "avg wait", "makespan", "utilisation K80",
+                             "Jain fairness", "SLO violations", "cost"})
+    EXPECT_NE(r.out.find(metric), std::string::npos) << metric;
+}
+
+TEST(StreamCli, JsonIsDeterministic) {
+  const std::string args = "simulate --workload " + kExample + " --format json --quiet";
+  const StreamCliResult first = run_stream_cli(args);
+  const StreamCliResult second = run_stream_cli(args);
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(first.out, second.out);
+  const auto json = nlohmann::json::parse(first.out);
+  ASSERT_EQ(json["reports"].size(), 3u);
+  EXPECT_EQ(json["reports"][0]["finished"], 5);
+  EXPECT_EQ(json["reports"][0]["rejected"].size(), 2u);
+}
+
+TEST(StreamCli, BadStreamFileIsOneLineWithPositionAndStatus2) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("hetsched_bad_stream_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(path) << "kind: stream\ncluster:\n  devices: {V100: 2}\njobs:\n  - {steps: -5}\n";
+  const StreamCliResult r = run_stream_cli("simulate --quiet --workload " + path.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(path.string() + ":5:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("steps must be > 0"), std::string::npos) << r.err;
+  const StreamCliResult unknown =
+      run_stream_cli("simulate --quiet --workload " + kExample + " --policy aware-lass");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("closest: aware-las"), std::string::npos) << unknown.err;
+  std::filesystem::remove(path);
+}
+
+}  // namespace

@@ -359,10 +359,11 @@ LocalRunReport LocalBackend::run() {
     const bool listed = std::any_of(report.unfinished_tasks.begin(), report.unfinished_tasks.end(),
                                     [&](const std::string& s) { return s.rfind(graph_.task(t).name + ":", 0) == 0; });
     if (listed) continue;
+    const bool blocked = remaining_inputs_[t] != 0;
     report.unfinished_tasks.push_back(fmt::format(
         "{}: {}", graph_.task(t).name,
-        loop_.placement(t) == kUnplaced ? "never placed by the policy"
-                                        : "a predecessor could not run on any device"));
+        blocked ? "a predecessor did not finish (it failed on every device)"
+                : "never placed by the policy"));
   }
   JobResult job;
   job.name = graph_.job(0).name;

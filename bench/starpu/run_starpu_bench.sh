@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the StarPU peer programs of `hetsched bench runtime` against Debian's
+# libstarpu (pkg-config starpu-1.3) in a temporary folder and runs them on this
+# machine, printing "key value" lines. StarPU is a benchmark peer only: nothing of
+# hetsched links it. Usage: run_starpu_bench.sh TASKS SIDE TILE CPU_WORKERS
+set -euo pipefail
+tasks=${1:-200000}
+side=${2:-2048}
+tile=${3:-256}
+cpus=${4:-2}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+flags=$(pkg-config --cflags --libs starpu-1.3)
+blas=$(pkg-config --cflags --libs openblas)
+cc -O2 -o "$work/overhead" "$here/starpu_overhead.c" $flags
+cc -O2 -o "$work/gemm" "$here/starpu_gemm.c" $flags $blas
+export STARPU_NCPU=$cpus STARPU_NCUDA=0 STARPU_NOPENCL=0 STARPU_SILENT=1
+export STARPU_HOME="$work"  # StarPU's performance models live here for this run only
+for sched in eager lws dmda; do
+  value=$(STARPU_SCHED=$sched "$work/overhead" "$tasks" | awk '{print $2}')
+  echo "starpu_overhead_us_per_task_$sched $value"
+done
+STARPU_SCHED=dmda "$work/gemm" "$side" "$tile"

@@ -9,10 +9,10 @@
 
 #include <cstdint>
 #include <functional>
-#include <queue>
 #include <vector>
 
 #include "hetsched/backend/scheduling_loop.hpp"
+#include "hetsched/sim/device_queue.hpp"
 #include "hetsched/sim/event_queue.hpp"
 #include "hetsched/sim/sim_report.hpp"
 
@@ -40,16 +40,8 @@ class Simulator final : public Backend {
 
  private:
   enum EventKind : std::uint32_t { job_arrival, transfer_arrival, task_finish };
-  struct QueuedTask {
-    double key;
-    std::uint64_t sequence;
-    TaskIndex task;
-    bool operator>(const QueuedTask& o) const {
-      return key != o.key ? key > o.key : sequence > o.sequence;
-    }
-  };
   struct DeviceState {
-    std::priority_queue<QueuedTask, std::vector<QueuedTask>, std::greater<>> queue;
+    DeviceQueue queue;
     bool busy = false;
     double busy_seconds = 0;
     double busy_joules = 0;

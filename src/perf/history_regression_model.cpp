@@ -189,7 +189,20 @@ void HistoryRegressionModel::load(const std::string& path,
                                  kFormatVersion, advice));
   if (!root.contains("machine") || !root["machine"].is_string())
     throw corrupt("no machine fingerprint");
-  if (root["machine"].get<std::string>() != machine_fingerprint)
+  // Stale when this machine has a device model the file was not made on.
+  auto split = [](const std::string& text) {
+    std::vector<std::string> parts;
+    std::size_t begin = 0;
+    for (std::size_t end; (end = text.find(';', begin)) != std::string::npos; begin = end + 1)
+      parts.push_back(text.substr(begin, end - begin));
+    if (begin < text.size()) parts.push_back(text.substr(begin));
+    return parts;
+  };
+  const auto file_models = split(root["machine"].get<std::string>());
+  bool covered = true;
+  for (const std::string& model : split(machine_fingerprint))
+    covered = covered && std::find(file_models.begin(), file_models.end(), model) != file_models.end();
+  if (!covered)
     throw InputError(SourcePosition{path},
                      fmt::format("stale calibration file: made for devices '{}', this machine "
                                  "has '{}'; {}",

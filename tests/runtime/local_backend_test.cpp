@@ -136,3 +136,40 @@ TEST(LocalBackendTest, MixedDagRunsOnCpuAndOpenCl) {
 
 }  // namespace
 }  // namespace hetsched
+
+namespace hetsched {
+namespace {
+
+// Places every task on device 0: the other workers only get work by stealing.
+class EverythingOnDeviceZero final : public SchedulingPolicy {
+ public:
+  std::string_view name() const override { return "everything-on-0"; }
+  void on_tasks_ready(const ClusterSnapshot&, std::span<const TaskIndex> ready,
+                      AssignmentSink& out) override {
+    for (TaskIndex t : ready) out.assign(Assignment{t, 0});
+  }
+};
+
+TEST(LocalBackendStealingTest, IdleWorkerStealsFromAnOverloadedOne) {
+  LocalDevices devices(LocalDevicesOptions{2, false, false});
+  for (bool stealing : {false, true}) {
+    TiledGemm problem = make_tiled_gemm(4, 16, 8);  // 16 independent chains of 4
+    RooflineModel roofline(devices.cluster());
+    EverythingOnDeviceZero policy;
+    LocalBackendOptions options;
+    options.work_stealing = stealing;
+    LocalBackend backend(devices, *problem.dag, roofline, policy, options);
+    const LocalRunReport result = backend.run();
+    ASSERT_EQ(result.report.tasks_completed, 64u);
+    if (stealing) {
+      EXPECT_GT(result.steals, 0u);
+      EXPECT_GT(result.report.devices[1].tasks, 0u);
+    } else {
+      EXPECT_EQ(result.steals, 0u);
+      EXPECT_EQ(result.report.devices[1].tasks, 0u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hetsched

@@ -64,7 +64,8 @@ class HistoryRegressionModel final : public PerfModel {
   void save(const std::string& path, const std::string& machine_fingerprint) const;
   // Loads `path` into this model (replacing what it held). Throws InputError, naming
   // the file and suggesting recalibration, when the file is missing, corrupt, of
-  // another format version or made for other devices.
+  // another format version or made on a machine lacking one of this machine's device
+  // models (fingerprints are device models joined by ';').
   void load(const std::string& path, const std::string& machine_fingerprint);
 
  protected:

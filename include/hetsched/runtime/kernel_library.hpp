@@ -75,6 +75,10 @@ std::optional<std::string> run_cpu_kernel(const KernelCall& call, DataRegistry& 
 // Makes OpenBLAS use one thread per caller (each CPU worker runs one kernel at a time).
 void use_single_threaded_blas();
 
+// The core type OpenBLAS picked for its kernels ("Haswell", "SkylakeX", …; "Prescott"
+// means it fell back to generic code: set OPENBLAS_CORETYPE for benchmarks then).
+std::string openblas_core_name();
+
 // The OpenCL C program holding every kernel of the library.
 std::string_view opencl_program_source();
 

@@ -14,6 +14,11 @@ namespace hetsched {
 
 void use_single_threaded_blas() { openblas_set_num_threads(1); }
 
+std::string openblas_core_name() {
+  const char* name = openblas_get_corename();
+  return name ? name : "unknown";
+}
+
 namespace {
 
 double* doubles(DataRegistry& data, HandleId h) { return data.view<double>(h).data(); }

@@ -16,7 +16,7 @@ struct DevicesOptions {
 };
 
 void run_devices(const DevicesOptions& options) {
-  LocalDevices devices(LocalDevicesOptions{0, !options.no_opencl, false});
+  LocalDevices devices(LocalDevicesOptions{0, !options.no_opencl, true});
   const CpuTopology& cpu = devices.cpu();
   if (options.format == "json") {
     nlohmann::ordered_json out;

@@ -53,9 +53,10 @@ LocalBackend::LocalBackend(LocalDevices& devices, RuntimeDag& dag, const PerfMod
       loop_(devices.cluster(), graph_, perf, policy, *this) {
   const std::size_t device_count = devices.cluster().device_count();
   const std::size_t tasks = graph_.task_count();
-  options_.tasks_ahead = std::max<std::uint32_t>(1, options_.tasks_ahead);
+  options_.max_tasks_ahead = std::max<std::uint32_t>(1, options_.max_tasks_ahead);
   queued_.resize(device_count);
   in_flight_.assign(device_count, 0);
+  in_flight_seconds_.assign(device_count, 0);
   backlog_seconds_.assign(device_count, 0);
   predicted_sum_.assign(device_count, 0);
   measured_sum_.assign(device_count, 0);
@@ -70,7 +71,7 @@ LocalBackend::LocalBackend(LocalDevices& devices, RuntimeDag& dag, const PerfMod
   for (DeviceId d = 0; d < device_count; ++d)
     workers_.push_back(std::make_unique<Worker>(d, devices.kind(d), devices.opencl(d),
                                                 devices.pinned_pu(d),
-                                                std::size_t(options_.tasks_ahead) + 1));
+                                                std::size_t(options_.max_tasks_ahead) + 1));
 }
 
 LocalBackend::~LocalBackend() { stop_workers(); }
@@ -119,9 +120,10 @@ void LocalBackend::launch(const Assignment& a) {
 
 void LocalBackend::hand_to_worker(DeviceId device, TaskIndex task) {
   Worker& worker = *workers_[device];
-  // Never full: at most tasks_ahead are in flight and the ring holds one more.
+  // Never full: at most max_tasks_ahead are in flight and the ring holds one more.
   [[maybe_unused]] const bool pushed = worker.inbox.push(task);
   ++in_flight_[device];
+  in_flight_seconds_[device] += predicted_[task];
   worker.inbox_signal.fetch_add(1, std::memory_order_seq_cst);
   if (worker.asleep.load(std::memory_order_seq_cst)) worker.inbox_signal.notify_one();
 }
@@ -129,7 +131,8 @@ void LocalBackend::hand_to_worker(DeviceId device, TaskIndex task) {
 void LocalBackend::dispatch() {
   for (DeviceId d = 0; d < workers_.size(); ++d) {
     auto& heap = queued_[d];
-    while (in_flight_[d] < options_.tasks_ahead && !heap.empty()) {
+    while (in_flight_[d] < options_.max_tasks_ahead && !heap.empty() &&
+           (in_flight_[d] == 0 || in_flight_seconds_[d] < options_.ahead_seconds)) {
       const TaskIndex t = heap.front().task;
       if (remaining_inputs_[t] != 0) break;  // the head waits for its inputs; order is kept
       std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
@@ -233,6 +236,7 @@ void LocalBackend::abandon(TaskIndex task, const std::string& reason) {
 void LocalBackend::complete(DeviceId device, const Completion& c) {
   const TaskIndex t = c.task;
   --in_flight_[device];
+  in_flight_seconds_[device] = in_flight_[device] == 0 ? 0.0 : in_flight_seconds_[device] - predicted_[t];
   backlog_seconds_[device] = std::max(0.0, backlog_seconds_[device] - predicted_[t]);
   if (!c.ok) {
     result_.failures.push_back(TaskFailure{t, device, errors_[t]});

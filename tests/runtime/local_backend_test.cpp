@@ -158,6 +158,7 @@ TEST(LocalBackendStealingTest, IdleWorkerStealsFromAnOverloadedOne) {
     EverythingOnDeviceZero policy;
     LocalBackendOptions options;
     options.work_stealing = stealing;
+    options.max_tasks_ahead = 2;  // most of device 0's work stays queued, hence stealable
     LocalBackend backend(devices, *problem.dag, roofline, policy, options);
     const LocalRunReport result = backend.run();
     ASSERT_EQ(result.report.tasks_completed, 64u);

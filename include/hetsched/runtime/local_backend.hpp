@@ -6,7 +6,7 @@
 // The calling thread is the dispatcher: it owns the SchedulingLoop, keeps each
 // device's queue of placed tasks in planned order and hands ready tasks to a
 // worker through a bounded single-producer/single-consumer ring (a few tasks ahead,
-// so a worker rarely waits). Workers answer through their own ring of completions.
+// sized by predicted time, so a worker rarely waits). Workers answer through their own ring of completions.
 // Rings are preallocated, so the hot path allocates nothing and takes no lock;
 // threads that run out of work block on an atomic wait (futex) and are woken only
 // when someone is actually asleep.
@@ -38,7 +38,12 @@ namespace hetsched {
 
 struct LocalBackendOptions {
   bool work_stealing = true;
-  std::uint32_t tasks_ahead = 8;  // tasks handed to a worker before it asks for more
+  // A worker is handed tasks ahead until their predicted time reaches ahead_seconds
+  // (enough to cover the dispatcher's reaction time) or max_tasks_ahead are in flight:
+  // many tiny tasks travel in batches, long ones one or two at a time (the rest stay
+  // stealable).
+  std::uint32_t max_tasks_ahead = 256;
+  double ahead_seconds = 2e-3;
   bool record_schedule = true;
   // Measurements go here as they come (online update of the learned model); may be null.
   HistoryRegressionModel* learner = nullptr;
@@ -120,6 +125,7 @@ class LocalBackend final : public Backend {
   // Dispatcher state (calling thread only).
   std::vector<std::vector<QueuedTask>> queued_;  // per device: placed, not handed over (heap)
   std::vector<std::uint32_t> in_flight_;         // per device: handed over, not completed
+  std::vector<double> in_flight_seconds_;        // per device: their predicted seconds
   std::vector<double> backlog_seconds_;          // per device: predicted seconds queued + in flight
   std::vector<double> predicted_sum_, measured_sum_;  // per device, for its lag
   std::vector<std::uint32_t> remaining_inputs_;       // per task

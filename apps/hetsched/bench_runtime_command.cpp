@@ -72,13 +72,15 @@ void run_bench_runtime(BenchRuntimeOptions options) {
                            ratio(r.overhead_us_per_task, r.starpu_overhead_us_per_task));
   std::cout << fmt::format(
       "  {:<44} {:>10.1f} {:>10} {:>12}\n",
-      fmt::format("DGEMM {}² / {}² tiles (GFLOP/s)", options.params.gemm_side, options.params.gemm_tile),
+      fmt::format("DGEMM {}² / {}² tiles (GFLOP/s)", options.params.gemm_side,
+                  options.params.gemm_tile),
       r.gemm_gflops, show(r.starpu_gemm_gflops, "{:.1f}"),
       r.starpu_gemm_gflops ? fmt::format("{:.2f}", *r.starpu_gemm_gflops / r.gemm_gflops) : "-");
   std::cout << fmt::format("  {:<44} {:>10.3f} {:>10} {:>12}\n", "CPU + OpenCL mix makespan (s)",
                            r.mix_makespan_seconds, show(r.starpu_mix_makespan_seconds, "{:.3f}"),
                            ratio(r.mix_makespan_seconds, r.starpu_mix_makespan_seconds));
-  for (const auto& [key, value] : r.starpu_details) std::cout << fmt::format("  {} = {}\n", key, value);
+  for (const auto& [key, value] : r.starpu_details)
+    std::cout << fmt::format("  {} = {}\n", key, value);
   if (!r.starpu_error.empty()) std::cout << "  StarPU: " << r.starpu_error << "\n";
   if (!r.notice.empty()) std::cout << "  " << r.notice << "\n";
 }
@@ -107,7 +109,8 @@ void add_bench_runtime_command(CLI::App& bench) {
   command->add_option("--mix-size", options->params.mix_size, "grid side in the mix")
       ->capture_default_str()
       ->check(CLI::Range(16, 4096));
-  command->add_option("--policy", options->params.policy, "policy for our runs")->capture_default_str();
+  command->add_option("--policy", options->params.policy, "policy for our runs")
+      ->capture_default_str();
   command->add_option("--starpu-script", options->starpu_script, "the StarPU peer script")
       ->capture_default_str();
   command->add_flag("--no-starpu", options->no_starpu, "our figures only");

@@ -67,8 +67,8 @@ void run_calibrate(const CalibrateOptions& options) {
       continue;
     }
     std::cout << fmt::format("{:<10} {:<50} {:>7} {:>8.1f}% {:>8.1f}%\n", f.kernel,
-                             f.device_model.substr(0, 50), f.samples,
-                             100 * f.median_relative_error, 100 * f.p95_relative_error);
+                             f.device_model.substr(0, 50), f.samples, 100 * f.median_relative_error,
+                             100 * f.p95_relative_error);
   }
   std::cout << fmt::format(
       "\nregression error on held-out sizes: median {:.1f}%, p95 {:.1f}%\nmodel written to {}\n",
@@ -85,7 +85,8 @@ void add_calibrate_command(CLI::App& app) {
   command->add_option("--repetitions", options->repetitions, "timed runs per size")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
-  command->add_option("--kernel", options->kernels, "kernel to calibrate (repeatable); default: all");
+  command->add_option("--kernel", options->kernels,
+                      "kernel to calibrate (repeatable); default: all");
   command->add_flag("--quick", options->quick, "small sizes only");
   command->add_flag("--no-opencl", options->no_opencl, "CPU workers only");
   command->add_option("--format", options->format, "table or json")

@@ -62,10 +62,10 @@ void run_devices(const DevicesOptions& options) {
   if (devices.opencl_devices().empty()) std::cout << "  " << devices.notice() << "\n";
   for (const auto& device : devices.opencl_devices()) {
     const OpenClDeviceInfo& i = device->info();
-    std::cout << fmt::format(
-        "  {} ({}, {}): {} compute units, {:.1f} GiB, {} MHz, {}\n", i.name, i.platform, i.type,
-        i.compute_units, double(i.global_memory_bytes) / (1024.0 * 1024 * 1024), i.max_clock_mhz,
-        i.version);
+    std::cout << fmt::format("  {} ({}, {}): {} compute units, {:.1f} GiB, {} MHz, {}\n", i.name,
+                             i.platform, i.type, i.compute_units,
+                             double(i.global_memory_bytes) / (1024.0 * 1024 * 1024),
+                             i.max_clock_mhz, i.version);
   }
   std::cout << "workers:\n";
   for (const Device& d : devices.cluster().devices())

@@ -42,7 +42,8 @@ struct Problem {
 
 Problem make_problem(const RunOptions& o) {
   if (o.dag == "cholesky") {
-    auto cholesky = std::make_shared<TiledCholesky>(make_tiled_cholesky(o.tiles, o.tile_size, o.seed));
+    auto cholesky =
+        std::make_shared<TiledCholesky>(make_tiled_cholesky(o.tiles, o.tile_size, o.seed));
     Problem p{std::move(cholesky->dag), nullptr};
     RuntimeDag* dag = p.dag.get();
     p.check = [cholesky, dag] {
@@ -73,7 +74,8 @@ Problem make_problem(const RunOptions& o) {
         const std::size_t i = (s * 7919) % n, j = (s * 104729) % n;
         double expected = 0;
         for (std::size_t k = 0; k < n; ++k) expected += a[i * n + k] * b[k * n + j];
-        worst = std::max(worst, std::abs(c[i * n + j] - expected) / std::max(1.0, std::abs(expected)));
+        worst =
+            std::max(worst, std::abs(c[i * n + j] - expected) / std::max(1.0, std::abs(expected)));
       }
       return worst;
     };
@@ -160,11 +162,13 @@ void run_run(const RunOptions& options) {
                              d.busy_seconds);
   std::cout << fmt::format("  steals {}, retries {}, host→device {} B, device→host {} B\n",
                            run.steals, run.retries, run.bytes_to_devices, run.bytes_to_host);
-  if (!std::isnan(error)) std::cout << fmt::format("  result check: max relative error {:.2e}\n", error);
+  if (!std::isnan(error))
+    std::cout << fmt::format("  result check: max relative error {:.2e}\n", error);
   for (const TaskFailure& f : run.failures)
     std::cout << fmt::format("  failure: {} on {}: {}\n", backend.graph().task(f.task).name,
                              devices.cluster().device(f.device).name, f.message);
-  for (const std::string& u : run.report.unfinished_tasks) std::cout << "  unfinished: " << u << "\n";
+  for (const std::string& u : run.report.unfinished_tasks)
+    std::cout << "  unfinished: " << u << "\n";
   if (!options.out_dir.empty())
     std::cout << "  report and Chrome trace written to " << options.out_dir << "/\n";
 }
@@ -200,7 +204,8 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));
   command->add_flag("--no-opencl", options->no_opencl, "CPU workers only");
-  command->add_flag("--no-stealing", options->no_stealing, "keep every task where the policy put it");
+  command->add_flag("--no-stealing", options->no_stealing,
+                    "keep every task where the policy put it");
   command->add_option("--out", options->out_dir, "directory for the JSON report and Chrome trace");
   command->add_option("--seed", options->seed, "seed")->capture_default_str();
   command->add_option("--format", options->format, "table or json")

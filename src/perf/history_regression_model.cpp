@@ -14,8 +14,8 @@
 namespace hetsched {
 
 namespace {
-constexpr std::string_view kRuntimeKernelNames[] = {"gemm_nt", "gemm", "syrk",      "trsm", "potrf",
-                                                    "stencil", "empty", "reduction", "sort", "bfs"};
+constexpr std::string_view kRuntimeKernelNames[] = {
+    "gemm_nt", "gemm", "syrk", "trsm", "potrf", "stencil", "empty", "reduction", "sort", "bfs"};
 constexpr int kConstantGridSteps = 24;
 }  // namespace
 
@@ -159,8 +159,7 @@ void HistoryRegressionModel::save(const std::string& path,
   if (!out) throw InputError(fmt::format("cannot write calibration file '{}'", path));
 }
 
-void HistoryRegressionModel::load(const std::string& path,
-                                  const std::string& machine_fingerprint) {
+void HistoryRegressionModel::load(const std::string& path, const std::string& machine_fingerprint) {
   const std::string advice = "run `hetsched calibrate` to recalibrate";
   std::ifstream in(path);
   if (!in)
@@ -171,9 +170,9 @@ void HistoryRegressionModel::load(const std::string& path,
   try {
     root = nlohmann::json::parse(text.str());
   } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(SourcePosition{path},
-                     fmt::format("corrupt calibration file (not JSON: byte {}); {}", e.byte,
-                                 advice));
+    throw InputError(
+        SourcePosition{path},
+        fmt::format("corrupt calibration file (not JSON: byte {}); {}", e.byte, advice));
   }
   auto corrupt = [&](const std::string& what) {
     return InputError(SourcePosition{path},
@@ -201,7 +200,8 @@ void HistoryRegressionModel::load(const std::string& path,
   const auto file_models = split(root["machine"].get<std::string>());
   bool covered = true;
   for (const std::string& model : split(machine_fingerprint))
-    covered = covered && std::find(file_models.begin(), file_models.end(), model) != file_models.end();
+    covered =
+        covered && std::find(file_models.begin(), file_models.end(), model) != file_models.end();
   if (!covered)
     throw InputError(SourcePosition{path},
                      fmt::format("stale calibration file: made for devices '{}', this machine "
@@ -214,7 +214,8 @@ void HistoryRegressionModel::load(const std::string& path,
         !model.contains("device") || !model["device"].is_string() || !model.contains("history") ||
         !model["history"].is_array())
       throw corrupt("a model lacks kernel, device or history");
-    Entry& entry = entries[{model["kernel"].get<std::string>(), model["device"].get<std::string>()}];
+    Entry& entry =
+        entries[{model["kernel"].get<std::string>(), model["device"].get<std::string>()}];
     for (const auto& row : model["history"]) {
       if (!row.is_object() || !row.contains("bytes") || !row["bytes"].is_number() ||
           !row.contains("count") || !row["count"].is_number_unsigned() ||

@@ -33,14 +33,15 @@ class WorkStealingPolicy final : public SchedulingPolicy {
       }
       if (owner == kUnplaced) {
         for (const Device& d : cluster.devices())
-          if (can_run(task, d) && (owner == kUnplaced || snapshot.device_available_seconds[d.id] <
-                                                             snapshot.device_available_seconds[owner]))
+          if (can_run(task, d) &&
+              (owner == kUnplaced ||
+               snapshot.device_available_seconds[d.id] < snapshot.device_available_seconds[owner]))
             owner = d.id;
       }
       if (owner == kUnplaced) continue;  // no device can run it: left for the loop to report
       const double owner_run = snapshot.perf.task_seconds(task, cluster.device(owner));
-      const double owner_start = std::max(snapshot.device_available_seconds[owner],
-                                          snapshot.data_ready_seconds(t, owner));
+      const double owner_start =
+          std::max(snapshot.device_available_seconds[owner], snapshot.data_ready_seconds(t, owner));
       const double now = snapshot.now_seconds;
       DeviceId chosen = owner;
       double best_gain = 0;

@@ -53,7 +53,8 @@ double percentile(std::vector<double> values, double q) {
 
 }  // namespace
 
-std::unique_ptr<RuntimeDag> single_kernel_dag(KernelId kernel, std::uint32_t n, std::uint64_t seed) {
+std::unique_ptr<RuntimeDag> single_kernel_dag(KernelId kernel, std::uint32_t n,
+                                              std::uint64_t seed) {
   auto dag = std::make_unique<RuntimeDag>();
   DataRegistry& data = dag->data();
   Rng rng(seed);

@@ -221,7 +221,8 @@ void LocalBackend::worker_main(Worker& worker) {
     std::optional<std::string> error = execute(worker, task);
     const double finish = seconds_since_start();
     if (error) errors_[task] = std::move(*error);  // read by the dispatcher after the pop
-    [[maybe_unused]] const bool pushed = worker.outbox.push(Completion{task, !error, start, finish});
+    [[maybe_unused]] const bool pushed =
+        worker.outbox.push(Completion{task, !error, start, finish});
     completion_signal_.fetch_add(1, std::memory_order_seq_cst);
     if (dispatcher_asleep_.load(std::memory_order_seq_cst)) completion_signal_.notify_one();
   }
@@ -229,14 +230,14 @@ void LocalBackend::worker_main(Worker& worker) {
 
 void LocalBackend::abandon(TaskIndex task, const std::string& reason) {
   ++abandoned_;
-  result_.report.unfinished_tasks.push_back(
-      fmt::format("{}: {}", graph_.task(task).name, reason));
+  result_.report.unfinished_tasks.push_back(fmt::format("{}: {}", graph_.task(task).name, reason));
 }
 
 void LocalBackend::complete(DeviceId device, const Completion& c) {
   const TaskIndex t = c.task;
   --in_flight_[device];
-  in_flight_seconds_[device] = in_flight_[device] == 0 ? 0.0 : in_flight_seconds_[device] - predicted_[t];
+  in_flight_seconds_[device] =
+      in_flight_[device] == 0 ? 0.0 : in_flight_seconds_[device] - predicted_[t];
   backlog_seconds_[device] = std::max(0.0, backlog_seconds_[device] - predicted_[t]);
   if (!c.ok) {
     result_.failures.push_back(TaskFailure{t, device, errors_[t]});
@@ -252,7 +253,8 @@ void LocalBackend::complete(DeviceId device, const Completion& c) {
   const Device& dev = devices_.cluster().device(device);
   if (options_.learner) options_.learner->record(graph_.task(t), dev, seconds);
   if (options_.record_schedule)
-    result_.report.schedule.push_back(TaskRecord{t, device, 0, c.start_seconds, c.finish_seconds, 0});
+    result_.report.schedule.push_back(
+        TaskRecord{t, device, 0, c.start_seconds, c.finish_seconds, 0});
   DeviceResult& stats = result_.report.devices[device];
   ++stats.tasks;
   stats.busy_seconds += seconds;
@@ -360,14 +362,15 @@ LocalRunReport LocalBackend::run() {
   report.tasks_completed = finished_;
   for (TaskIndex t = 0; t < total; ++t) {
     if (loop_.state(t) == TaskState::finished) continue;
-    const bool listed = std::any_of(report.unfinished_tasks.begin(), report.unfinished_tasks.end(),
-                                    [&](const std::string& s) { return s.rfind(graph_.task(t).name + ":", 0) == 0; });
+    const bool listed = std::any_of(
+        report.unfinished_tasks.begin(), report.unfinished_tasks.end(),
+        [&](const std::string& s) { return s.rfind(graph_.task(t).name + ":", 0) == 0; });
     if (listed) continue;
     const bool blocked = remaining_inputs_[t] != 0;
-    report.unfinished_tasks.push_back(fmt::format(
-        "{}: {}", graph_.task(t).name,
-        blocked ? "a predecessor did not finish (it failed on every device)"
-                : "never placed by the policy"));
+    report.unfinished_tasks.push_back(
+        fmt::format("{}: {}", graph_.task(t).name,
+                    blocked ? "a predecessor did not finish (it failed on every device)"
+                            : "never placed by the policy"));
   }
   JobResult job;
   job.name = graph_.job(0).name;

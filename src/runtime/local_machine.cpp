@@ -56,7 +56,9 @@ CpuTopology discover_cpu_topology() {
   cpu.memory_bytes = root ? root->total_memory : 0;
   for (unsigned c = 0; c < cpu.cores; ++c) {
     hwloc_obj_t core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, c);
-    hwloc_obj_t pu = core ? hwloc_get_obj_inside_cpuset_by_type(topology, core->cpuset, HWLOC_OBJ_PU, 0) : nullptr;
+    hwloc_obj_t pu =
+        core ? hwloc_get_obj_inside_cpuset_by_type(topology, core->cpuset, HWLOC_OBJ_PU, 0)
+             : nullptr;
     cpu.core_first_pu.push_back(pu ? pu->os_index : c);
   }
   if (cpu.cores == 0) {  // hwloc saw no cores (some containers): one per hardware thread

@@ -98,14 +98,10 @@ enum KernelSlot : std::size_t {
   bfs_init_slot,
   bfs_level_slot
 };
-constexpr std::array<const char*, 9> kKernelNames{"gemm_tiled",
-                                                  "trsm_right_lower_transposed",
-                                                  "potrf_lower",
-                                                  "stencil_5point",
-                                                  "reduce_partial",
-                                                  "reduce_final",
-                                                  "bitonic_step",
-                                                  "bfs_init",
+constexpr std::array<const char*, 9> kKernelNames{"gemm_tiled",     "trsm_right_lower_transposed",
+                                                  "potrf_lower",    "stencil_5point",
+                                                  "reduce_partial", "reduce_final",
+                                                  "bitonic_step",   "bfs_init",
                                                   "bfs_level"};
 
 std::string cl_error(const char* what, cl_int code) {
@@ -190,15 +186,14 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
       clGetProgramBuildInfo(m.program, m.device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
       while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
       const auto first_line = log.substr(0, std::min(log.find('\n'), std::size_t{200}));
-      return m.build_error = fmt::format("OpenCL program failed to build on '{}': {}",
-                                         info_.name, first_line);
+      return m.build_error =
+                 fmt::format("OpenCL program failed to build on '{}': {}", info_.name, first_line);
     }
     for (std::size_t i = 0; i < kKernelNames.size(); ++i) {
       m.kernels[i] = clCreateKernel(m.program, kKernelNames[i], &err);
       if (err != CL_SUCCESS)
-        return m.build_error =
-                   fmt::format("OpenCL kernel '{}' missing on '{}' (error {})", kKernelNames[i],
-                               info_.name, err);
+        return m.build_error = fmt::format("OpenCL kernel '{}' missing on '{}' (error {})",
+                                           kKernelNames[i], info_.name, err);
     }
   }
   if (m.registry_serial != data.serial()) {
@@ -213,8 +208,8 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
     const HandleId h = call.handles[i];
     BufferCopy& copy = m.copies[h];
     if (!copy.memory) {
-      copy.memory = clCreateBuffer(m.context, CL_MEM_READ_WRITE, std::max<std::size_t>(data.bytes(h), 8),
-                                   nullptr, &err);
+      copy.memory = clCreateBuffer(m.context, CL_MEM_READ_WRITE,
+                                   std::max<std::size_t>(data.bytes(h), 8), nullptr, &err);
       if (err != CL_SUCCESS) {
         copy.memory = nullptr;
         return cl_error("clCreateBuffer", err);
@@ -222,8 +217,8 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
       copy.bytes = data.bytes(h);
     }
     if (call.access[i] != Access::write && copy.version != data.version(h)) {
-      err = clEnqueueWriteBuffer(m.queue, copy.memory, CL_FALSE, 0, data.bytes(h), data.data(h),
-                                 0, nullptr, nullptr);
+      err = clEnqueueWriteBuffer(m.queue, copy.memory, CL_FALSE, 0, data.bytes(h), data.data(h), 0,
+                                 nullptr, nullptr);
       if (err != CL_SUCCESS) return cl_error("clEnqueueWriteBuffer", err);
       bytes_to_device_ += data.bytes(h);
     }
@@ -243,7 +238,8 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
   auto set = [&](cl_kernel k, cl_uint index, std::size_t size, const void* value) {
     if (err == CL_SUCCESS) err = clSetKernelArg(k, index, size, value);
   };
-  auto launch = [&](cl_kernel k, cl_uint dims, const std::size_t* global, const std::size_t* local) {
+  auto launch = [&](cl_kernel k, cl_uint dims, const std::size_t* global,
+                    const std::size_t* local) {
     if (err == CL_SUCCESS)
       err = clEnqueueNDRangeKernel(m.queue, k, dims, nullptr, global, local, 0, nullptr, nullptr);
   };
@@ -309,10 +305,12 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
       break;
     }
     case KernelId::reduction: {
-      const std::size_t group = std::min<std::size_t>(64, std::max<std::size_t>(1, info_.max_work_group_size));
+      const std::size_t group =
+          std::min<std::size_t>(64, std::max<std::size_t>(1, info_.max_work_group_size));
       std::size_t group_size = 1;
       while (group_size * 2 <= group) group_size *= 2;
-      const std::size_t groups = std::min<std::size_t>(256, std::max<std::size_t>(1, (call.n + group_size - 1) / group_size));
+      const std::size_t groups = std::min<std::size_t>(
+          256, std::max<std::size_t>(1, (call.n + group_size - 1) / group_size));
       cl_kernel partial = m.kernels[reduce_partial_slot];
       set(partial, 0, sizeof n, &n);
       set(partial, 1, sizeof(cl_mem), &buffers[0]);
@@ -331,7 +329,8 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
       break;
     }
     case KernelId::sort: {
-      if (call.n & (call.n - 1)) return std::string("sort: OpenCL bitonic sort needs a power-of-two size");
+      if (call.n & (call.n - 1))
+        return std::string("sort: OpenCL bitonic sort needs a power-of-two size");
       cl_kernel k = m.kernels[bitonic_slot];
       set(k, 0, sizeof(cl_mem), &buffers[0]);
       const std::size_t global[1] = {call.n};

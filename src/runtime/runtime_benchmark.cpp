@@ -25,8 +25,9 @@ LocalRunReport run_once(LocalDevices& devices, RuntimeDag& dag, const std::strin
 
 void run_starpu(const RuntimeBenchmarkOptions& options, RuntimeBenchmarkResult& result) {
   const std::string command =
-      fmt::format("bash '{}' {} {} {} {} 2>&1", options.starpu_script, options.empty_tasks,
-                  options.gemm_side, options.gemm_tile, options.cpu_workers);
+      fmt::format("bash '{}' {} {} {} {} {} {} 2>&1", options.starpu_script, options.empty_tasks,
+                  options.gemm_side, options.gemm_tile, options.cpu_workers, options.mix_chains,
+                  options.mix_size);
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) {
     result.starpu_error = "could not start " + options.starpu_script;
@@ -56,8 +57,8 @@ void run_starpu(const RuntimeBenchmarkOptions& options, RuntimeBenchmarkResult& 
       it != result.starpu_details.end())
     result.starpu_mix_makespan_seconds = it->second;
   if (status != 0)
-    result.starpu_error = fmt::format("StarPU script exited with status {}: {}", status,
-                                      output.substr(0, 300));
+    result.starpu_error =
+        fmt::format("StarPU script exited with status {}: {}", status, output.substr(0, 300));
 }
 
 }  // namespace
@@ -80,14 +81,31 @@ RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& opti
   }
   {
     // The mix: one CPU worker beside the OpenCL devices (PoCL uses the other cores).
+    // As StarPU's dmda calibrates its history models in untimed rounds, ours learns:
+    // two untimed rounds under round-robin (every kernel measured on every device)
+    // feed the history-regression model, which the timed round's policy then uses.
     LocalDevices mixed(LocalDevicesOptions{1, true, true});
     result.notice = mixed.notice();
-    result.mix_devices = fmt::format("{} CPU worker + {} OpenCL device(s)", 1,
-                                     mixed.opencl_devices().size());
-    auto warm = make_mixed_dag(options.mix_chains, options.mix_size, 1);  // builds OpenCL programs
-    run_once(mixed, *warm, "round-robin", false);
+    result.mix_devices =
+        fmt::format("{} CPU worker + {} OpenCL device(s)", 1, mixed.opencl_devices().size());
+    RooflineModel roofline(mixed.cluster());
+    HistoryRegressionModel learned(mixed.cluster(), roofline);
+    for (std::uint64_t round = 0; round < 2; ++round) {
+      auto warm = make_mixed_dag(options.mix_chains, options.mix_size, 10 + round);
+      auto policy = make_policy("round-robin", PolicyOptions{});
+      LocalBackendOptions warm_options;
+      warm_options.record_schedule = false;
+      warm_options.learner = &learned;
+      warm_options.work_stealing = false;
+      LocalBackend(mixed, *warm, learned, *policy, warm_options).run();
+    }
     auto mix = make_mixed_dag(options.mix_chains, options.mix_size, 2);
-    result.mix_makespan_seconds = run_once(mixed, *mix, options.policy, false).wall_seconds;
+    auto policy = make_policy(options.policy, PolicyOptions{});
+    LocalBackendOptions mix_options;
+    mix_options.record_schedule = false;
+    mix_options.learner = &learned;
+    result.mix_makespan_seconds =
+        LocalBackend(mixed, *mix, learned, *policy, mix_options).run().wall_seconds;
   }
   if (!options.starpu_script.empty()) run_starpu(options, result);
   return result;

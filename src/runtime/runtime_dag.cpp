@@ -9,7 +9,9 @@
 
 namespace hetsched {
 
-RuntimeDag::RuntimeDag() { workload_.jobs.push_back(Job{.name = "runtime-dag", .family = "scientific"}); }
+RuntimeDag::RuntimeDag() {
+  workload_.jobs.push_back(Job{.name = "runtime-dag", .family = "scientific"});
+}
 
 std::uint32_t RuntimeDag::add_task(std::string name, const KernelCall& call, double graph_edges) {
   Job& job = workload_.jobs.front();
@@ -130,8 +132,9 @@ TiledCholesky make_tiled_cholesky(std::uint32_t tiles, std::uint32_t tile_size,
       dag.add_task(fmt::format("syrk_{}_{}", i, k),
                    make_call(KernelId::syrk, tile_size, {m.tile(i, k), m.tile(i, i)}));
       for (std::uint32_t j = k + 1; j < i; ++j)
-        dag.add_task(fmt::format("gemm_nt_{}_{}_{}", i, j, k),
-                     make_call(KernelId::gemm_nt, tile_size, {m.tile(i, k), m.tile(j, k), m.tile(i, j)}));
+        dag.add_task(
+            fmt::format("gemm_nt_{}_{}_{}", i, j, k),
+            make_call(KernelId::gemm_nt, tile_size, {m.tile(i, k), m.tile(j, k), m.tile(i, j)}));
     }
   }
   return result;
@@ -191,8 +194,10 @@ std::unique_ptr<RuntimeDag> make_mixed_dag(std::uint32_t chains, std::uint32_t s
     const HandleId grid_a = data.add(std::size_t(size) * size * sizeof(double));
     const HandleId grid_b = data.add(std::size_t(size) * size * sizeof(double));
     for (double& x : data.view<double>(grid_a)) x = rng.uniform();
-    dag->add_task(fmt::format("stencil_{}_0", c), make_call(KernelId::stencil, size, {grid_a, grid_b}));
-    dag->add_task(fmt::format("stencil_{}_1", c), make_call(KernelId::stencil, size, {grid_b, grid_a}));
+    dag->add_task(fmt::format("stencil_{}_0", c),
+                  make_call(KernelId::stencil, size, {grid_a, grid_b}));
+    dag->add_task(fmt::format("stencil_{}_1", c),
+                  make_call(KernelId::stencil, size, {grid_b, grid_a}));
     const HandleId sum = data.add(sizeof(double));
     dag->add_task(fmt::format("reduction_{}", c),
                   make_call(KernelId::reduction, size * size, {grid_a, sum}));

@@ -18,7 +18,8 @@ namespace {
 
 TEST(PowerLawFitTest, RecoversAnExactLaw) {
   std::vector<std::pair<double, double>> points;
-  for (double n : {1e3, 4e3, 1.6e4, 6.4e4, 2.56e5}) points.emplace_back(n, 2e-9 * std::pow(n, 1.5) + 1e-5);
+  for (double n : {1e3, 4e3, 1.6e4, 6.4e4, 2.56e5})
+    points.emplace_back(n, 2e-9 * std::pow(n, 1.5) + 1e-5);
   const auto fit = fit_power_law(points);
   ASSERT_TRUE(fit);
   for (double n : {2e3, 3e4, 1e5}) {
@@ -28,9 +29,7 @@ TEST(PowerLawFitTest, RecoversAnExactLaw) {
   EXPECT_NEAR(fit->b, 1.5, 0.1);
 }
 
-TEST(PowerLawFitTest, NeedsTwoSizes) {
-  EXPECT_FALSE(fit_power_law({{100.0, 1.0}}));
-}
+TEST(PowerLawFitTest, NeedsTwoSizes) { EXPECT_FALSE(fit_power_law({{100.0, 1.0}})); }
 
 class HistoryRegressionModelTest : public ::testing::Test {
  protected:
@@ -112,7 +111,8 @@ TEST_F(HistoryRegressionModelTest, StaleFileIsRejectedWithAdvice) {
   std::string message = load_error(path, model, "cpu-core:B;");
   EXPECT_NE(message.find("stale"), std::string::npos) << message;
   EXPECT_NE(message.find("recalibrate"), std::string::npos) << message;
-  std::ofstream(path) << R"({"format": "hetsched-perf-model", "version": 0, "machine": "x;", "models": []})";
+  std::ofstream(path)
+      << R"({"format": "hetsched-perf-model", "version": 0, "machine": "x;", "models": []})";
   message = load_error(path, model, "x;");
   EXPECT_NE(message.find("stale"), std::string::npos) << message;
   EXPECT_NE(message.find("version"), std::string::npos) << message;

@@ -25,7 +25,8 @@ TEST(CalibrationTest, QuickCalibrationFitsEveryKernelAndRoundTrips) {
   const std::size_t device_models = 1 + devices.opencl_devices().size();
   ASSERT_EQ(report.fits.size(), 2 * device_models);
   for (const CalibrationFit& fit : report.fits) {
-    EXPECT_TRUE(fit.failure.empty()) << fit.kernel << " on " << fit.device_model << ": " << fit.failure;
+    EXPECT_TRUE(fit.failure.empty())
+        << fit.kernel << " on " << fit.device_model << ": " << fit.failure;
     EXPECT_EQ(fit.samples, 5u) << fit.kernel;  // 3 training + 2 held-out sizes, 1 repetition
     EXPECT_EQ(fit.held_out_sizes, 2u);
     EXPECT_GE(fit.median_relative_error, 0.0);
@@ -35,7 +36,8 @@ TEST(CalibrationTest, QuickCalibrationFitsEveryKernelAndRoundTrips) {
   const auto dag = single_kernel_dag(KernelId::gemm, 40, 1);
   const Task& unseen = dag->workload().jobs[0].tasks[0];
   EXPECT_GT(model.task_seconds(unseen, devices.cluster().device(0)), 0.0);
-  EXPECT_TRUE(model.regression_seconds("gemm", devices.cluster().device(0).spec.model, unseen.bytes));
+  EXPECT_TRUE(
+      model.regression_seconds("gemm", devices.cluster().device(0).spec.model, unseen.bytes));
 
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("hetsched_calibration_" + std::to_string(::getpid()) + ".json"))

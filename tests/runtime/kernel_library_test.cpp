@@ -1,5 +1,7 @@
 // Every kernel of the library, CPU and OpenCL (PoCL's CPU device in CI), against
 // references written out here with plain loops.
+#include "hetsched/runtime/kernel_library.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <numeric>
 
 #include "hetsched/core/rng.hpp"
-#include "hetsched/runtime/kernel_library.hpp"
 #include "hetsched/runtime/local_machine.hpp"
 #include "hetsched/runtime/runtime_dag.hpp"
 
@@ -73,8 +74,8 @@ class KernelLibraryTest : public ::testing::TestWithParam<const char*> {
 };
 LocalDevices* KernelLibraryTest::devices_ = nullptr;
 
-#define GET_RUNNER()                                                        \
-  Runner run = runner();                                                    \
+#define GET_RUNNER()     \
+  Runner run = runner(); \
   if (!run) GTEST_SKIP() << "no OpenCL device: " << devices_->notice();
 
 TEST_P(KernelLibraryTest, GemmAndGemmNtMatchLoops) {
@@ -83,7 +84,8 @@ TEST_P(KernelLibraryTest, GemmAndGemmNtMatchLoops) {
   const std::uint32_t n = kSide;
   DataRegistry data;
   const auto a = random_matrix(rng, n), b = random_matrix(rng, n), c = random_matrix(rng, n);
-  const HandleId ha = data.add(a.size() * 8), hb = data.add(b.size() * 8), hc = data.add(c.size() * 8);
+  const HandleId ha = data.add(a.size() * 8), hb = data.add(b.size() * 8),
+                 hc = data.add(c.size() * 8);
   put(data, ha, a), put(data, hb, b), put(data, hc, c);
   ASSERT_FALSE(run(call_of(KernelId::gemm, n, {ha, hb, hc}), data));
   auto out = get(data, hc);

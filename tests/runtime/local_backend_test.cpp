@@ -1,6 +1,8 @@
 // LocalBackend executing real DAGs on worker threads: tiled Cholesky and GEMM give
 // numerically right answers under registered policies, OpenCL can be switched off,
 // a kernel that fails to build on a device is retried elsewhere and reported.
+#include "hetsched/runtime/local_backend.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
-#include "hetsched/runtime/local_backend.hpp"
 
 namespace hetsched {
 namespace {
@@ -47,7 +48,8 @@ TEST(LocalBackendTest, TiledCholeskyIsCorrectUnderEveryOnlinePolicy) {
     EXPECT_LT(cholesky_residual(problem), 1e-12) << policy;
     // Every task ran after all its predecessors finished.
     std::vector<double> start(result.report.tasks_total), finish(result.report.tasks_total);
-    for (const TaskRecord& r : result.report.schedule) start[r.task] = r.start_seconds, finish[r.task] = r.finish_seconds;
+    for (const TaskRecord& r : result.report.schedule)
+      start[r.task] = r.start_seconds, finish[r.task] = r.finish_seconds;
     TaskGraph graph(problem.dag->workload());
     for (TaskIndex t = 0; t < graph.task_count(); ++t)
       for (const Dependency& p : graph.predecessors(t)) EXPECT_LE(finish[p.task], start[t]);

@@ -20,7 +20,7 @@ namespace hetsched {
 
 struct CalibrationOptions {
   unsigned repetitions = 3;
-  bool quick = false;  // small sizes only (tests, smoke runs)
+  bool quick = false;             // small sizes only (tests, smoke runs)
   std::vector<KernelId> kernels;  // empty: every kernel but `empty`
   std::function<void(const std::string&)> progress;
 };

@@ -6,10 +6,10 @@
 // The calling thread is the dispatcher: it owns the SchedulingLoop, keeps each
 // device's queue of placed tasks in planned order and hands ready tasks to a
 // worker through a bounded single-producer/single-consumer ring (a few tasks ahead,
-// sized by predicted time, so a worker rarely waits). Workers answer through their own ring of completions.
-// Rings are preallocated, so the hot path allocates nothing and takes no lock;
-// threads that run out of work block on an atomic wait (futex) and are woken only
-// when someone is actually asleep.
+// sized by predicted time, so a worker rarely waits). Workers answer through their own ring of
+// completions. Rings are preallocated, so the hot path allocates nothing and takes no lock; threads
+// that run out of work block on an atomic wait (futex) and are woken only when someone is actually
+// asleep.
 //
 // Balancing: when a worker has nothing queued, the dispatcher may move a ready task
 // still waiting for another device to it, using the work-stealing rule (gain over

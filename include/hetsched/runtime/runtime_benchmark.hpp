@@ -29,7 +29,7 @@ struct RuntimeBenchmarkResult {
   double overhead_us_per_task = 0;
   double gemm_gflops = 0;
   double mix_makespan_seconds = 0;
-  std::string mix_devices;  // what the mix ran on
+  std::string mix_devices;                            // what the mix ran on
   std::optional<double> starpu_overhead_us_per_task;  // best of eager, lws, dmda
   std::optional<double> starpu_gemm_gflops;
   std::optional<double> starpu_mix_makespan_seconds;

@@ -37,7 +37,7 @@ class RuntimeDag {
   Workload workload_;
   std::vector<KernelCall> calls_;
   DataRegistry data_;
-  std::vector<std::int64_t> last_writer_;                 // per handle; -1 when none
+  std::vector<std::int64_t> last_writer_;                  // per handle; -1 when none
   std::vector<std::vector<std::uint32_t>> readers_since_;  // per handle
 };
 
@@ -61,8 +61,7 @@ struct TiledCholesky {
   std::vector<double> original;  // A as it was, for checking L·Lᵀ = A
 };
 // A symmetric positive definite matrix (diagonally dominant, from the seed) and its DAG.
-TiledCholesky make_tiled_cholesky(std::uint32_t tiles, std::uint32_t tile_size,
-                                  std::uint64_t seed);
+TiledCholesky make_tiled_cholesky(std::uint32_t tiles, std::uint32_t tile_size, std::uint64_t seed);
 
 struct TiledGemm {
   std::unique_ptr<RuntimeDag> dag;

@@ -1,12 +1,12 @@
 // CPU implementations of the kernel library: OpenBLAS (single-threaded per worker)
 // and LAPACKE for the dense kernels, plain loops for the rest.
 #include <cblas.h>
+#include <fmt/format.h>
 #include <lapacke.h>
 
 #include <algorithm>
 #include <cstring>
 #include <deque>
-#include <fmt/format.h>
 
 #include "hetsched/runtime/kernel_library.hpp"
 

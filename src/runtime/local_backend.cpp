@@ -398,6 +398,7 @@ LocalRunReport LocalBackend::run() {
       result_.bytes_to_devices += workers_[i]->opencl->bytes_to_device() - bytes_before_in[i];
       result_.bytes_to_host += workers_[i]->opencl->bytes_to_host() - bytes_before_out[i];
     }
+  report.transfer_bytes = double(result_.bytes_to_devices + result_.bytes_to_host);
   return std::move(result_);
 }
 

@@ -39,7 +39,7 @@ class Simulator final : public Backend {
   const TaskGraph& graph() const { return graph_; }
 
  private:
-  enum EventKind : std::uint32_t { job_arrival, transfer_arrival, task_finish };
+  enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish };
   struct DeviceState {
     DeviceQueue queue;
     bool busy = false;
@@ -53,7 +53,6 @@ class Simulator final : public Backend {
   };
 
   void send_input(TaskIndex consumer, NodeId from_node, DeviceId from_device, double bytes);
-  void input_arrived(TaskIndex task);
   void try_start(DeviceId device);
   void finish(TaskIndex task);
 
@@ -68,7 +67,9 @@ class Simulator final : public Backend {
 
   std::vector<DeviceState> devices_;
   std::vector<NicState> nics_;
-  std::vector<std::uint32_t> pending_inputs_;  // per task: edges and external input still to arrive
+  std::vector<std::uint32_t> unfinished_predecessors_;  // per task
+  std::vector<double> inputs_ready_at_;  // per task: arrival of the last input transfer issued
+  std::vector<double> wake_at_;          // per device: the pending wake-up, if any
   std::vector<double> start_;
   std::vector<double> finish_;
   std::vector<double> joules_;

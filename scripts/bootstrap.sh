@@ -9,6 +9,11 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libpugixml-dev libglpk-dev coinor-libcbc-dev libeigen3-dev
+  # local runtime: topology discovery, OpenCL loader + headers + PoCL (a real OpenCL device on
+  # the CPU, used by tests and CI), OpenBLAS and LAPACKE for the CPU kernels, clinfo to inspect
+  libhwloc-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libopenblas-dev liblapacke-dev clinfo
+  # benchmark peer only (bench/starpu/run_starpu_bench.sh builds against it; never linked)
+  libstarpu-dev
 )
 
 missing=()

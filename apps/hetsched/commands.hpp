@@ -15,5 +15,9 @@ void add_import_command(CLI::App& app);
 void add_bench_sim_command(CLI::App& bench);
 void add_bench_dag_command(CLI::App& bench);
 void add_bench_cluster_command(CLI::App& bench);
+void add_devices_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_bench_runtime_command(CLI::App& bench);
 
 }  // namespace hetsched::cli

@@ -22,6 +22,10 @@ int main(int argc, char** argv) {
   hetsched::cli::add_bench_sim_command(*bench);
   hetsched::cli::add_bench_dag_command(*bench);
   hetsched::cli::add_bench_cluster_command(*bench);
+  hetsched::cli::add_devices_command(app);
+  hetsched::cli::add_calibrate_command(app);
+  hetsched::cli::add_run_command(app);
+  hetsched::cli::add_bench_runtime_command(*bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,123 @@
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/runtime/kernel_library.hpp"
+#include "hetsched/runtime/runtime_benchmark.hpp"
+
+namespace hetsched::cli {
+namespace {
+
+struct BenchRuntimeOptions {
+  RuntimeBenchmarkOptions params;
+  std::string starpu_script = "bench/starpu/run_starpu_bench.sh";
+  bool no_starpu = false;
+  std::string format = "table";
+};
+
+nlohmann::ordered_json optional_number(const std::optional<double>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+void run_bench_runtime(BenchRuntimeOptions options) {
+  if (!options.no_starpu) {
+    if (!std::filesystem::exists(options.starpu_script))
+      throw InputError(SourcePosition{options.starpu_script},
+                       "StarPU peer script not found (run from the repository root, pass "
+                       "--starpu-script, or --no-starpu)");
+    options.params.starpu_script = options.starpu_script;
+  }
+  const RuntimeBenchmarkResult r = run_runtime_benchmark(options.params);
+  const std::string core = openblas_core_name();
+  if (options.format == "json") {
+    nlohmann::ordered_json out{
+        {"overhead_us_per_task", r.overhead_us_per_task},
+        {"starpu_overhead_us_per_task", optional_number(r.starpu_overhead_us_per_task)},
+        {"gemm_gflops", r.gemm_gflops},
+        {"starpu_gemm_gflops", optional_number(r.starpu_gemm_gflops)},
+        {"mix_makespan_seconds", r.mix_makespan_seconds},
+        {"starpu_mix_makespan_seconds", optional_number(r.starpu_mix_makespan_seconds)},
+        {"empty_tasks", options.params.empty_tasks},
+        {"cpu_workers", options.params.cpu_workers},
+        {"gemm_side", options.params.gemm_side},
+        {"gemm_tile", options.params.gemm_tile},
+        {"mix_devices", r.mix_devices},
+        {"policy", options.params.policy},
+        {"openblas_core", core}};
+    for (const auto& [key, value] : r.starpu_details) out["starpu_details"][key] = value;
+    if (!r.starpu_error.empty()) out["starpu_error"] = r.starpu_error;
+    if (!r.notice.empty()) out["notice"] = r.notice;
+    std::cout << out.dump() << "\n";
+    return;
+  }
+  auto ratio = [](double ours, const std::optional<double>& theirs) {
+    return theirs && ours > 0 ? fmt::format("{:.2f}", *theirs / ours) : std::string("-");
+  };
+  auto show = [](const std::optional<double>& v, const char* spec) {
+    return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+  };
+  std::cout << fmt::format("local runtime vs StarPU, same machine, same run (OpenBLAS core {})\n",
+                           core);
+  std::cout << fmt::format("  {:<44} {:>10} {:>10} {:>12}\n", "", "hetsched", "StarPU",
+                           "StarPU/ours");
+  std::cout << fmt::format("  {:<44} {:>10.3f} {:>10} {:>12}\n",
+                           fmt::format("overhead, {} empty tasks, {} CPU (µs/task)",
+                                       options.params.empty_tasks, options.params.cpu_workers),
+                           r.overhead_us_per_task, show(r.starpu_overhead_us_per_task, "{:.3f}"),
+                           ratio(r.overhead_us_per_task, r.starpu_overhead_us_per_task));
+  std::cout << fmt::format(
+      "  {:<44} {:>10.1f} {:>10} {:>12}\n",
+      fmt::format("DGEMM {}² / {}² tiles (GFLOP/s)", options.params.gemm_side,
+                  options.params.gemm_tile),
+      r.gemm_gflops, show(r.starpu_gemm_gflops, "{:.1f}"),
+      r.starpu_gemm_gflops ? fmt::format("{:.2f}", *r.starpu_gemm_gflops / r.gemm_gflops) : "-");
+  std::cout << fmt::format("  {:<44} {:>10.3f} {:>10} {:>12}\n", "CPU + OpenCL mix makespan (s)",
+                           r.mix_makespan_seconds, show(r.starpu_mix_makespan_seconds, "{:.3f}"),
+                           ratio(r.mix_makespan_seconds, r.starpu_mix_makespan_seconds));
+  for (const auto& [key, value] : r.starpu_details)
+    std::cout << fmt::format("  {} = {}\n", key, value);
+  if (!r.starpu_error.empty()) std::cout << "  StarPU: " << r.starpu_error << "\n";
+  if (!r.notice.empty()) std::cout << "  " << r.notice << "\n";
+}
+
+}  // namespace
+
+void add_bench_runtime_command(CLI::App& bench) {
+  auto options = std::make_shared<BenchRuntimeOptions>();
+  CLI::App* command = bench.add_subcommand(
+      "runtime", "local runtime against StarPU: task overhead, tiled DGEMM, CPU+OpenCL mix");
+  command->add_option("--tasks", options->params.empty_tasks, "empty tasks for the overhead")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100'000'000));
+  command->add_option("--gemm-side", options->params.gemm_side, "DGEMM matrix side")
+      ->capture_default_str()
+      ->check(CLI::Range(16, 65536));
+  command->add_option("--gemm-tile", options->params.gemm_tile, "DGEMM tile side")
+      ->capture_default_str()
+      ->check(CLI::Range(16, 8192));
+  command->add_option("--cpu-workers", options->params.cpu_workers, "CPU workers")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  command->add_option("--mix-chains", options->params.mix_chains, "chains in the mix")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10'000));
+  command->add_option("--mix-size", options->params.mix_size, "grid side in the mix")
+      ->capture_default_str()
+      ->check(CLI::Range(16, 4096));
+  command->add_option("--policy", options->params.policy, "policy for our runs")
+      ->capture_default_str();
+  command->add_option("--starpu-script", options->starpu_script, "the StarPU peer script")
+      ->capture_default_str();
+  command->add_flag("--no-starpu", options->no_starpu, "our figures only");
+  command->add_option("--format", options->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  command->callback([options] { run_bench_runtime(*options); });
+}
+
+}  // namespace hetsched::cli

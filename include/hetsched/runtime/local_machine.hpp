@@ -1,0 +1,69 @@
+// LocalMachine: what this computer offers the runtime, found with hwloc (packages,
+// NUMA nodes, cores, hardware threads, caches) and OpenCL (every platform's
+// devices). LocalDevices turns it into workers: one per CPU core used (pinned to
+// that core) and one per OpenCL device, and into the Cluster (one node) that the
+// policies and performance models see.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hetsched/cluster/cluster.hpp"
+#include "hetsched/runtime/opencl_device.hpp"
+
+namespace hetsched {
+
+struct CpuTopology {
+  std::string model;  // the processor's name as the OS reports it
+  unsigned packages = 0;
+  unsigned numa_nodes = 0;
+  unsigned cores = 0;
+  unsigned hardware_threads = 0;
+  std::uint64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;  // per cache instance
+  std::uint64_t memory_bytes = 0;
+  std::vector<unsigned> core_first_pu;  // OS index of each core's first hardware thread
+};
+
+// The CPU topology through hwloc.
+CpuTopology discover_cpu_topology();
+
+struct LocalDevicesOptions {
+  unsigned cpu_workers = 0;  // 0: one per core
+  bool use_opencl = true;    // false, or HETSCHED_DISABLE_OPENCL set: CPU workers only
+  bool pin_cpu_workers = true;
+};
+
+enum class WorkerKind : std::uint8_t { cpu, opencl };
+
+class LocalDevices {
+ public:
+  explicit LocalDevices(const LocalDevicesOptions& options = {});
+
+  const CpuTopology& cpu() const { return cpu_; }
+  const Cluster& cluster() const { return cluster_; }
+  // One line when OpenCL is unavailable or disabled (said once, here); empty otherwise.
+  const std::string& notice() const { return notice_; }
+
+  std::size_t worker_count() const { return kinds_.size(); }
+  WorkerKind kind(DeviceId d) const { return kinds_[d]; }
+  // For CPU workers: the OS index of the hardware thread to pin to; -1: do not pin.
+  int pinned_pu(DeviceId d) const { return pinned_pu_[d]; }
+  OpenClDevice* opencl(DeviceId d) const { return opencl_slot_[d]; }
+  const std::vector<std::unique_ptr<OpenClDevice>>& opencl_devices() const { return opencl_; }
+
+  // The distinct device models, sorted and joined: tells a calibration file made elsewhere.
+  std::string fingerprint() const;
+
+ private:
+  CpuTopology cpu_;
+  Cluster cluster_;
+  std::string notice_;
+  std::vector<WorkerKind> kinds_;
+  std::vector<int> pinned_pu_;
+  std::vector<OpenClDevice*> opencl_slot_;
+  std::vector<std::unique_ptr<OpenClDevice>> opencl_;
+};
+
+}  // namespace hetsched

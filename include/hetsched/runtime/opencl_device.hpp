@@ -1,0 +1,68 @@
+// OpenClDevice: one OpenCL device (PoCL's CPU device in tests and CI, a GPU where
+// one is installed) with its context, in-order command queue, the kernel library's
+// program (built once, on first use) and a cache of device buffers, one per data
+// handle, tagged with the handle version they hold. run() moves stale inputs host
+// → device, enqueues the kernel and reads written handles back to the host.
+// Only the worker that owns the device calls run(); discovery may be called anywhere.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetsched/runtime/kernel_library.hpp"
+
+namespace hetsched {
+
+struct OpenClDeviceInfo {
+  std::string platform;
+  std::string name;
+  std::string vendor;
+  std::string version;
+  std::string type;  // "cpu", "gpu", "accelerator", "other"
+  unsigned compute_units = 0;
+  std::uint64_t global_memory_bytes = 0;
+  unsigned max_clock_mhz = 0;
+  std::size_t max_work_group_size = 0;
+  bool fp64 = false;
+};
+
+// True when HETSCHED_DISABLE_OPENCL is set to a non-empty value other than "0".
+bool opencl_disabled_by_environment();
+
+class OpenClDevice {
+ public:
+  // Every OpenCL device of every platform. When none is found (no ICD, no
+  // platform, or OpenCL disabled), returns none and sets `notice` to one line
+  // saying why; `notice` is left empty otherwise.
+  static std::vector<std::unique_ptr<OpenClDevice>> open_all(std::string& notice);
+
+  ~OpenClDevice();
+  OpenClDevice(const OpenClDevice&) = delete;
+  OpenClDevice& operator=(const OpenClDevice&) = delete;
+
+  const OpenClDeviceInfo& info() const { return info_; }
+
+  // Runs the call, moving data as needed. Returns an error message (build log,
+  // OpenCL error code) when it cannot; the host copies are then untouched.
+  std::optional<std::string> run(const KernelCall& call, DataRegistry& data);
+
+  // Replaces the program source before first use (fault injection in tests; users
+  // bringing their own kernels). A source that fails to build makes run() fail.
+  void set_program_source(std::string source);
+
+  std::uint64_t bytes_to_device() const { return bytes_to_device_; }
+  std::uint64_t bytes_to_host() const { return bytes_to_host_; }
+
+ private:
+  struct Impl;
+  explicit OpenClDevice(std::unique_ptr<Impl> impl, OpenClDeviceInfo info);
+  std::unique_ptr<Impl> impl_;
+  OpenClDeviceInfo info_;
+  std::uint64_t bytes_to_device_ = 0;
+  std::uint64_t bytes_to_host_ = 0;
+};
+
+}  // namespace hetsched

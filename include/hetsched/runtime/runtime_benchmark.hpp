@@ -1,0 +1,43 @@
+// The local runtime's benchmark, side by side with StarPU on the same machine in
+// the same run: per-task overhead of independent empty tasks on CPU workers,
+// tiled DGEMM GFLOP/s on CPU workers (OpenBLAS single-threaded per worker), and
+// the makespan of a CPU + OpenCL mix of kernels that favour different devices.
+// The StarPU figures come from small C programs built against Debian's libstarpu
+// at benchmark time by bench/starpu/run_starpu_bench.sh (StarPU is never linked).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace hetsched {
+
+struct RuntimeBenchmarkOptions {
+  std::uint32_t empty_tasks = 200000;
+  std::uint32_t gemm_side = 2048;
+  std::uint32_t gemm_tile = 256;
+  unsigned cpu_workers = 2;
+  std::uint32_t mix_chains = 8;
+  std::uint32_t mix_size = 128;
+  std::string policy = "greedy-eft";
+  // The StarPU peer script; empty: StarPU is not run (its figures stay unset).
+  std::string starpu_script;
+};
+
+struct RuntimeBenchmarkResult {
+  double overhead_us_per_task = 0;
+  double gemm_gflops = 0;
+  double mix_makespan_seconds = 0;
+  std::string mix_devices;                            // what the mix ran on
+  std::optional<double> starpu_overhead_us_per_task;  // best of eager, lws, dmda
+  std::optional<double> starpu_gemm_gflops;
+  std::optional<double> starpu_mix_makespan_seconds;
+  std::map<std::string, double> starpu_details;  // every figure the script printed
+  std::string starpu_error;                      // why StarPU figures are missing
+  std::string notice;                            // OpenCL availability, OpenBLAS core type
+};
+
+RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& options);
+
+}  // namespace hetsched

@@ -1,0 +1,405 @@
+#include "hetsched/runtime/local_backend.hpp"
+
+#include <fmt/format.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "hetsched/policy/work_stealing_rule.hpp"
+#include "hetsched/runtime/spsc_ring.hpp"
+#include "hetsched/workload/feasibility.hpp"
+
+namespace hetsched {
+
+namespace {
+constexpr TaskIndex kStopWorker = std::numeric_limits<TaskIndex>::max();
+constexpr int kSpinsBeforeSleep = 128;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+std::int64_t clock_ticks() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
+constexpr double kSecondsPerTick =
+    double(std::chrono::steady_clock::period::num) / std::chrono::steady_clock::period::den;
+}  // namespace
+
+struct LocalBackend::Worker {
+  Worker(DeviceId d, WorkerKind k, OpenClDevice* cl, int pu, std::size_t depth)
+      : device(d), kind(k), opencl(cl), pinned_pu(pu), inbox(depth), outbox(depth) {}
+  DeviceId device;
+  WorkerKind kind;
+  OpenClDevice* opencl;
+  int pinned_pu;
+  SpscRing<TaskIndex> inbox;
+  SpscRing<Completion> outbox;
+  alignas(64) std::atomic<std::uint32_t> inbox_signal{0};
+  std::atomic<bool> asleep{false};
+  std::thread thread;
+};
+
+LocalBackend::LocalBackend(LocalDevices& devices, RuntimeDag& dag, const PerfModel& perf,
+                           SchedulingPolicy& policy, LocalBackendOptions options)
+    : devices_(devices),
+      dag_(dag),
+      perf_(perf),
+      options_(options),
+      graph_(dag.workload()),
+      loop_(devices.cluster(), graph_, perf, policy, *this) {
+  const std::size_t device_count = devices.cluster().device_count();
+  const std::size_t tasks = graph_.task_count();
+  options_.max_tasks_ahead = std::max<std::uint32_t>(1, options_.max_tasks_ahead);
+  queued_.resize(device_count);
+  in_flight_.assign(device_count, 0);
+  in_flight_seconds_.assign(device_count, 0);
+  backlog_seconds_.assign(device_count, 0);
+  predicted_sum_.assign(device_count, 0);
+  measured_sum_.assign(device_count, 0);
+  remaining_inputs_.resize(tasks);
+  for (TaskIndex t = 0; t < tasks; ++t)
+    remaining_inputs_[t] = static_cast<std::uint32_t>(graph_.predecessors(t).size());
+  running_on_.assign(tasks, kUnplaced);
+  predicted_.assign(tasks, 0);
+  tried_devices_.assign(tasks, 0);
+  errors_.resize(tasks);
+  broken_kernels_.assign(device_count * kKernelIdCount, 0);
+  for (DeviceId d = 0; d < device_count; ++d)
+    workers_.push_back(std::make_unique<Worker>(d, devices.kind(d), devices.opencl(d),
+                                                devices.pinned_pu(d),
+                                                std::size_t(options_.max_tasks_ahead) + 1));
+}
+
+LocalBackend::~LocalBackend() { stop_workers(); }
+
+double LocalBackend::seconds_since_start() const {
+  return double(clock_ticks() - start_ticks_) * kSecondsPerTick;
+}
+
+bool LocalBackend::can_execute(TaskIndex task, DeviceId device) const {
+  if (device >= 64 ? false : (tried_devices_[task] >> device) & 1u) return false;
+  const auto kernel = static_cast<std::size_t>(dag_.calls()[task].kernel);
+  if (broken_kernels_[device * kKernelIdCount + kernel]) return false;
+  return can_run(graph_.task(task), devices_.cluster().device(device));
+}
+
+double LocalBackend::lag(DeviceId device) const {
+  if (predicted_sum_[device] <= 0 || measured_sum_[device] <= 0) return 1.0;
+  return std::clamp(measured_sum_[device] / predicted_sum_[device], 0.05, 20.0);
+}
+
+void LocalBackend::launch(const Assignment& a) {
+  DeviceId device = a.device;
+  if (!can_execute(a.task, device)) {
+    // This device already failed this kernel: send the task where it can run.
+    DeviceId alternative = kUnplaced;
+    for (DeviceId d = 0; d < workers_.size(); ++d)
+      if (can_execute(a.task, d) &&
+          (alternative == kUnplaced || backlog_seconds_[d] < backlog_seconds_[alternative]))
+        alternative = d;
+    if (alternative == kUnplaced) {
+      abandon(a.task, "no device left that can run it");
+      return;
+    }
+    device = alternative;
+  }
+  running_on_[a.task] = device;
+  const Task& task = graph_.task(a.task);
+  predicted_[a.task] = perf_.task_seconds(task, devices_.cluster().device(device));
+  if (!std::isfinite(predicted_[a.task])) predicted_[a.task] = 0;
+  backlog_seconds_[device] += predicted_[a.task];
+  const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
+  auto& heap = queued_[device];
+  heap.push_back(QueuedTask{key, launch_sequence_++, a.task});
+  std::push_heap(heap.begin(), heap.end(), std::greater<>{});
+}
+
+void LocalBackend::hand_to_worker(DeviceId device, TaskIndex task) {
+  Worker& worker = *workers_[device];
+  // Never full: at most max_tasks_ahead are in flight and the ring holds one more.
+  [[maybe_unused]] const bool pushed = worker.inbox.push(task);
+  ++in_flight_[device];
+  in_flight_seconds_[device] += predicted_[task];
+  worker.inbox_signal.fetch_add(1, std::memory_order_seq_cst);
+  if (worker.asleep.load(std::memory_order_seq_cst)) worker.inbox_signal.notify_one();
+}
+
+void LocalBackend::dispatch() {
+  for (DeviceId d = 0; d < workers_.size(); ++d) {
+    auto& heap = queued_[d];
+    while (in_flight_[d] < options_.max_tasks_ahead && !heap.empty() &&
+           (in_flight_[d] == 0 || in_flight_seconds_[d] < options_.ahead_seconds)) {
+      const TaskIndex t = heap.front().task;
+      if (remaining_inputs_[t] != 0) break;  // the head waits for its inputs; order is kept
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+      heap.pop_back();
+      hand_to_worker(d, t);
+    }
+  }
+  if (!options_.work_stealing) return;
+  for (DeviceId d = 0; d < workers_.size(); ++d)
+    if (in_flight_[d] == 0 && queued_[d].empty()) try_steal(d);
+}
+
+bool LocalBackend::try_steal(DeviceId thief) {
+  constexpr std::size_t kScan = 64;  // heap leaves: the tasks that would run last
+  const Device& thief_device = devices_.cluster().device(thief);
+  DeviceId victim = kUnplaced;
+  std::size_t victim_slot = 0;
+  double best_gain = 0;
+  for (DeviceId v = 0; v < workers_.size(); ++v) {
+    if (v == thief || queued_[v].empty()) continue;
+    const auto& heap = queued_[v];
+    const std::size_t first = heap.size() > kScan ? heap.size() - kScan : 0;
+    for (std::size_t slot = heap.size(); slot-- > first;) {
+      const TaskIndex t = heap[slot].task;
+      if (remaining_inputs_[t] != 0 || !can_execute(t, thief)) continue;
+      const Task& task = graph_.task(t);
+      double run = perf_.task_seconds(task, thief_device);
+      if (!std::isfinite(run)) continue;
+      const double transfer =
+          devices_.kind(thief) == WorkerKind::opencl
+              ? perf_.host_to_device_seconds(task.bytes, thief_device.node, thief)
+              : 0.0;
+      const StealEstimate estimate =
+          estimate_steal(now_, backlog_seconds_[v], lag(v), run, transfer, lag(thief));
+      if (estimate.gain_seconds() > best_gain) {
+        best_gain = estimate.gain_seconds();
+        victim = v;
+        victim_slot = slot;
+      }
+      break;  // one candidate per victim: the latest ready one
+    }
+  }
+  if (victim == kUnplaced) return false;
+  auto& heap = queued_[victim];
+  const TaskIndex t = heap[victim_slot].task;
+  heap.erase(heap.begin() + std::ptrdiff_t(victim_slot));
+  std::make_heap(heap.begin(), heap.end(), std::greater<>{});
+  backlog_seconds_[victim] -= predicted_[t];
+  running_on_[t] = thief;
+  predicted_[t] = perf_.task_seconds(graph_.task(t), thief_device);
+  backlog_seconds_[thief] += predicted_[t];
+  ++result_.steals;
+  hand_to_worker(thief, t);
+  return true;
+}
+
+std::optional<std::string> LocalBackend::execute(Worker& worker, TaskIndex task) {
+  const KernelCall& call = dag_.calls()[task];
+  if (worker.kind == WorkerKind::opencl) return worker.opencl->run(call, dag_.data());
+  auto error = run_cpu_kernel(call, dag_.data());
+  if (!error)
+    for (std::size_t i = 0; i < call.handle_count; ++i)
+      if (call.access[i] != Access::read) dag_.data().bump_version(call.handles[i]);
+  return error;
+}
+
+void LocalBackend::worker_main(Worker& worker) {
+  if (worker.kind == WorkerKind::cpu) use_single_threaded_blas();
+  for (;;) {
+    TaskIndex task;
+    bool got = worker.inbox.pop(task);
+    for (int spin = 0; !got && spin < kSpinsBeforeSleep; ++spin) {
+      cpu_relax();
+      got = worker.inbox.pop(task);
+    }
+    if (!got) {
+      worker.asleep.store(true, std::memory_order_seq_cst);
+      const std::uint32_t seen = worker.inbox_signal.load(std::memory_order_seq_cst);
+      got = worker.inbox.pop(task);
+      if (!got) worker.inbox_signal.wait(seen, std::memory_order_seq_cst);
+      worker.asleep.store(false, std::memory_order_relaxed);
+      if (!got) continue;
+    }
+    if (task == kStopWorker) return;
+    const double start = seconds_since_start();
+    std::optional<std::string> error = execute(worker, task);
+    const double finish = seconds_since_start();
+    if (error) errors_[task] = std::move(*error);  // read by the dispatcher after the pop
+    [[maybe_unused]] const bool pushed =
+        worker.outbox.push(Completion{task, !error, start, finish});
+    completion_signal_.fetch_add(1, std::memory_order_seq_cst);
+    if (dispatcher_asleep_.load(std::memory_order_seq_cst)) completion_signal_.notify_one();
+  }
+}
+
+void LocalBackend::abandon(TaskIndex task, const std::string& reason) {
+  ++abandoned_;
+  result_.report.unfinished_tasks.push_back(fmt::format("{}: {}", graph_.task(task).name, reason));
+}
+
+void LocalBackend::complete(DeviceId device, const Completion& c) {
+  const TaskIndex t = c.task;
+  --in_flight_[device];
+  in_flight_seconds_[device] =
+      in_flight_[device] == 0 ? 0.0 : in_flight_seconds_[device] - predicted_[t];
+  backlog_seconds_[device] = std::max(0.0, backlog_seconds_[device] - predicted_[t]);
+  if (!c.ok) {
+    result_.failures.push_back(TaskFailure{t, device, errors_[t]});
+    if (device < 64) tried_devices_[t] |= std::uint64_t{1} << device;
+    broken_kernels_[device * kKernelIdCount + static_cast<std::size_t>(dag_.calls()[t].kernel)] = 1;
+    ++result_.retries;
+    launch(Assignment{t, device, 0, -std::numeric_limits<double>::infinity()});
+    return;
+  }
+  const double seconds = c.finish_seconds - c.start_seconds;
+  predicted_sum_[device] += predicted_[t];
+  measured_sum_[device] += seconds;
+  const Device& dev = devices_.cluster().device(device);
+  if (options_.learner) options_.learner->record(graph_.task(t), dev, seconds);
+  if (options_.record_schedule)
+    result_.report.schedule.push_back(
+        TaskRecord{t, device, 0, c.start_seconds, c.finish_seconds, 0});
+  DeviceResult& stats = result_.report.devices[device];
+  ++stats.tasks;
+  stats.busy_seconds += seconds;
+  result_.report.makespan_seconds = std::max(result_.report.makespan_seconds, c.finish_seconds);
+  ++finished_;
+  loop_.task_finished(t, c.finish_seconds);
+  for (const Dependency& s : graph_.successors(t)) --remaining_inputs_[s.task];
+}
+
+void LocalBackend::wait_for_completions() {
+  for (int spin = 0; spin < kSpinsBeforeSleep; ++spin) {
+    for (const auto& w : workers_)
+      if (!w->outbox.empty()) return;
+    cpu_relax();
+  }
+  dispatcher_asleep_.store(true, std::memory_order_seq_cst);
+  const std::uint32_t seen = completion_signal_.load(std::memory_order_seq_cst);
+  bool any = false;
+  for (const auto& w : workers_) any = any || !w->outbox.empty();
+  if (!any) completion_signal_.wait(seen, std::memory_order_seq_cst);
+  dispatcher_asleep_.store(false, std::memory_order_relaxed);
+}
+
+void LocalBackend::stop_workers() {
+  for (auto& w : workers_) {
+    if (!w->thread.joinable()) continue;
+    while (!w->inbox.push(kStopWorker)) {
+      // The ring is full only while the worker still drains it; it will make room.
+      std::this_thread::yield();
+    }
+    w->inbox_signal.fetch_add(1, std::memory_order_seq_cst);
+    w->inbox_signal.notify_one();
+    w->thread.join();
+  }
+}
+
+LocalRunReport LocalBackend::run() {
+  const std::size_t total = graph_.task_count();
+  result_.report.policy = std::string(loop_.policy().name());
+  result_.report.perf_model = std::string(perf_.name());
+  result_.report.tasks_total = total;
+  for (DeviceId d = 0; d < workers_.size(); ++d)
+    result_.report.devices.push_back(DeviceResult{d, 0, 0, 0, 0});
+  if (options_.record_schedule) result_.report.schedule.reserve(total);
+  std::vector<std::uint64_t> bytes_before_in, bytes_before_out;
+  for (const auto& w : workers_) {
+    bytes_before_in.push_back(w->opencl ? w->opencl->bytes_to_device() : 0);
+    bytes_before_out.push_back(w->opencl ? w->opencl->bytes_to_host() : 0);
+  }
+
+  start_ticks_ = clock_ticks();
+  for (auto& w : workers_) {
+    Worker* worker = w.get();
+    worker->thread = std::thread([this, worker] { worker_main(*worker); });
+    if (worker->pinned_pu >= 0 && worker->pinned_pu < CPU_SETSIZE) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(worker->pinned_pu, &set);
+      pthread_setaffinity_np(worker->thread.native_handle(), sizeof set, &set);
+    }
+  }
+
+  for (JobIndex j = 0; j < graph_.job_count(); ++j) loop_.job_arrived(j, 0.0);
+  loop_.decide(0.0);
+  dispatch();
+  while (finished_ + abandoned_ < total) {
+    bool progressed = false;
+    for (auto& w : workers_) {
+      Completion c;
+      while (w->outbox.pop(c)) {
+        complete(w->device, c);
+        progressed = true;
+      }
+    }
+    if (progressed) {
+      now_ = seconds_since_start();
+      loop_.decide(now_);
+      dispatch();
+      continue;
+    }
+    std::uint32_t in_flight = 0;
+    for (std::uint32_t n : in_flight_) in_flight += n;
+    if (in_flight == 0) {
+      // Nothing running: relax the planned order once, then give up on what is left.
+      bool handed = false;
+      for (DeviceId d = 0; d < workers_.size() && !handed; ++d)
+        for (std::size_t slot = 0; slot < queued_[d].size(); ++slot) {
+          const TaskIndex t = queued_[d][slot].task;
+          if (remaining_inputs_[t] != 0) continue;
+          queued_[d].erase(queued_[d].begin() + std::ptrdiff_t(slot));
+          std::make_heap(queued_[d].begin(), queued_[d].end(), std::greater<>{});
+          hand_to_worker(d, t);
+          handed = true;
+          break;
+        }
+      if (handed) continue;
+      break;
+    }
+    wait_for_completions();
+  }
+  stop_workers();
+  result_.wall_seconds = seconds_since_start();
+
+  SimReport& report = result_.report;
+  report.tasks_completed = finished_;
+  for (TaskIndex t = 0; t < total; ++t) {
+    if (loop_.state(t) == TaskState::finished) continue;
+    const bool listed = std::any_of(
+        report.unfinished_tasks.begin(), report.unfinished_tasks.end(),
+        [&](const std::string& s) { return s.rfind(graph_.task(t).name + ":", 0) == 0; });
+    if (listed) continue;
+    const bool blocked = remaining_inputs_[t] != 0;
+    report.unfinished_tasks.push_back(
+        fmt::format("{}: {}", graph_.task(t).name,
+                    blocked ? "a predecessor did not finish (it failed on every device)"
+                            : "never placed by the policy"));
+  }
+  JobResult job;
+  job.name = graph_.job(0).name;
+  job.first_start_seconds = report.schedule.empty() ? 0 : report.schedule.front().start_seconds;
+  for (const TaskRecord& r : report.schedule)
+    job.first_start_seconds = std::min(job.first_start_seconds, r.start_seconds);
+  job.completion_seconds = report.makespan_seconds;
+  report.jobs.push_back(job);
+  for (const Device& d : devices_.cluster().devices()) {
+    ++report.devices_by_kind[static_cast<std::size_t>(d.spec.kind)];
+    if (report.makespan_seconds > 0)
+      report.utilization_by_kind[static_cast<std::size_t>(d.spec.kind)] +=
+          report.devices[d.id].busy_seconds;
+  }
+  for (std::size_t k = 0; k < kDeviceKindCount; ++k)
+    if (report.devices_by_kind[k] > 0 && report.makespan_seconds > 0)
+      report.utilization_by_kind[k] /= report.devices_by_kind[k] * report.makespan_seconds;
+  std::sort(report.schedule.begin(), report.schedule.end(),
+            [](const TaskRecord& a, const TaskRecord& b) {
+              return a.start_seconds != b.start_seconds ? a.start_seconds < b.start_seconds
+                                                        : a.task < b.task;
+            });
+  for (std::size_t i = 0; i < workers_.size(); ++i)
+    if (workers_[i]->opencl) {
+      result_.bytes_to_devices += workers_[i]->opencl->bytes_to_device() - bytes_before_in[i];
+      result_.bytes_to_host += workers_[i]->opencl->bytes_to_host() - bytes_before_out[i];
+    }
+  report.transfer_bytes = double(result_.bytes_to_devices + result_.bytes_to_host);
+  return std::move(result_);
+}
+
+}  // namespace hetsched

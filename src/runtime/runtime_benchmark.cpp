@@ -1,0 +1,116 @@
+#include "hetsched/runtime/runtime_benchmark.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/runtime/local_backend.hpp"
+
+namespace hetsched {
+
+namespace {
+
+LocalRunReport run_once(LocalDevices& devices, RuntimeDag& dag, const std::string& policy_name,
+                        bool record) {
+  RooflineModel roofline(devices.cluster());
+  auto policy = make_policy(policy_name, PolicyOptions{});
+  LocalBackendOptions options;
+  options.record_schedule = record;
+  LocalBackend backend(devices, dag, roofline, *policy, options);
+  return backend.run();
+}
+
+void run_starpu(const RuntimeBenchmarkOptions& options, RuntimeBenchmarkResult& result) {
+  const std::string command =
+      fmt::format("bash '{}' {} {} {} {} {} {} 2>&1", options.starpu_script, options.empty_tasks,
+                  options.gemm_side, options.gemm_tile, options.cpu_workers, options.mix_chains,
+                  options.mix_size);
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) {
+    result.starpu_error = "could not start " + options.starpu_script;
+    return;
+  }
+  std::string output;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  const int status = ::pclose(pipe);
+  std::istringstream lines(output);
+  std::string key;
+  double value;
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    if (fields >> key >> value) result.starpu_details[key] = value;
+  }
+  for (const char* sched : {"eager", "lws", "dmda"}) {
+    const auto it = result.starpu_details.find(std::string("starpu_overhead_us_per_task_") + sched);
+    if (it != result.starpu_details.end() &&
+        (!result.starpu_overhead_us_per_task || it->second < *result.starpu_overhead_us_per_task))
+      result.starpu_overhead_us_per_task = it->second;
+  }
+  if (auto it = result.starpu_details.find("starpu_gemm_gflops"); it != result.starpu_details.end())
+    result.starpu_gemm_gflops = it->second;
+  if (auto it = result.starpu_details.find("starpu_mix_makespan_seconds");
+      it != result.starpu_details.end())
+    result.starpu_mix_makespan_seconds = it->second;
+  if (status != 0)
+    result.starpu_error =
+        fmt::format("StarPU script exited with status {}: {}", status, output.substr(0, 300));
+}
+
+}  // namespace
+
+RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& options) {
+  RuntimeBenchmarkResult result;
+  {
+    LocalDevices cpus(LocalDevicesOptions{options.cpu_workers, false, true});
+    auto empty = make_empty_dag(options.empty_tasks);
+    // Empty tasks all have a predicted time of zero, so an EFT policy would put them all on
+    // the first device; round-robin spreads them over both workers, as StarPU's eager does.
+    const LocalRunReport overhead = run_once(cpus, *empty, "round-robin", false);
+    result.overhead_us_per_task = overhead.wall_seconds * 1e6 / options.empty_tasks;
+
+    const std::uint32_t tiles = std::max<std::uint32_t>(1, options.gemm_side / options.gemm_tile);
+    TiledGemm warmup = make_tiled_gemm(tiles, options.gemm_tile, 1);  // pages, caches, threads
+    run_once(cpus, *warmup.dag, options.policy, false);
+    TiledGemm gemm = make_tiled_gemm(tiles, options.gemm_tile, 2);
+    const LocalRunReport gemm_run = run_once(cpus, *gemm.dag, options.policy, false);
+    const double side = double(tiles) * options.gemm_tile;
+    result.gemm_gflops = 2 * side * side * side / gemm_run.wall_seconds / 1e9;
+  }
+  {
+    // The mix: one CPU worker beside the OpenCL devices (PoCL uses the other cores).
+    // As StarPU's dmda calibrates its history models in untimed rounds, ours learns:
+    // two untimed rounds under round-robin (every kernel measured on every device)
+    // feed the history-regression model, which the timed round's policy then uses.
+    LocalDevices mixed(LocalDevicesOptions{1, true, true});
+    result.notice = mixed.notice();
+    result.mix_devices =
+        fmt::format("{} CPU worker + {} OpenCL device(s)", 1, mixed.opencl_devices().size());
+    RooflineModel roofline(mixed.cluster());
+    HistoryRegressionModel learned(mixed.cluster(), roofline);
+    for (std::uint64_t round = 0; round < 2; ++round) {
+      auto warm = make_mixed_dag(options.mix_chains, options.mix_size, 10 + round);
+      auto policy = make_policy("round-robin", PolicyOptions{});
+      LocalBackendOptions warm_options;
+      warm_options.record_schedule = false;
+      warm_options.learner = &learned;
+      warm_options.work_stealing = false;
+      LocalBackend(mixed, *warm, learned, *policy, warm_options).run();
+    }
+    auto mix = make_mixed_dag(options.mix_chains, options.mix_size, 2);
+    auto policy = make_policy(options.policy, PolicyOptions{});
+    LocalBackendOptions mix_options;
+    mix_options.record_schedule = false;
+    mix_options.learner = &learned;
+    result.mix_makespan_seconds =
+        LocalBackend(mixed, *mix, learned, *policy, mix_options).run().wall_seconds;
+  }
+  if (!options.starpu_script.empty()) run_starpu(options, result);
+  return result;
+}
+
+}  // namespace hetsched

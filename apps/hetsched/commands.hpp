@@ -10,7 +10,10 @@ void add_simulate_command(CLI::App& app);
 void add_catalog_command(CLI::App& app);
 void add_policies_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
+void add_pareto_command(CLI::App& app);
 // `bench` groups the benchmark subcommands; each adds itself under it.
 void add_bench_sim_command(CLI::App& bench);
+void add_bench_energy_command(CLI::App& bench);
+void add_bench_partition_command(CLI::App& bench);
 
 }  // namespace hetsched::cli

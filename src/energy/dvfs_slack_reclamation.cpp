@@ -64,7 +64,7 @@ StaticSchedule insertion_eft_schedule(const JobEnergyModel& model) {
     for (DeviceId d = 0; d < model.device_count(); ++d) {
       const double run = model.seconds(t, d, 0);
       if (run == kCannotRun) continue;
-      double ready = 0;
+      double ready = model.input_seconds(t, d);
       for (const DagNeighbor& q : instance.predecessors(t)) {
         const PlannedTask& producer = out.tasks[q.task];
         ready = std::max(ready, producer.finish_seconds +
@@ -99,11 +99,78 @@ SlackReclamationResult reclaim_slack_within(const JobEnergyModel& model, const D
   SlackReclamationResult result;
   result.makespan_bound_seconds = makespan_bound_seconds;
   result.before = model.energy(start);
+  const DagInstance& instance = model.instance();
   const std::size_t n = start.schedule.tasks.size();
   const std::vector<std::uint32_t> order = start_order(start.schedule);
   std::vector<std::uint8_t> pstates = start.pstates;
+  // The next task on the same device, which with the DAG's edges makes the fixed
+  // order an activity network: slowing task t by Δ moves the end of the schedule to
+  // max(makespan, finish_t + Δ + tail_t), tail_t being the longest chain after t.
+  std::vector<std::int64_t> device_next(n, -1);
+  {
+    std::vector<std::int64_t> last(model.device_count(), -1);
+    for (std::uint32_t t : order) {
+      const DeviceId d = start.schedule.tasks[t].device;
+      if (last[d] >= 0) device_next[static_cast<std::size_t>(last[d])] = t;
+      last[d] = t;
+    }
+  }
+  // Placement is fixed, so each edge's transfer time is too.
+  std::vector<double> edge_comm(instance.edges().size());
+  for (std::uint32_t e = 0; e < edge_comm.size(); ++e) {
+    const DagEdge& edge = instance.edges()[e];
+    edge_comm[e] = instance.comm_seconds(e, start.schedule.tasks[edge.from].device,
+                                         start.schedule.tasks[edge.to].device);
+  }
+  std::vector<std::size_t> position(n);
+  for (std::size_t i = 0; i < n; ++i) position[order[i]] = i;
+  std::vector<std::int64_t> device_previous(n, -1);
+  for (std::uint32_t t = 0; t < n; ++t)
+    if (device_next[t] >= 0) device_previous[static_cast<std::size_t>(device_next[t])] = t;
   StaticSchedule current = model.retime(start.schedule, order, pstates);
-  double current_energy = model.energy(DvfsSchedule{current, pstates}).total_joules();
+  // Earliest times from order position `from` on: tasks before it cannot change.
+  auto retime_from = [&](std::size_t from) {
+    for (std::size_t i = from; i < n; ++i) {
+      const std::uint32_t t = order[i];
+      PlannedTask& p = current.tasks[t];
+      double begin = device_previous[t] >= 0
+                         ? current.tasks[static_cast<std::size_t>(device_previous[t])].finish_seconds
+                         : 0.0;
+      begin = std::max(begin, model.input_seconds(t, p.device));
+      for (const DagNeighbor& q : instance.predecessors(t))
+        begin = std::max(begin, current.tasks[q.task].finish_seconds + edge_comm[q.edge]);
+      p.start_seconds = begin;
+      p.finish_seconds = begin + model.seconds(t, p.device, pstates[t]);
+    }
+    current.makespan_seconds = 0;
+    for (const PlannedTask& p : current.tasks)
+      current.makespan_seconds = std::max(current.makespan_seconds, p.finish_seconds);
+  };
+  std::vector<double> tail(n, 0.0);
+  // Longest chains after each task, for positions `to` down to 0: tasks after it
+  // keep theirs (their durations and successors did not change).
+  auto compute_tails_to = [&](std::size_t to) {
+    for (std::size_t i = to + 1; i-- > 0;) {
+      const std::uint32_t t = order[i];
+      double longest = 0;
+      for (const DagNeighbor& s : instance.successors(t)) {
+        const PlannedTask& next = current.tasks[s.task];
+        longest = std::max(longest, edge_comm[s.edge] + (next.finish_seconds - next.start_seconds) +
+                                        tail[s.task]);
+      }
+      if (device_next[t] >= 0) {
+        const auto next = static_cast<std::size_t>(device_next[t]);
+        longest = std::max(longest, current.tasks[next].finish_seconds -
+                                        current.tasks[next].start_seconds + tail[next]);
+      }
+      tail[t] = longest;
+    }
+  };
+  auto compute_tails = [&] {
+    if (n) compute_tails_to(n - 1);
+  };
+  compute_tails();
+  const double idle_total = model.idle_watts_total();
   // Visit tasks by the dynamic energy the slowest P-state would save.
   std::vector<double> potential(n, 0.0);
   for (std::uint32_t t = 0; t < n; ++t) {
@@ -116,9 +183,8 @@ SlackReclamationResult reclaim_slack_within(const JobEnergyModel& model, const D
   std::stable_sort(visit.begin(), visit.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return potential[a] > potential[b]; });
   const double tolerance = 1e-12 * std::max(1.0, makespan_bound_seconds);
-  // One P-state step per task per pass, passes until nothing changes: slack is
-  // shared out in small steps, which saves more per second of slack than slowing a
-  // few tasks all the way (energy per unit of work falls less with each step).
+  // Passes over the tasks until nothing changes; each visit moves the task to the
+  // slower P-state that saves the most within the bound.
   std::vector<bool> changed(n, false);
   for (bool progress = true; progress;) {
     progress = false;
@@ -126,24 +192,25 @@ SlackReclamationResult reclaim_slack_within(const JobEnergyModel& model, const D
       if (potential[t] <= 0) break;
       const DeviceId d = start.schedule.tasks[t].device;
       const std::uint8_t original = pstates[t];
-      // The next slower P-state that uses less dynamic energy.
-      std::size_t p = original + 1;
-      while (p < model.pstate_count(d) &&
-             model.dynamic_joules(t, d, p) >= model.dynamic_joules(t, d, original))
-        ++p;
-      if (p >= model.pstate_count(d)) continue;
-      pstates[t] = static_cast<std::uint8_t>(p);
-      StaticSchedule trial = model.retime(start.schedule, order, pstates);
-      const double trial_energy = model.energy(DvfsSchedule{trial, pstates}).total_joules();
-      if (trial.makespan_seconds <= makespan_bound_seconds + tolerance &&
-          trial_energy < current_energy) {
-        current = std::move(trial);
-        current_energy = trial_energy;
-        changed[t] = true;
-        progress = true;
-      } else {
-        pstates[t] = original;
+      // The slower P-state that saves the most energy (dynamic energy less any
+      // idle energy of a longer schedule) within the bound.
+      std::size_t p = original;
+      double best_saved = 0;
+      for (std::size_t q = original + 1; q < model.pstate_count(d); ++q) {
+        const double longer = model.seconds(t, d, q) - model.seconds(t, d, original);
+        const double end = current.tasks[t].finish_seconds + longer + tail[t];
+        if (end > makespan_bound_seconds + tolerance) break;  // slower ones end later still
+        const double new_makespan = std::max(current.makespan_seconds, end);
+        const double saved = model.dynamic_joules(t, d, original) - model.dynamic_joules(t, d, q) -
+                             (new_makespan - current.makespan_seconds) * idle_total;
+        if (saved > best_saved) best_saved = saved, p = q;
       }
+      if (p == original) continue;
+      pstates[t] = static_cast<std::uint8_t>(p);
+      retime_from(position[t]);
+      compute_tails_to(position[t]);
+      changed[t] = true;
+      progress = true;
     }
   }
   result.tasks_slowed = static_cast<std::size_t>(std::count(changed.begin(), changed.end(), true));

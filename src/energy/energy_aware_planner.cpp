@@ -67,7 +67,7 @@ StaticSchedule energy_first_schedule(const JobEnergyModel& model, double deadlin
     } best_in_time, fastest;
     for (DeviceId d = 0; d < model.device_count(); ++d) {
       if (model.seconds(t, d, 0) == kCannotRun) continue;
-      double ready = 0;
+      double ready = model.input_seconds(t, d);
       for (const DagNeighbor& q : instance.predecessors(t)) {
         const PlannedTask& producer = out.tasks[q.task];
         ready = std::max(ready, producer.finish_seconds +
@@ -109,10 +109,14 @@ double critical_path_lower_bound(const JobEnergyModel& model) {
 }
 
 EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_seconds) {
+  return plan_energy_aware(model, deadline_seconds, insertion_eft_schedule(model));
+}
+
+EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_seconds,
+                                  const StaticSchedule& fastest) {
   EnergyAwarePlan out;
   out.deadline_seconds = deadline_seconds;
   out.critical_path_lower_bound_seconds = critical_path_lower_bound(model);
-  const StaticSchedule fastest = insertion_eft_schedule(model);
   out.fastest_makespan_seconds = fastest.makespan_seconds;
   const DvfsSchedule fastest_plan{fastest, std::vector<std::uint8_t>(fastest.tasks.size(), 0)};
   out.fastest_energy = model.energy(fastest_plan);

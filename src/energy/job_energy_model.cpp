@@ -19,8 +19,15 @@ JobEnergyModel::JobEnergyModel(const DagInstance& instance, const TaskGraph& gra
   seconds_.assign(instance.task_count() * devices * kMaxPstates, kCannotRun);
   watts_.assign(seconds_.size(), 0.0);
   const TaskIndex first = graph.first_task(job);
+  const NodeId data_node = graph.job(job).data_node;
   for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
     const Task& task = graph.task(first + t);
+    if (task.input_bytes > 0) {
+      if (input_.empty()) input_.assign(instance.task_count() * devices, 0.0);
+      for (const Device& d : cluster.devices())
+        input_[static_cast<std::size_t>(t) * devices + d.id] =
+            perf.host_to_device_seconds(task.input_bytes, data_node, d.id);
+    }
     for (const Device& d : cluster.devices())
       for (std::size_t p = 0; p < pstate_count_[d.id]; ++p) {
         at(seconds_, t, d.id, p) = perf.task_seconds(task, d, p);
@@ -85,7 +92,7 @@ StaticSchedule JobEnergyModel::retime(const StaticSchedule& placement,
   std::vector<double> device_free(device_count(), 0.0);
   for (std::uint32_t t : order) {
     PlannedTask& p = out.tasks[t];
-    double start = device_free[p.device];
+    double start = std::max(device_free[p.device], input_seconds(t, p.device));
     for (const DagNeighbor& q : instance_->predecessors(t)) {
       const PlannedTask& producer = out.tasks[q.task];
       start = std::max(start, producer.finish_seconds +

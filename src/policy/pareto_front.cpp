@@ -103,8 +103,14 @@ std::vector<ParetoPoint> pareto_front(const JobEnergyModel& model, const ParetoO
     });
   std::vector<std::pair<std::string, std::vector<bool>>> subsets;
   subsets.emplace_back(fmt::format("all {} devices", devices), std::vector<bool>(devices, true));
+  // Subset sizes 1, 2, 3, 4, 6, 8, 12, 16, … (1.5× apart by default): the front's
+  // shape, not every size, is what matters, and this keeps large clusters cheap.
+  std::vector<std::size_t> sizes;
+  for (std::size_t k = 1; k < devices;
+       k = std::max(k + 1, static_cast<std::size_t>(static_cast<double>(k) * options.subset_size_growth)))
+    sizes.push_back(k);
   for (const auto& [name, order] : rankings)
-    for (std::size_t k = 1; k < devices; ++k) {
+    for (std::size_t k : sizes) {
       std::vector<bool> keep(devices, false);
       for (std::size_t i = 0; i < k; ++i) keep[order[i]] = true;
       if (!all_tasks_can_run(model, keep)) continue;
@@ -113,15 +119,22 @@ std::vector<ParetoPoint> pareto_front(const JobEnergyModel& model, const ParetoO
         continue;
       subsets.emplace_back(fmt::format("{} {}", k, name), std::move(keep));
     }
+  std::vector<std::vector<DeviceId>> seen_seeds;
   for (const auto& [subset_name, keep] : subsets) {
     const JobEnergyModel restricted = model.restricted_to(keep);
     const StaticSchedule seed = insertion_eft_schedule(restricted);
     if (seed.makespan_seconds == kCannotRun) continue;
+    // A subset whose list schedule places every task as another one did gives the
+    // same points: skip it (a job of one task needs only a few seeds).
+    std::vector<DeviceId> placement;
+    for (const PlannedTask& t : seed.tasks) placement.push_back(t.device);
+    if (std::find(seen_seeds.begin(), seen_seeds.end(), placement) != seen_seeds.end()) continue;
+    seen_seeds.push_back(std::move(placement));
     for (double stretch : options.stretches) {
       const SlackReclamationResult r = reclaim_slack(restricted, seed, stretch);
       add(r.plan, fmt::format("eft on {}, dvfs +{:g}%", subset_name, 100 * stretch));
       const EnergyAwarePlan e =
-          plan_energy_aware(restricted, seed.makespan_seconds * (1 + stretch));
+          plan_energy_aware(restricted, seed.makespan_seconds * (1 + stretch), seed);
       if (e.deadline_met)
         add(e.plan, fmt::format("energy-aware on {}, deadline +{:g}%", subset_name, 100 * stretch));
     }

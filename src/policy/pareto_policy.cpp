@@ -20,6 +20,9 @@ class ParetoPolicy final : public SchedulingPolicy {
     ParetoOptions pareto;
     for (const Device& d : snapshot.cluster.devices())
       pareto.price_per_hour.push_back(d.spec.price_per_hour);
+    // A coarser sweep than the `pareto` command's: the policy plans every job.
+    pareto.stretches = {0.0, 0.1, 1.0};
+    pareto.subset_size_growth = 2;
     const std::vector<ParetoPoint> front = pareto_front(model, pareto);
     if (front.empty()) return;  // tasks no device can run: placed (or reported) when ready
     emit_plan(snapshot, instance, front[pick_by_weights(front, options_.objective_weights)].plan,

@@ -39,5 +39,8 @@ double critical_path_lower_bound(const JobEnergyModel& model);
 
 // deadline_seconds is relative to the job's start.
 EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_seconds);
+// The same, given the fastest list schedule already computed for this model.
+EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_seconds,
+                                  const StaticSchedule& fastest);
 
 }  // namespace hetsched

@@ -47,6 +47,11 @@ class JobEnergyModel {
   double seconds(std::uint32_t t, DeviceId d, std::size_t p) const { return at(seconds_, t, d, p); }
   double watts(std::uint32_t t, DeviceId d, std::size_t p) const { return at(watts_, t, d, p); }
   double idle_watts(DeviceId d) const { return idle_watts_[d]; }
+  // Seconds before task t can start on device d because of its external input
+  // (moved from the job's data node); 0 for matrix instances.
+  double input_seconds(std::uint32_t t, DeviceId d) const {
+    return input_.empty() ? 0.0 : input_[static_cast<std::size_t>(t) * device_count() + d];
+  }
   // Joules above idle that the task adds on the device at the P-state.
   double dynamic_joules(std::uint32_t t, DeviceId d, std::size_t p) const {
     return (watts(t, d, p) - idle_watts_[d]) * seconds(t, d, p);
@@ -76,6 +81,7 @@ class JobEnergyModel {
   std::vector<double> idle_watts_;
   std::vector<std::size_t> pstate_count_;
   std::vector<double> seconds_, watts_;
+  std::vector<double> input_;  // per (task, device); empty when no task reads external input
 };
 
 // The order in which a schedule's tasks start (ties by finish, then index): a

@@ -3,8 +3,9 @@
 //
 // Seeds: the insertion-EFT list schedule on the whole cluster and on nested device
 // subsets (the k fastest, the k most energy-efficient and the k cheapest devices,
-// for every k at which all tasks can still run) — using fewer devices trades time
-// for rent and idle power. For each seed the makespan bound ε is swept over
+// for k = 1, 2, 3, 4, 6, 8, 12, … while all tasks can still run; a subset whose
+// list schedule repeats an earlier one is skipped) — using fewer devices trades
+// time for rent and idle power. For each seed the makespan bound ε is swept over
 // stretches from 0 to +100 %; at each bound the energy is minimised by DVFS slack
 // reclamation and by the energy-aware planner (src/energy/). Every schedule found
 // is a point; the points no other point dominates (no worse in all three
@@ -36,6 +37,7 @@ struct ParetoOptions {
   std::vector<double> price_per_hour;      // per device; empty: no rent
   double electricity_usd_per_kwh = 0.15;
   std::vector<double> stretches{0.0, 0.025, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0};
+  double subset_size_growth = 1.5;  // subset sizes 1, then × this (at least +1) each time
 };
 
 // True when a is no worse than b in every objective and better in one.

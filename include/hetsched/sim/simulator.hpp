@@ -9,11 +9,11 @@
 
 #include <cstdint>
 #include <functional>
-#include <queue>
 #include <vector>
 
 #include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/energy/thermal_model.hpp"
+#include "hetsched/sim/device_queue.hpp"
 #include "hetsched/sim/event_queue.hpp"
 #include "hetsched/sim/sim_report.hpp"
 
@@ -53,17 +53,9 @@ class Simulator final : public Backend {
   const TaskGraph& graph() const { return graph_; }
 
  private:
-  enum EventKind : std::uint32_t { job_arrival, transfer_arrival, task_finish, thermal_limit };
-  struct QueuedTask {
-    double key;
-    std::uint64_t sequence;
-    TaskIndex task;
-    bool operator>(const QueuedTask& o) const {
-      return key != o.key ? key > o.key : sequence > o.sequence;
-    }
-  };
+  enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish, thermal_limit };
   struct DeviceState {
-    std::priority_queue<QueuedTask, std::vector<QueuedTask>, std::greater<>> queue;
+    DeviceQueue queue;
     bool busy = false;
     double busy_seconds = 0;
     double busy_joules = 0;
@@ -71,12 +63,12 @@ class Simulator final : public Backend {
     // Power and thermal state (energy branch).
     TaskIndex running = 0;
     std::uint8_t running_pstate = 0;
-    double segment_start = 0;     // when the running task's current P-state began
-    double segment_seconds = 0;   // the task's full run time at that P-state
-    double done_fraction = 0;     // work done before the current segment
-    double watts = 0;             // current draw
+    double segment_start = 0;        // when the running task's current P-state began
+    double segment_seconds = 0;      // the task's full run time at that P-state
+    double done_fraction = 0;        // work done before the current segment
+    double watts = 0;                // current draw
     double celsius = 0;
-    double celsius_time = 0;      // when celsius was last brought up to date
+    double celsius_time = 0;         // when celsius was last brought up to date
     double peak_celsius = 0;
     double thermal_event_time = -1;  // the pending limit-crossing event, if any
     std::uint8_t throttle_level = 0;  // P-states the device is held down by heat
@@ -89,7 +81,6 @@ class Simulator final : public Backend {
   };
 
   void send_input(TaskIndex consumer, NodeId from_node, DeviceId from_device, double bytes);
-  void input_arrived(TaskIndex task);
   void try_start(DeviceId device);
   void finish(TaskIndex task);
   // Power and thermal helpers (energy branch).
@@ -110,7 +101,9 @@ class Simulator final : public Backend {
 
   std::vector<DeviceState> devices_;
   std::vector<NicState> nics_;
-  std::vector<std::uint32_t> pending_inputs_;  // per task: edges and external input still to arrive
+  std::vector<std::uint32_t> unfinished_predecessors_;  // per task
+  std::vector<double> inputs_ready_at_;  // per task: arrival of the last input transfer issued
+  std::vector<double> wake_at_;          // per device: the pending wake-up, if any
   std::vector<double> start_;
   std::vector<double> finish_;
   std::vector<double> joules_;

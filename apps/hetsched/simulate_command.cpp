@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"

@@ -150,20 +150,19 @@ std::string describe_value(const YAML::Node& node) {
 
 YAML::Node parse_document(std::string_view text, const std::string& file,
                           std::string_view top_level_fields) {
-  std::vector<YAML::Node> documents;
+  // Only the first document is read: YAML::LoadAll can loop forever on some malformed
+  // input in yaml-cpp 0.7 (fixed upstream in 2024, jbeder/yaml-cpp#1319).
+  YAML::Node root;
   try {
-    documents = YAML::LoadAll(std::string(text));
+    root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& error) {
     throw InputError(mark_position(error.mark, file), "YAML syntax error: " + error.msg);
   }
-  if (documents.size() > 1)
-    throw InputError(
-        position_of(documents[1], file),
-        fmt::format("the file holds {} YAML documents; expected one", documents.size()));
-  YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
   if (!root.IsDefined() || root.IsNull())
-    throw InputError(SourcePosition{file, 0, 0},
-                     fmt::format("the file is empty; expected a map with {}", top_level_fields));
+    throw InputError(
+        SourcePosition{file, 0, 0},
+        fmt::format("the file is empty (it holds no YAML value); expected a map with {}",
+                    top_level_fields));
   if (!root.IsMap())
     throw InputError(position_of(root, file),
                      fmt::format("expected a map with {} at the top level, got {}",

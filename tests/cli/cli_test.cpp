@@ -23,13 +23,15 @@ struct CommandResult {
 CommandResult run_cli(const std::string& arguments) {
   const auto err_path = std::filesystem::temp_directory_path() /
                         ("hetsched_cli_err_" + std::to_string(::getpid()) + ".txt");
-  const std::string command = std::string(HETSCHED_CLI_PATH) + " " + arguments + " 2>" + err_path.string();
+  const std::string command =
+      std::string(HETSCHED_CLI_PATH) + " " + arguments + " 2>" + err_path.string();
   CommandResult result;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return result;
   std::array<char, 4096> buffer{};
   std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    result.out.append(buffer.data(), n);
   const int raw = ::pclose(pipe);
   result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   std::ifstream err(err_path);
@@ -60,7 +62,8 @@ TEST(Cli, SimulateDefaultsIsDeterministicJson) {
 }
 
 TEST(Cli, SimulateWritesReportAndChromeTrace) {
-  const auto dir = std::filesystem::temp_directory_path() / ("hetsched_out_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("hetsched_out_" + std::to_string(::getpid()));
   const CommandResult r = run_cli("simulate --policy greedy-eft --quiet --out " + dir.string());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("greedy-eft"), std::string::npos);
@@ -92,12 +95,33 @@ TEST(Cli, UnknownSubcommandOrOptionIsStatus2) {
   EXPECT_EQ(run_cli("simulate --polcy x").status, 2);
 }
 
+const std::string kExamples = std::string(HETSCHED_SOURCE_DIR) + "/examples/";
+
 TEST(Cli, ValidateAcceptsTheExamples) {
-  for (const char* file : {"examples/cluster.yaml", "examples/cluster.json", "examples/workload.yaml"}) {
-    const CommandResult r = run_cli(std::string("validate ") + HETSCHED_SOURCE_DIR + "/" + file);
-    EXPECT_EQ(r.status, 0) << file << ": " << r.err;
-    EXPECT_NE(r.out.find("ok"), std::string::npos) << file;
+  for (const std::string& arguments :
+       {kExamples + "cluster.yaml", kExamples + "cluster.json",
+        kExamples + "workload.yaml --cluster " + kExamples + "cluster.yaml"}) {
+    const CommandResult r = run_cli("validate " + arguments);
+    EXPECT_EQ(r.status, 0) << arguments << ": " << r.err;
+    EXPECT_NE(r.out.find(": ok"), std::string::npos) << arguments;
   }
+}
+
+TEST(Cli, ValidateNamesTheUnknownNodeOfAWorkload) {
+  // The example workload names nodes of the example cluster, not of the built-in one.
+  const CommandResult r = run_cli("validate " + kExamples + "workload.yaml");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("workload.yaml:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown node"), std::string::npos) << r.err;
+}
+
+TEST(Cli, SimulatesTheExampleFiles) {
+  const CommandResult r =
+      run_cli("simulate --quiet --cluster " + kExamples + "cluster.yaml --workload " + kExamples +
+              "workload.yaml --policy greedy-eft --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["reports"][0]["tasks_completed"], json["reports"][0]["tasks_total"]);
 }
 
 TEST(Cli, CatalogListsTheRealParts) {

@@ -8,7 +8,7 @@
 
 #include "hetsched/core/input_error.hpp"
 
-namespace hetsched::testing {
+namespace hetsched::test_support {
 
 // The what() of the InputError `parse` throws, or "(no error)" when it throws none.
 // Any other exception type propagates and fails the test.
@@ -22,7 +22,7 @@ std::string input_error_of(Parse&& parse) {
   return "(no error)";
 }
 
-}  // namespace hetsched::testing
+}  // namespace hetsched::test_support
 
 #define EXPECT_CONTAINS(text, piece)                          \
   EXPECT_NE(std::string(text).find(piece), std::string::npos) \

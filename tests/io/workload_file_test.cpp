@@ -13,7 +13,7 @@
 namespace hetsched {
 namespace {
 
-using testing::input_error_of;
+using test_support::input_error_of;
 
 // Two nodes: "gpu" with two H100 (devices 0, 1) and "cpu" with one EPYC (device 2).
 Cluster small_cluster() {
@@ -359,7 +359,8 @@ TEST(WorkloadFileErrors, InconsistentJobFieldsAreRejected) {
 }
 
 TEST(WorkloadFileErrors, EmptyOrMisshapedDocuments) {
-  EXPECT_CONTAINS(workload_error(""), "w.yaml: the file is empty; expected a map with 'jobs'");
+  EXPECT_CONTAINS(workload_error(""),
+                  "w.yaml: the file is empty (it holds no YAML value); expected a map with 'jobs'");
   EXPECT_CONTAINS(workload_error("42"),
                   "w.yaml:1:1: expected a map with 'jobs' at the top level, got '42'");
   EXPECT_CONTAINS(workload_error("- {name: j}\n"), "at the top level, got a list");

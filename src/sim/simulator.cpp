@@ -254,7 +254,7 @@ void Simulator::finish(TaskIndex t) {
   device.busy_joules += joules_[t];
   ++device.tasks;
   if (options_.record_schedule)
-    report_.schedule.push_back(TaskRecord{t, d, loop_.pstate(t), start_[t], now_, joules_[t]});
+    report_.schedule.push_back(TaskRecord{t, d, device.running_pstate, start_[t], now_, joules_[t]});
   loop_.task_finished(t, now_);
   for (const Dependency& s : graph_.successors(t)) {
     --unfinished_predecessors_[s.task];

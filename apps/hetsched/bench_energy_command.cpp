@@ -30,7 +30,8 @@ void run_bench_energy(BenchEnergyOptions options) {
         {"devices", r.devices},
         {"stretch", r.stretch},
         {"baseline_kwh", r.baseline_joules / 3.6e6},
-        {"baseline_idle_fraction", r.baseline_joules > 0 ? r.baseline_idle_joules / r.baseline_joules : 0.0},
+        {"baseline_idle_fraction",
+         r.baseline_joules > 0 ? r.baseline_idle_joules / r.baseline_joules : 0.0},
         {"energy_saved_no_stretch", r.energy_saved_no_stretch},
         {"energy_saved_5pct_stretch", r.energy_saved_stretch},
         {"energy_aware_saved_5pct_stretch", r.energy_aware_saved_stretch},
@@ -73,7 +74,8 @@ void add_bench_energy_command(CLI::App& bench) {
   command->add_option("--width", options->params.width, "mean tasks per DAG level")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000));
-  command->add_option("--stretch", options->params.stretch, "allowed makespan stretch (0.05 = +5 %)")
+  command
+      ->add_option("--stretch", options->params.stretch, "allowed makespan stretch (0.05 = +5 %)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 10.0));
   command->add_option("--seed", options->params.seed, "seed")->capture_default_str();

@@ -54,7 +54,8 @@ void add_bench_partition_command(CLI::App& bench) {
   auto format = std::make_shared<std::string>("table");
   CLI::App* command = bench.add_subcommand(
       "partition", "heterogeneity-aware split against an equal split: training, stencil, pipeline");
-  command->add_option("--format", *format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  command->add_option("--format", *format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
   command->callback([format] { run_bench_partition(*format); });
 }
 

@@ -36,7 +36,8 @@ void write_file(const std::string& path, const std::string& text) {
 
 void run_pareto(const ParetoCommandOptions& options) {
   for (double w : options.weights)
-    if (!(w >= 0)) throw InputError(fmt::format("--weights: expected non-negative numbers, got {}", w));
+    if (!(w >= 0))
+      throw InputError(fmt::format("--weights: expected non-negative numbers, got {}", w));
   const Cluster cluster = options.input.load_cluster();
   Workload workload;
   if (options.input.workload_file.empty()) {
@@ -67,9 +68,9 @@ void run_pareto(const ParetoCommandOptions& options) {
                                  workload.jobs[job].name));
   const std::size_t picked =
       pick_by_weights(front, {options.weights[0], options.weights[1], options.weights[2]});
-  const std::string title = fmt::format("Pareto front of job '{}' ({} tasks, {} devices)",
-                                        workload.jobs[job].name, instance.task_count(),
-                                        cluster.device_count());
+  const std::string title =
+      fmt::format("Pareto front of job '{}' ({} tasks, {} devices)", workload.jobs[job].name,
+                  instance.task_count(), cluster.device_count());
   if (!options.csv_path.empty()) write_file(options.csv_path, pareto_to_csv(front, picked));
   if (!options.svg_path.empty()) write_file(options.svg_path, pareto_to_svg(front, picked, title));
   if (options.format == "json") {
@@ -91,8 +92,8 @@ void run_pareto(const ParetoCommandOptions& options) {
     std::cout << fmt::format("{} {:>3}  {:>12.4f}  {:>12.3f}  {:>10.5f}  {}\n",
                              i == picked ? "*" : " ", i, front[i].makespan_seconds,
                              front[i].energy_joules / 1e3, front[i].cost_usd, front[i].origin);
-  std::cout << fmt::format("* picked by weights (makespan {}, energy {}, cost {})", options.weights[0],
-                           options.weights[1], options.weights[2]);
+  std::cout << fmt::format("* picked by weights (makespan {}, energy {}, cost {})",
+                           options.weights[0], options.weights[1], options.weights[2]);
   if (!options.csv_path.empty()) std::cout << "; CSV: " << options.csv_path;
   if (!options.svg_path.empty()) std::cout << "; plot: " << options.svg_path;
   std::cout << "\n";
@@ -119,7 +120,8 @@ void add_pareto_command(CLI::App& app) {
   command->add_option("--usd-per-kwh", options->usd_per_kwh, "electricity price")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--csv", options->csv_path, "CSV output ('' for none)")->capture_default_str();
+  command->add_option("--csv", options->csv_path, "CSV output ('' for none)")
+      ->capture_default_str();
   command->add_option("--svg", options->svg_path, "SVG plot output ('' for none)")
       ->capture_default_str();
   command->add_option("--format", options->format, "table or json")

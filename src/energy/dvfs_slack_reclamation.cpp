@@ -67,8 +67,8 @@ StaticSchedule insertion_eft_schedule(const JobEnergyModel& model) {
       double ready = model.input_seconds(t, d);
       for (const DagNeighbor& q : instance.predecessors(t)) {
         const PlannedTask& producer = out.tasks[q.task];
-        ready = std::max(ready, producer.finish_seconds +
-                                    instance.comm_seconds(q.edge, producer.device, d));
+        ready = std::max(
+            ready, producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, d));
       }
       // Earliest idle slot on d from `ready` long enough for the task.
       double start = ready;
@@ -80,8 +80,9 @@ StaticSchedule insertion_eft_schedule(const JobEnergyModel& model) {
     }
     out.tasks[t] = PlannedTask{best_device, best_start, best_finish};
     auto& slots = busy[best_device];
-    slots.insert(std::upper_bound(slots.begin(), slots.end(), std::make_pair(best_start, best_finish)),
-                 {best_start, best_finish});
+    slots.insert(
+        std::upper_bound(slots.begin(), slots.end(), std::make_pair(best_start, best_finish)),
+        {best_start, best_finish});
     out.makespan_seconds = std::max(out.makespan_seconds, best_finish);
   }
   return out;
@@ -133,9 +134,10 @@ SlackReclamationResult reclaim_slack_within(const JobEnergyModel& model, const D
     for (std::size_t i = from; i < n; ++i) {
       const std::uint32_t t = order[i];
       PlannedTask& p = current.tasks[t];
-      double begin = device_previous[t] >= 0
-                         ? current.tasks[static_cast<std::size_t>(device_previous[t])].finish_seconds
-                         : 0.0;
+      double begin =
+          device_previous[t] >= 0
+              ? current.tasks[static_cast<std::size_t>(device_previous[t])].finish_seconds
+              : 0.0;
       begin = std::max(begin, model.input_seconds(t, p.device));
       for (const DagNeighbor& q : instance.predecessors(t))
         begin = std::max(begin, current.tasks[q.task].finish_seconds + edge_comm[q.edge]);
@@ -155,8 +157,8 @@ SlackReclamationResult reclaim_slack_within(const JobEnergyModel& model, const D
       double longest = 0;
       for (const DagNeighbor& s : instance.successors(t)) {
         const PlannedTask& next = current.tasks[s.task];
-        longest = std::max(longest, edge_comm[s.edge] + (next.finish_seconds - next.start_seconds) +
-                                        tail[s.task]);
+        longest = std::max(
+            longest, edge_comm[s.edge] + (next.finish_seconds - next.start_seconds) + tail[s.task]);
       }
       if (device_next[t] >= 0) {
         const auto next = static_cast<std::size_t>(device_next[t]);

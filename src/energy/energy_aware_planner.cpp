@@ -70,8 +70,8 @@ StaticSchedule energy_first_schedule(const JobEnergyModel& model, double deadlin
       double ready = model.input_seconds(t, d);
       for (const DagNeighbor& q : instance.predecessors(t)) {
         const PlannedTask& producer = out.tasks[q.task];
-        ready = std::max(ready, producer.finish_seconds +
-                                    instance.comm_seconds(q.edge, producer.device, d));
+        ready = std::max(
+            ready, producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, d));
       }
       for (std::size_t p = 0; p < model.pstate_count(d); ++p) {
         const double run = model.seconds(t, d, p);
@@ -93,8 +93,9 @@ StaticSchedule energy_first_schedule(const JobEnergyModel& model, double deadlin
     out.tasks[t] = PlannedTask{chosen.device, chosen.start, chosen.finish};
     pstates[t] = chosen.pstate;
     auto& slots = busy[chosen.device];
-    slots.insert(std::upper_bound(slots.begin(), slots.end(), std::make_pair(chosen.start, chosen.finish)),
-                 {chosen.start, chosen.finish});
+    slots.insert(
+        std::upper_bound(slots.begin(), slots.end(), std::make_pair(chosen.start, chosen.finish)),
+        {chosen.start, chosen.finish});
     out.makespan_seconds = std::max(out.makespan_seconds, chosen.finish);
   }
   return out;

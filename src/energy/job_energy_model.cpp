@@ -31,7 +31,8 @@ JobEnergyModel::JobEnergyModel(const DagInstance& instance, const TaskGraph& gra
     for (const Device& d : cluster.devices())
       for (std::size_t p = 0; p < pstate_count_[d.id]; ++p) {
         at(seconds_, t, d.id, p) = perf.task_seconds(task, d, p);
-        if (at(seconds_, t, d.id, p) != kCannotRun) at(watts_, t, d.id, p) = perf.task_watts(task, d, p);
+        if (at(seconds_, t, d.id, p) != kCannotRun)
+          at(watts_, t, d.id, p) = perf.task_watts(task, d, p);
       }
   }
 }

@@ -24,9 +24,9 @@ void place_earliest_finish(const ClusterSnapshot& snapshot, std::span<const Task
     for (const Device& d : snapshot.cluster.devices()) {
       const double run = snapshot.perf.task_seconds(task, d, 0);
       if (run == kCannotRun) continue;
-      const double finish = std::max(snapshot.device_available_seconds[d.id],
-                                     snapshot.data_ready_seconds(t, d.id)) +
-                            run;
+      const double finish =
+          std::max(snapshot.device_available_seconds[d.id], snapshot.data_ready_seconds(t, d.id)) +
+          run;
       if (finish < best_finish) best_finish = finish, best = d.id;
     }
     if (best != kUnplaced) out.assign(Assignment{t, best});

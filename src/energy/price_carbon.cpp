@@ -38,8 +38,8 @@ PriceCarbonSeries parse_price_carbon_csv(const std::string& text, const std::str
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
-    if (line_number == 1 && !line.empty() && !(std::isdigit(static_cast<unsigned char>(line[0])) ||
-                                               line[0] == '-' || line[0] == '.'))
+    if (line_number == 1 && !line.empty() &&
+        !(std::isdigit(static_cast<unsigned char>(line[0])) || line[0] == '-' || line[0] == '.'))
       continue;  // header
     double values[3];
     std::size_t position = 0;
@@ -59,8 +59,7 @@ PriceCarbonSeries parse_price_carbon_csv(const std::string& text, const std::str
                          fmt::format("expected a non-negative number, got {}", values[field]));
       position = end == std::string::npos ? line.size() : end + 1;
     }
-    if (!out.usd_per_kwh.start_seconds.empty() &&
-        values[0] <= out.usd_per_kwh.start_seconds.back())
+    if (!out.usd_per_kwh.start_seconds.empty() && values[0] <= out.usd_per_kwh.start_seconds.back())
       throw InputError(SourcePosition{file_name, line_number, 1},
                        "start_seconds must increase from row to row");
     out.usd_per_kwh.start_seconds.push_back(values[0]);
@@ -109,7 +108,8 @@ DeferralChoice best_deferral(const PriceCarbonSeries& series, double earliest, d
   out.kg_co2 = out.kg_co2_if_now;
   if (latest_start <= earliest) return out;
   std::vector<double> candidates{earliest, latest_start};
-  for (double s : series.usd_per_kwh.start_seconds) candidates.push_back(s), candidates.push_back(s - duration_seconds);
+  for (double s : series.usd_per_kwh.start_seconds)
+    candidates.push_back(s), candidates.push_back(s - duration_seconds);
   std::sort(candidates.begin(), candidates.end());
   double best = price_weight * out.cost_usd + carbon_weight * out.kg_co2;
   for (double start : candidates) {
@@ -136,9 +136,9 @@ Workload defer_jobs(const Workload& workload, const std::vector<double>& duratio
     Job& job = out.jobs[j];
     if (!job.deadline_seconds) continue;
     const double latest = *job.deadline_seconds - duration_seconds[j];
-    const DeferralChoice choice = best_deferral(series, job.arrival_seconds, latest,
-                                                duration_seconds[j], watts[j], price_weight,
-                                                carbon_weight);
+    const DeferralChoice choice =
+        best_deferral(series, job.arrival_seconds, latest, duration_seconds[j], watts[j],
+                      price_weight, carbon_weight);
     job.arrival_seconds = choice.start_seconds;
   }
   return out;

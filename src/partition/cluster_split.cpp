@@ -45,7 +45,8 @@ ClusterSplit split_over_cluster(const PerfModel& perf, const std::vector<DeviceI
     const double compute_per_item = (seconds - launch) / work.total_items;
     const NodeId node = d.node;
     const double bandwidth = cluster.path_bandwidth(work.data_node, node);
-    const double latency = work.item_input_bytes > 0 ? cluster.path_latency(work.data_node, node) : 0;
+    const double latency =
+        work.item_input_bytes > 0 ? cluster.path_latency(work.data_node, node) : 0;
     out.devices.push_back(id);
     out.compute_seconds_per_item.push_back(compute_per_item);
     out.launch_seconds.push_back(launch);

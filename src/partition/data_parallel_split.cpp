@@ -48,9 +48,8 @@ DataParallelSplit split_data_parallel(const DataParallelSplitRequest& r) {
   }
   for (const SplitDevice& d : r.devices)
     if (!(d.seconds_per_item > 0) || !std::isfinite(d.seconds_per_item) || d.startup_seconds < 0) {
-      out.message = fmt::format(
-          "device '{}' has no usable rate ({} s per item, {} s start-up)", d.name,
-          d.seconds_per_item, d.startup_seconds);
+      out.message = fmt::format("device '{}' has no usable rate ({} s per item, {} s start-up)",
+                                d.name, d.seconds_per_item, d.startup_seconds);
       return out;
     }
   if (r.min_chunk_items > r.total_items) {
@@ -105,7 +104,8 @@ DataParallelSplit split_data_parallel(const DataParallelSplitRequest& r) {
   }
   out.makespan_seconds = 0;
   for (std::size_t i : best_subset) {
-    out.finish_seconds[i] = r.devices[i].startup_seconds + out.items[i] * r.devices[i].seconds_per_item;
+    out.finish_seconds[i] =
+        r.devices[i].startup_seconds + out.items[i] * r.devices[i].seconds_per_item;
     out.makespan_seconds = std::max(out.makespan_seconds, out.finish_seconds[i]);
   }
   double share = r.total_items / static_cast<double>(n);

@@ -50,9 +50,8 @@ PartitionBenchmarkResult run_partition_benchmark() {
   out.training_step_seconds = t.step_seconds;
   out.training_equal_step_seconds = t.equal_step_seconds;
   out.training_allreduce_seconds = t.allreduce_seconds;
-  out.training_devices_used =
-      static_cast<std::uint32_t>(std::count_if(t.samples.begin(), t.samples.end(),
-                                               [](double s) { return s > 0; }));
+  out.training_devices_used = static_cast<std::uint32_t>(
+      std::count_if(t.samples.begin(), t.samples.end(), [](double s) { return s > 0; }));
   out.training_split_speedup = t.speedup_over_equal();
   {
     Task step;
@@ -74,8 +73,8 @@ PartitionBenchmarkResult run_partition_benchmark() {
   const StencilSplit s = split_stencil(perf, all, stencil);
   out.stencil_iteration_seconds = s.iteration_seconds;
   out.stencil_equal_iteration_seconds = s.equal_iteration_seconds;
-  out.stencil_devices_used = static_cast<std::uint32_t>(
-      std::count(s.split.used.begin(), s.split.used.end(), true));
+  out.stencil_devices_used =
+      static_cast<std::uint32_t>(std::count(s.split.used.begin(), s.split.used.end(), true));
   out.stencil_split_speedup = s.speedup_over_equal();
   {
     double fastest = 0, slowest = kCannotRun;
@@ -114,15 +113,15 @@ PartitionBenchmarkResult run_partition_benchmark() {
                                      cluster.path_latency(d.node, next)});
   }
   PipelineOptions options;
-  options.optimizer_memory_factor = 4;  // bf16 weights and gradients, optimizer state sharded elsewhere
+  options.optimizer_memory_factor =
+      4;  // bf16 weights and gradients, optimizer state sharded elsewhere
   const PipelinePartition p = partition_pipeline(layers, devices, options);
   out.pipeline_bottleneck_seconds = p.bottleneck_seconds;
   const std::size_t per_device = layers.size() / devices.size();
   for (std::size_t k = 0; k < devices.size(); ++k)
-    out.pipeline_equal_layers_bottleneck_seconds =
-        std::max(out.pipeline_equal_layers_bottleneck_seconds,
-                 pipeline_stage_seconds(layers, k * per_device, (k + 1) * per_device, devices[k],
-                                        options));
+    out.pipeline_equal_layers_bottleneck_seconds = std::max(
+        out.pipeline_equal_layers_bottleneck_seconds,
+        pipeline_stage_seconds(layers, k * per_device, (k + 1) * per_device, devices[k], options));
   out.pipeline_speedup = p.bottleneck_seconds > 0
                              ? out.pipeline_equal_layers_bottleneck_seconds / p.bottleneck_seconds
                              : 0;

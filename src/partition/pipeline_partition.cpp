@@ -10,7 +10,8 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 double layer_memory(const PipelineLayer& l, const PipelineOptions& o) {
-  return l.parameter_bytes * o.optimizer_memory_factor + l.activation_bytes * o.activations_in_flight;
+  return l.parameter_bytes * o.optimizer_memory_factor +
+         l.activation_bytes * o.activations_in_flight;
 }
 }  // namespace
 

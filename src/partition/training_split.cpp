@@ -112,7 +112,8 @@ TrainingSplit split_training_step(const PerfModel& perf, const std::vector<Devic
   for (std::size_t i = 0; i < n; ++i)
     if (usable[i]) {
       all.push_back(candidates[i]);
-      share_compute = std::max(share_compute, rates[i].startup_seconds + share * rates[i].seconds_per_item);
+      share_compute =
+          std::max(share_compute, rates[i].startup_seconds + share * rates[i].seconds_per_item);
     }
   out.equal_step_seconds = share_compute + ring_allreduce_seconds(cluster, all, gradient_bytes);
   out.equal_samples_per_second = spec.global_batch_samples / out.equal_step_seconds;

@@ -79,11 +79,13 @@ std::vector<ParetoPoint> pareto_front(const JobEnergyModel& model, const ParetoO
     for (std::uint32_t t = 0; t < model.task_count(); ++t)
       if (model.seconds(t, d, 0) != kCannotRun) {
         mean_seconds[d] += model.seconds(t, d, 0);
-        mean_joules[d] += model.dynamic_joules(t, d, 0) + model.idle_watts(d) * model.seconds(t, d, 0);
+        mean_joules[d] +=
+            model.dynamic_joules(t, d, 0) + model.idle_watts(d) * model.seconds(t, d, 0);
         ++count;
       }
     // Devices that run few tasks rank last.
-    const double coverage = static_cast<double>(count) / std::max<std::size_t>(1, model.task_count());
+    const double coverage =
+        static_cast<double>(count) / std::max<std::size_t>(1, model.task_count());
     mean_seconds[d] = count ? mean_seconds[d] / count / coverage : kCannotRun;
     mean_joules[d] = count ? mean_joules[d] / count / coverage : kCannotRun;
   }
@@ -107,7 +109,8 @@ std::vector<ParetoPoint> pareto_front(const JobEnergyModel& model, const ParetoO
   // shape, not every size, is what matters, and this keeps large clusters cheap.
   std::vector<std::size_t> sizes;
   for (std::size_t k = 1; k < devices;
-       k = std::max(k + 1, static_cast<std::size_t>(static_cast<double>(k) * options.subset_size_growth)))
+       k = std::max(k + 1,
+                    static_cast<std::size_t>(static_cast<double>(k) * options.subset_size_growth)))
     sizes.push_back(k);
   for (const auto& [name, order] : rankings)
     for (std::size_t k : sizes) {

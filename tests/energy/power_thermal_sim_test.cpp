@@ -91,8 +91,7 @@ TEST(PowerCap, HeldAtEveryInstantByWaitingOrSlowingDown) {
     const auto json = report_to_json(r, cluster, TaskGraph(w));
     EXPECT_TRUE(json.contains("power_and_thermal"));
   }
-  EXPECT_FALSE(report_to_json(free, cluster, TaskGraph(w))
-                   .contains("power_and_thermal"));
+  EXPECT_FALSE(report_to_json(free, cluster, TaskGraph(w)).contains("power_and_thermal"));
 }
 
 TEST(PowerCap, BelowIdlePowerIsBadInput) {
@@ -142,7 +141,7 @@ TEST(ThermalModel, ThrottlesAboveTheLimitAndNotBelow) {
   Cluster cluster;
   cluster.add_node(Node{}, {gpu_spec()});
   const Workload w = independent_matmuls(1, 1.5e15);  // 200 s at full speed
-  const SimReport cool = run_hot(95, cluster, w);  // above the 92 °C it would settle at
+  const SimReport cool = run_hot(95, cluster, w);     // above the 92 °C it would settle at
   EXPECT_EQ(cool.thermal_throttle_events, 0u);
   EXPECT_NEAR(cool.makespan_seconds, 200, 1e-6);
   EXPECT_GT(cool.devices[0].peak_celsius, 85);

@@ -1,13 +1,14 @@
 // Data-parallel split: equal finish times, the best device subset (a slow device
 // with costly communication left out), minimum chunks, bad input, and a split run
 // through the simulator.
+#include "hetsched/partition/data_parallel_split.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "hetsched/partition/cluster_split.hpp"
-#include "hetsched/partition/data_parallel_split.hpp"
 #include "hetsched/partition/stencil_split.hpp"
 #include "hetsched/partition/training_split.hpp"
 #include "hetsched/perf/roofline_model.hpp"
@@ -18,8 +19,8 @@ namespace hetsched {
 namespace {
 
 TEST(DataParallelSplit, PartsFinishTogetherInProportionToRate) {
-  DataParallelSplitRequest r{1000, 0, false,
-                             {{"fast", 0.001, 0.1}, {"mid", 0.002, 0.05}, {"slow", 0.004, 0.0}}};
+  DataParallelSplitRequest r{
+      1000, 0, false, {{"fast", 0.001, 0.1}, {"mid", 0.002, 0.05}, {"slow", 0.004, 0.0}}};
   const DataParallelSplit s = split_data_parallel(r);
   ASSERT_TRUE(s.feasible) << s.message;
   // T = (W + Σ c/a) / Σ 1/a = (1000 + 100 + 25 + 0) / (1000 + 500 + 250).
@@ -40,8 +41,8 @@ TEST(DataParallelSplit, PartsFinishTogetherInProportionToRate) {
 TEST(DataParallelSplit, SlowDeviceWithCostlyCommunicationIsLeftOut) {
   // The third device is slow and needs 2 s of start-up (a long transfer) — more
   // than the 1.05 s the other two need for everything.
-  DataParallelSplitRequest r{1000, 0, false,
-                             {{"a", 0.001, 0.05}, {"b", 0.001, 0.05}, {"far", 0.01, 2.0}}};
+  DataParallelSplitRequest r{
+      1000, 0, false, {{"a", 0.001, 0.05}, {"b", 0.001, 0.05}, {"far", 0.01, 2.0}}};
   const DataParallelSplit s = split_data_parallel(r);
   ASSERT_TRUE(s.feasible);
   EXPECT_TRUE(s.used[0]);

@@ -1,12 +1,13 @@
 // The pipeline DP against brute force over every contiguous split, and its answers
 // to bad input (a layer that fits no device, an empty device set).
+#include "hetsched/partition/pipeline_partition.hpp"
+
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <limits>
 
 #include "hetsched/core/rng.hpp"
-#include "hetsched/partition/pipeline_partition.hpp"
 
 namespace hetsched {
 namespace {
@@ -15,16 +16,16 @@ namespace {
 double brute_force_bottleneck(const std::vector<PipelineLayer>& layers,
                               const std::vector<PipelineDevice>& devices) {
   double best = std::numeric_limits<double>::infinity();
-  std::function<void(std::size_t, std::size_t, double)> place = [&](std::size_t device,
-                                                                    std::size_t first, double worst) {
-    if (device == devices.size()) {
-      if (first == layers.size()) best = std::min(best, worst);
-      return;
-    }
-    for (std::size_t end = first; end <= layers.size(); ++end)
-      place(device + 1, end,
-            std::max(worst, pipeline_stage_seconds(layers, first, end, devices[device], {})));
-  };
+  std::function<void(std::size_t, std::size_t, double)> place =
+      [&](std::size_t device, std::size_t first, double worst) {
+        if (device == devices.size()) {
+          if (first == layers.size()) best = std::min(best, worst);
+          return;
+        }
+        for (std::size_t end = first; end <= layers.size(); ++end)
+          place(device + 1, end,
+                std::max(worst, pipeline_stage_seconds(layers, first, end, devices[device], {})));
+      };
   place(0, 0, 0.0);
   return best;
 }
@@ -66,7 +67,8 @@ TEST(PipelinePartition, DynamicProgrammeEqualsBruteForceOnSmallInstances) {
 
 TEST(PipelinePartition, LayerThatFitsNoDeviceIsNamed) {
   std::vector<PipelineLayer> layers{{1e12, 1e6, 1e9}, {1e12, 1e6, 5e10}};
-  std::vector<PipelineDevice> devices{{"small", 1e14, 1.6e10, 1e10, 0}, {"big", 1e14, 4e10, 1e10, 0}};
+  std::vector<PipelineDevice> devices{{"small", 1e14, 1.6e10, 1e10, 0},
+                                      {"big", 1e14, 4e10, 1e10, 0}};
   const PipelinePartition p = partition_pipeline(layers, devices);
   EXPECT_FALSE(p.feasible);
   EXPECT_NE(p.message.find("layer 1"), std::string::npos) << p.message;

@@ -27,16 +27,18 @@ TEST(ParetoFront, NonDominatedAndWeightsPickTheEnds) {
   const std::vector<ParetoPoint> front = pareto_front(model, options);
   ASSERT_GE(front.size(), 3u);
   for (const ParetoPoint& a : front) {
-    for (const ParetoPoint& b : front) EXPECT_FALSE(dominates(a, b)) << a.origin << " / " << b.origin;
+    for (const ParetoPoint& b : front)
+      EXPECT_FALSE(dominates(a, b)) << a.origin << " / " << b.origin;
     // Each schedule is a real one: tasks last their P-state's time, after their inputs.
     for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
       const PlannedTask& p = a.plan.schedule.tasks[t];
       EXPECT_NEAR(p.finish_seconds - p.start_seconds, model.seconds(t, p.device, a.plan.pstates[t]),
                   1e-9);
       for (const DagNeighbor& q : instance.predecessors(t))
-        EXPECT_GE(p.start_seconds + 1e-9,
-                  a.plan.schedule.tasks[q.task].finish_seconds +
-                      instance.comm_seconds(q.edge, a.plan.schedule.tasks[q.task].device, p.device));
+        EXPECT_GE(
+            p.start_seconds + 1e-9,
+            a.plan.schedule.tasks[q.task].finish_seconds +
+                instance.comm_seconds(q.edge, a.plan.schedule.tasks[q.task].device, p.device));
     }
   }
   std::size_t fastest = 0, leanest = 0, cheapest = 0;
@@ -58,8 +60,11 @@ TEST(ParetoFront, NonDominatedAndWeightsPickTheEnds) {
 }
 
 TEST(ParetoFront, NonDominatedFilterDropsDominatedAndDuplicates) {
-  std::vector<ParetoPoint> points{{1, 5, 1, "a", {}}, {2, 4, 1, "b", {}}, {2, 5, 1, "dominated", {}},
-                                  {1, 5, 1, "duplicate", {}}, {3, 3, 0.5, "c", {}}};
+  std::vector<ParetoPoint> points{{1, 5, 1, "a", {}},
+                                  {2, 4, 1, "b", {}},
+                                  {2, 5, 1, "dominated", {}},
+                                  {1, 5, 1, "duplicate", {}},
+                                  {3, 3, 0.5, "c", {}}};
   const auto front = non_dominated(points);
   ASSERT_EQ(front.size(), 3u);
   EXPECT_EQ(front[0].origin, "a");

@@ -29,7 +29,7 @@ struct EnergyBenchmarkResult {
   std::uint32_t tasks = 0;
   std::uint32_t devices = 0;
   double stretch = 0;
-  double baseline_joules = 0;       // the suite at full speed (tasks + idle)
+  double baseline_joules = 0;  // the suite at full speed (tasks + idle)
   double baseline_idle_joules = 0;
   double energy_saved_no_stretch = 0;
   double energy_saved_stretch = 0;

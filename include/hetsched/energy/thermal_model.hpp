@@ -18,10 +18,10 @@ namespace hetsched {
 struct ThermalOptions {
   bool enabled = false;
   double ambient_celsius = 25;
-  double limit_celsius = 83;             // throttle above this (a typical GPU slowdown point)
-  double steady_celsius_at_peak = 95;    // where full board power would settle without throttling
-  double time_constant_seconds = 30;     // τ = R·C
-  double hysteresis_celsius = 5;         // un-throttle below limit − hysteresis
+  double limit_celsius = 83;           // throttle above this (a typical GPU slowdown point)
+  double steady_celsius_at_peak = 95;  // where full board power would settle without throttling
+  double time_constant_seconds = 30;   // τ = R·C
+  double hysteresis_celsius = 5;       // un-throttle below limit − hysteresis
 };
 
 class ThermalModel {

@@ -17,7 +17,7 @@ namespace hetsched {
 
 struct DivisibleTask {
   std::string name = "divisible";
-  Task per_item;            // the work of one item (flops, bytes, memory, precision, kernel)
+  Task per_item;                // the work of one item (flops, bytes, memory, precision, kernel)
   double item_input_bytes = 0;  // input each item reads from the data node
   double total_items = 0;
   double min_chunk_items = 1;

@@ -35,8 +35,8 @@ struct DataParallelSplitRequest {
 
 struct DataParallelSplit {
   bool feasible = false;
-  std::string message;          // why not, when infeasible
-  std::vector<double> items;    // per device; 0 for devices left out
+  std::string message;        // why not, when infeasible
+  std::vector<double> items;  // per device; 0 for devices left out
   std::vector<bool> used;
   std::vector<double> finish_seconds;  // per used device
   double makespan_seconds = 0;

@@ -26,7 +26,7 @@ struct PartitionBenchmarkResult {
   double stencil_equal_iteration_seconds = 0;
   std::uint32_t stencil_devices_used = 0;
   double stencil_split_speedup = 0;
-  double pipeline_bottleneck_seconds = 0;        // the DP's partition of a 48-layer model
+  double pipeline_bottleneck_seconds = 0;               // the DP's partition of a 48-layer model
   double pipeline_equal_layers_bottleneck_seconds = 0;  // the same number of layers per device
   double pipeline_speedup = 0;
 };

@@ -26,7 +26,7 @@ struct PipelineDevice {
   std::string name;
   double flops_per_second = 0;  // sustained on these layers
   double memory_bytes = 0;
-  double link_bandwidth = 0;    // to the next stage's device, bytes/s
+  double link_bandwidth = 0;  // to the next stage's device, bytes/s
   double link_latency_seconds = 0;
 };
 

@@ -18,11 +18,11 @@
 namespace hetsched {
 
 struct StencilSpec {
-  double planes = 4096;                 // cells along the cut axis
+  double planes = 4096;                      // cells along the cut axis
   double cells_per_plane = 4096.0 * 4096.0;  // the other axes (2-D: a row; 3-D: a plane)
-  double flops_per_cell = 8;            // e.g. a 7-point update
-  double bytes_per_cell = 16;           // memory traffic per cell per iteration
-  double halo_bytes_per_cell = 4;       // fp32 values exchanged per halo cell
+  double flops_per_cell = 8;                 // e.g. a 7-point update
+  double bytes_per_cell = 16;                // memory traffic per cell per iteration
+  double halo_bytes_per_cell = 4;            // fp32 values exchanged per halo cell
   std::uint32_t iterations = 100;
   Precision precision = Precision::fp32;
 };

@@ -17,7 +17,7 @@ namespace hetsched {
 
 struct TrainingStepSpec {
   double parameters = 1.3e9;
-  double gradient_bytes_per_parameter = 2;  // bf16 gradients
+  double gradient_bytes_per_parameter = 2;       // bf16 gradients
   double model_memory_bytes_per_parameter = 16;  // weights, gradients, Adam state (mixed precision)
   double global_batch_samples = 512;
   double flops_per_sample = 0;  // 0: 6 × parameters × tokens_per_sample
@@ -32,13 +32,13 @@ double ring_allreduce_seconds(const Cluster& cluster, const std::vector<DeviceId
 struct TrainingSplit {
   bool feasible = false;
   std::string message;
-  std::vector<DeviceId> devices;        // the candidates
-  std::vector<double> samples;          // per candidate (0: left out)
-  double compute_seconds = 0;           // slowest part
+  std::vector<DeviceId> devices;  // the candidates
+  std::vector<double> samples;    // per candidate (0: left out)
+  double compute_seconds = 0;     // slowest part
   double allreduce_seconds = 0;
   double step_seconds = 0;
   double samples_per_second = 0;
-  double equal_step_seconds = 0;        // equal split over every candidate
+  double equal_step_seconds = 0;  // equal split over every candidate
   double equal_samples_per_second = 0;
   double speedup_over_equal() const {
     return step_seconds > 0 ? equal_step_seconds / step_seconds : 0;

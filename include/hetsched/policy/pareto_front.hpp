@@ -34,7 +34,7 @@ struct ParetoPoint {
 };
 
 struct ParetoOptions {
-  std::vector<double> price_per_hour;      // per device; empty: no rent
+  std::vector<double> price_per_hour;  // per device; empty: no rent
   double electricity_usd_per_kwh = 0.15;
   std::vector<double> stretches{0.0, 0.025, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0};
   double subset_size_growth = 1.5;  // subset sizes 1, then × this (at least +1) each time

@@ -122,7 +122,8 @@ void Simulator::try_start(DeviceId d) {
     advance_temperature(d);
     if (device.celsius < options_.thermal.limit_celsius - options_.thermal.hysteresis_celsius)
       device.throttle_level = 0;
-    pstate = static_cast<std::uint8_t>(std::min<std::size_t>(pstate + device.throttle_level, slowest));
+    pstate =
+        static_cast<std::uint8_t>(std::min<std::size_t>(pstate + device.throttle_level, slowest));
   }
   if (options_.power_cap_watts > 0) {
     // The fastest P-state, from the planned one down, that keeps the cluster within the cap.
@@ -183,8 +184,8 @@ void Simulator::advance_temperature(DeviceId d) {
   if (now_ > device.celsius_time) {
     // Under constant power the temperature is monotone, so the peak over the
     // interval is at one of its ends.
-    device.celsius = thermal_[d].temperature_after(device.celsius, device.watts,
-                                                   now_ - device.celsius_time);
+    device.celsius =
+        thermal_[d].temperature_after(device.celsius, device.watts, now_ - device.celsius_time);
     device.celsius_time = now_;
   }
   device.peak_celsius = std::max(device.peak_celsius, device.celsius);
@@ -197,11 +198,10 @@ void Simulator::schedule_thermal_event(DeviceId d) {
   const double limit = options_.thermal.limit_celsius;
   // Below the limit: when it will be crossed. At it: step down again after a tenth
   // of the time constant while the current draw would still settle above it.
-  const double wait = device.celsius < limit
-                          ? thermal_[d].seconds_to_reach(device.celsius, device.watts, limit)
-                      : thermal_[d].steady_celsius(device.watts) > limit
-                          ? 0.1 * thermal_[d].time_constant_seconds()
-                          : std::numeric_limits<double>::infinity();
+  const double wait =
+      device.celsius < limit ? thermal_[d].seconds_to_reach(device.celsius, device.watts, limit)
+      : thermal_[d].steady_celsius(device.watts) > limit ? 0.1 * thermal_[d].time_constant_seconds()
+                                                         : std::numeric_limits<double>::infinity();
   if (!std::isfinite(wait) || now_ + wait >= expected_finish_[device.running]) return;
   device.thermal_event_time = now_ + std::max(wait, 0.0);
   events_.schedule(device.thermal_event_time, thermal_limit, d);
@@ -223,7 +223,8 @@ void Simulator::thermal_limit_reached(DeviceId d) {
   const double old_watts = device.watts;
   joules_[t] -= old_watts * (expected_finish_[t] - now_);
   device.running_pstate = static_cast<std::uint8_t>(device.running_pstate + 1);
-  device.throttle_level = static_cast<std::uint8_t>(std::min<std::size_t>(device.throttle_level + 1, slowest));
+  device.throttle_level =
+      static_cast<std::uint8_t>(std::min<std::size_t>(device.throttle_level + 1, slowest));
   ++device.throttle_events;
   ++report_.thermal_throttle_events;
   device.segment_start = now_;
@@ -243,7 +244,6 @@ void Simulator::retry_power_waiters() {
     if (devices_[d].waiting_for_power) try_start(d);
 }
 
-
 void Simulator::finish(TaskIndex t) {
   const DeviceId d = loop_.placement(t);
   DeviceState& device = devices_[d];
@@ -254,7 +254,8 @@ void Simulator::finish(TaskIndex t) {
   device.busy_joules += joules_[t];
   ++device.tasks;
   if (options_.record_schedule)
-    report_.schedule.push_back(TaskRecord{t, d, device.running_pstate, start_[t], now_, joules_[t]});
+    report_.schedule.push_back(
+        TaskRecord{t, d, device.running_pstate, start_[t], now_, joules_[t]});
   loop_.task_finished(t, now_);
   for (const Dependency& s : graph_.successors(t)) {
     --unfinished_predecessors_[s.task];

@@ -75,9 +75,9 @@ struct SimReport {
   std::vector<TransferRecord> transfers;
   // Power cap and thermal model (energy branch); all zero/empty when both are off.
   double power_cap_watts = 0;
-  double peak_power_watts = 0;           // highest cluster draw over the run
-  std::uint64_t power_cap_slowdowns = 0;  // tasks started at a slower P-state to fit the cap
-  std::uint64_t power_cap_waits = 0;      // times a task waited for power
+  double peak_power_watts = 0;                  // highest cluster draw over the run
+  std::uint64_t power_cap_slowdowns = 0;        // tasks started at a slower P-state to fit the cap
+  std::uint64_t power_cap_waits = 0;            // times a task waited for power
   std::vector<std::string> power_cap_refusals;  // tasks that cannot fit the cap at all
   bool thermal_modeled = false;
   std::uint64_t thermal_throttle_events = 0;

@@ -63,14 +63,14 @@ class Simulator final : public Backend {
     // Power and thermal state (energy branch).
     TaskIndex running = 0;
     std::uint8_t running_pstate = 0;
-    double segment_start = 0;        // when the running task's current P-state began
-    double segment_seconds = 0;      // the task's full run time at that P-state
-    double done_fraction = 0;        // work done before the current segment
-    double watts = 0;                // current draw
+    double segment_start = 0;    // when the running task's current P-state began
+    double segment_seconds = 0;  // the task's full run time at that P-state
+    double done_fraction = 0;    // work done before the current segment
+    double watts = 0;            // current draw
     double celsius = 0;
-    double celsius_time = 0;         // when celsius was last brought up to date
+    double celsius_time = 0;  // when celsius was last brought up to date
     double peak_celsius = 0;
-    double thermal_event_time = -1;  // the pending limit-crossing event, if any
+    double thermal_event_time = -1;   // the pending limit-crossing event, if any
     std::uint8_t throttle_level = 0;  // P-states the device is held down by heat
     std::uint32_t throttle_events = 0;
     bool waiting_for_power = false;

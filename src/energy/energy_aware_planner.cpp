@@ -117,6 +117,17 @@ EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_s
                                   const StaticSchedule& fastest) {
   EnergyAwarePlan out;
   out.deadline_seconds = deadline_seconds;
+  if (model.device_count() == 0) {
+    out.deadline_met = false;
+    out.message = "the device set is empty: there is nowhere to run the job";
+    return out;
+  }
+  for (std::uint32_t t = 0; t < model.task_count(); ++t)
+    if (fastest_seconds(model, t) == kCannotRun) {
+      out.deadline_met = false;
+      out.message = fmt::format("task {} can run on no device of the set", t);
+      return out;
+    }
   out.critical_path_lower_bound_seconds = critical_path_lower_bound(model);
   out.fastest_makespan_seconds = fastest.makespan_seconds;
   const DvfsSchedule fastest_plan{fastest, std::vector<std::uint8_t>(fastest.tasks.size(), 0)};

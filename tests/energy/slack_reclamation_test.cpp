@@ -116,6 +116,17 @@ TEST(EnergyAwarePlanner, UnreachableDeadlineSaysByHowMuch) {
   expect_valid(model, loose.plan);
 }
 
+TEST(EnergyAwarePlanner, NoDeviceIsAnAnswerNotACrash) {
+  const DagInstance instance({{2, kCannotRun}, {kCannotRun, kCannotRun}}, {});
+  const JobEnergyModel model(instance, {10, 10}, {110, 60}, kPstates);
+  const EnergyAwarePlan p = plan_energy_aware(model, 10.0);
+  EXPECT_FALSE(p.deadline_met);
+  EXPECT_NE(p.message.find("task 1 can run on no device"), std::string::npos) << p.message;
+  const DagInstance empty(std::vector<std::vector<double>>{}, {});
+  const JobEnergyModel none(empty, {}, {}, kPstates);
+  EXPECT_NE(plan_energy_aware(none, 1.0).message.find("empty"), std::string::npos);
+}
+
 TEST(EnergyBenchmark, SmallSuiteReportsConsistentFigures) {
   EnergyBenchmarkParams params;
   params.dags = 2;

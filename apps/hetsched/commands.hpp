@@ -19,5 +19,8 @@ void add_devices_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_bench_runtime_command(CLI::App& bench);
+void add_pareto_command(CLI::App& app);
+void add_bench_energy_command(CLI::App& bench);
+void add_bench_partition_command(CLI::App& bench);
 
 }  // namespace hetsched::cli

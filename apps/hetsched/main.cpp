@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
   hetsched::cli::add_calibrate_command(app);
   hetsched::cli::add_run_command(app);
   hetsched::cli::add_bench_runtime_command(*bench);
+  hetsched::cli::add_pareto_command(app);
+  hetsched::cli::add_bench_energy_command(*bench);
+  hetsched::cli::add_bench_partition_command(*bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

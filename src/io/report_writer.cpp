@@ -62,6 +62,24 @@ ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const Ta
          {"idle_joules", d.idle_joules}});
   }
   out["devices"] = std::move(devices);
+  // Power cap and thermal model: only when the run used them, so other reports are unchanged.
+  if (r.power_cap_watts > 0 || r.thermal_modeled) {
+    ordered_json power{{"power_cap_watts", r.power_cap_watts},
+                       {"peak_power_watts", r.peak_power_watts},
+                       {"power_cap_slowdowns", r.power_cap_slowdowns},
+                       {"power_cap_waits", r.power_cap_waits},
+                       {"power_cap_refusals", r.power_cap_refusals}};
+    if (r.thermal_modeled) {
+      power["thermal_throttle_events"] = r.thermal_throttle_events;
+      ordered_json thermal = ordered_json::array();
+      for (const DeviceResult& d : r.devices)
+        thermal.push_back({{"name", cluster.device(d.device).name},
+                           {"peak_celsius", d.peak_celsius},
+                           {"throttle_events", d.throttle_events}});
+      power["devices"] = std::move(thermal);
+    }
+    out["power_and_thermal"] = std::move(power);
+  }
   if (include_schedule) {
     ordered_json schedule = ordered_json::array();
     for (const TaskRecord& t : r.schedule) {

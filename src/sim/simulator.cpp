@@ -1,8 +1,28 @@
 #include "hetsched/sim/simulator.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "hetsched/core/input_error.hpp"
 
 namespace hetsched {
+
+std::string power_cap_problem(const Cluster& cluster, double power_cap_watts) {
+  if (power_cap_watts < 0) return fmt::format("power cap of {} W is negative", power_cap_watts);
+  if (power_cap_watts == 0) return {};
+  double idle = 0;
+  for (const Device& d : cluster.devices()) idle += d.spec.idle_watts;
+  if (power_cap_watts < idle)
+    return fmt::format(
+        "power cap of {:.6g} W is below the idle power of the cluster's {} devices, {:.6g} W "
+        "(they stay on); raise it by at least {:.6g} W",
+        power_cap_watts, cluster.device_count(), idle, idle - power_cap_watts);
+  return {};
+}
 
 Simulator::Simulator(const Cluster& cluster, const Workload& workload, const PerfModel& perf,
                      SchedulingPolicy& policy, SimulationOptions options)
@@ -18,7 +38,25 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
       wake_at_(cluster.device_count(), -1.0),
       start_(graph_.task_count(), 0.0),
       finish_(graph_.task_count(), 0.0),
-      joules_(graph_.task_count(), 0.0) {
+      joules_(graph_.task_count(), 0.0),
+      expected_finish_(graph_.task_count(), 0.0) {
+  if (const std::string problem = power_cap_problem(cluster, options_.power_cap_watts);
+      !problem.empty())
+    throw InputError(problem);
+  for (const Device& d : cluster.devices()) {
+    devices_[d.id].watts = d.spec.idle_watts;
+    cluster_watts_ += d.spec.idle_watts;
+  }
+  report_.power_cap_watts = options_.power_cap_watts;
+  report_.peak_power_watts = cluster_watts_;
+  if (options_.thermal.enabled) {
+    report_.thermal_modeled = true;
+    for (const Device& d : cluster.devices()) {
+      thermal_.emplace_back(d.spec, options_.thermal);
+      devices_[d.id].celsius = thermal_.back().steady_celsius(d.spec.idle_watts);
+      devices_[d.id].peak_celsius = devices_[d.id].celsius;
+    }
+  }
   for (TaskIndex t = 0; t < graph_.task_count(); ++t)
     unfinished_predecessors_[t] = static_cast<std::uint32_t>(graph_.predecessors(t).size());
 }
@@ -76,28 +114,148 @@ void Simulator::try_start(DeviceId d) {
     }
     return;
   }
-  device.queue.pop();
-  device.busy = true;
   const Task& task = graph_.task(t);
   const Device& dev = cluster_.device(d);
-  const std::uint8_t pstate = loop_.pstate(t);
+  std::uint8_t pstate = loop_.pstate(t);
+  const std::size_t slowest = dev.spec.pstates.size() - 1;
+  if (!thermal_.empty()) {
+    advance_temperature(d);
+    if (device.celsius < options_.thermal.limit_celsius - options_.thermal.hysteresis_celsius)
+      device.throttle_level = 0;
+    pstate =
+        static_cast<std::uint8_t>(std::min<std::size_t>(pstate + device.throttle_level, slowest));
+  }
+  if (options_.power_cap_watts > 0) {
+    // The fastest P-state, from the planned one down, that keeps the cluster within the cap.
+    const double headroom = options_.power_cap_watts - cluster_watts_;
+    std::size_t fits = pstate;
+    while (fits <= slowest && perf_.task_watts(task, dev, fits) - dev.spec.idle_watts > headroom)
+      ++fits;
+    if (fits > slowest) {
+      const bool others_running = std::any_of(devices_.begin(), devices_.end(),
+                                              [](const DeviceState& s) { return s.busy; });
+      if (!others_running) {
+        // Nothing will ever free power for it: say so rather than run over the cap.
+        report_.power_cap_refusals.push_back(fmt::format(
+            "{}/{}: needs {:.6g} W above idle on {} even at its slowest P-state, but the "
+            "power cap leaves {:.6g} W",
+            graph_.job(graph_.job_of(t)).name, task.name,
+            perf_.task_watts(task, dev, slowest) - dev.spec.idle_watts, dev.name, headroom));
+        device.queue.pop();
+        try_start(d);
+        return;
+      }
+      if (!device.waiting_for_power) ++report_.power_cap_waits;
+      device.waiting_for_power = true;
+      return;
+    }
+    if (fits != pstate) ++report_.power_cap_slowdowns;
+    pstate = static_cast<std::uint8_t>(fits);
+  }
+  device.waiting_for_power = false;
+  device.queue.pop();
+  device.busy = true;
   const double seconds = perf_.task_seconds(task, dev, pstate);
   start_[t] = now_;
-  joules_[t] = perf_.task_watts(task, dev, pstate) * seconds;
+  const double watts = perf_.task_watts(task, dev, pstate);
+  joules_[t] = watts * seconds;
+  device.running = t;
+  device.running_pstate = pstate;
+  device.segment_start = now_;
+  device.segment_seconds = seconds;
+  device.done_fraction = 0;
+  set_device_watts(d, watts);
   loop_.task_started(t, now_);
+  expected_finish_[t] = now_ + seconds;
   events_.schedule(now_ + seconds, task_finish, t);
+  if (!thermal_.empty()) schedule_thermal_event(d);
+}
+
+void Simulator::set_device_watts(DeviceId d, double watts) {
+  DeviceState& device = devices_[d];
+  if (!thermal_.empty()) advance_temperature(d);
+  cluster_watts_ += watts - device.watts;
+  device.watts = watts;
+  report_.peak_power_watts = std::max(report_.peak_power_watts, cluster_watts_);
+}
+
+void Simulator::advance_temperature(DeviceId d) {
+  DeviceState& device = devices_[d];
+  if (now_ > device.celsius_time) {
+    // Under constant power the temperature is monotone, so the peak over the
+    // interval is at one of its ends.
+    device.celsius =
+        thermal_[d].temperature_after(device.celsius, device.watts, now_ - device.celsius_time);
+    device.celsius_time = now_;
+  }
+  device.peak_celsius = std::max(device.peak_celsius, device.celsius);
+}
+
+void Simulator::schedule_thermal_event(DeviceId d) {
+  DeviceState& device = devices_[d];
+  device.thermal_event_time = -1;
+  if (!device.busy) return;
+  const double limit = options_.thermal.limit_celsius;
+  // Below the limit: when it will be crossed. At it: step down again after a tenth
+  // of the time constant while the current draw would still settle above it.
+  const double wait =
+      device.celsius < limit ? thermal_[d].seconds_to_reach(device.celsius, device.watts, limit)
+      : thermal_[d].steady_celsius(device.watts) > limit ? 0.1 * thermal_[d].time_constant_seconds()
+                                                         : std::numeric_limits<double>::infinity();
+  if (!std::isfinite(wait) || now_ + wait >= expected_finish_[device.running]) return;
+  device.thermal_event_time = now_ + std::max(wait, 0.0);
+  events_.schedule(device.thermal_event_time, thermal_limit, d);
+}
+
+// The device reached its limit while running: like a GPU's clock slowdown, the
+// running task continues one P-state lower; its remaining work takes longer.
+void Simulator::thermal_limit_reached(DeviceId d) {
+  DeviceState& device = devices_[d];
+  if (!device.busy || device.thermal_event_time != now_) return;  // stale
+  device.thermal_event_time = -1;
+  const Device& dev = cluster_.device(d);
+  const std::size_t slowest = dev.spec.pstates.size() - 1;
+  advance_temperature(d);
+  if (device.running_pstate >= slowest) return;  // nothing slower to go to
+  const TaskIndex t = device.running;
+  const Task& task = graph_.task(t);
+  device.done_fraction += (now_ - device.segment_start) / device.segment_seconds;
+  const double old_watts = device.watts;
+  joules_[t] -= old_watts * (expected_finish_[t] - now_);
+  device.running_pstate = static_cast<std::uint8_t>(device.running_pstate + 1);
+  device.throttle_level =
+      static_cast<std::uint8_t>(std::min<std::size_t>(device.throttle_level + 1, slowest));
+  ++device.throttle_events;
+  ++report_.thermal_throttle_events;
+  device.segment_start = now_;
+  device.segment_seconds = perf_.task_seconds(task, dev, device.running_pstate);
+  const double remaining = std::max(0.0, 1 - device.done_fraction) * device.segment_seconds;
+  const double watts = perf_.task_watts(task, dev, device.running_pstate);
+  joules_[t] += watts * remaining;
+  set_device_watts(d, watts);
+  expected_finish_[t] = now_ + remaining;
+  events_.schedule(expected_finish_[t], task_finish, t);
+  schedule_thermal_event(d);
+}
+
+void Simulator::retry_power_waiters() {
+  if (options_.power_cap_watts <= 0) return;
+  for (DeviceId d = 0; d < devices_.size(); ++d)
+    if (devices_[d].waiting_for_power) try_start(d);
 }
 
 void Simulator::finish(TaskIndex t) {
   const DeviceId d = loop_.placement(t);
   DeviceState& device = devices_[d];
   device.busy = false;
+  set_device_watts(d, cluster_.device(d).spec.idle_watts);
   finish_[t] = now_;
   device.busy_seconds += now_ - start_[t];
   device.busy_joules += joules_[t];
   ++device.tasks;
   if (options_.record_schedule)
-    report_.schedule.push_back(TaskRecord{t, d, loop_.pstate(t), start_[t], now_, joules_[t]});
+    report_.schedule.push_back(
+        TaskRecord{t, d, device.running_pstate, start_[t], now_, joules_[t]});
   loop_.task_finished(t, now_);
   for (const Dependency& s : graph_.successors(t)) {
     --unfinished_predecessors_[s.task];
@@ -107,6 +265,7 @@ void Simulator::finish(TaskIndex t) {
     if (consumer_device != d) try_start(consumer_device);
   }
   try_start(d);
+  retry_power_waiters();
 }
 
 SimReport Simulator::run() {
@@ -129,7 +288,10 @@ SimReport Simulator::run() {
           try_start(e.subject);
           break;
         case task_finish:
-          finish(e.subject);
+          if (e.time == expected_finish_[e.subject]) finish(e.subject);  // else throttled: stale
+          break;
+        case thermal_limit:
+          thermal_limit_reached(e.subject);
           break;
       }
     }
@@ -181,6 +343,8 @@ SimReport Simulator::run() {
     out.busy_seconds = state.busy_seconds;
     out.busy_joules = state.busy_joules;
     out.idle_joules = spec.idle_watts * std::max(0.0, makespan - state.busy_seconds);
+    out.peak_celsius = state.peak_celsius;
+    out.throttle_events = state.throttle_events;
     r.energy_joules += out.busy_joules + out.idle_joules;
     r.cost_usd += spec.price_per_hour * makespan / 3600.0;
     const auto k = static_cast<std::size_t>(spec.kind);

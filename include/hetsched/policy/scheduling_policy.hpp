@@ -11,6 +11,7 @@
 // A device runs its tasks in the order of their planned start (online: of assignment).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -58,6 +59,12 @@ struct PolicyOptions {
   std::uint64_t seed = 1;
   double time_budget_seconds = 1.0;    // for policies that search
   std::uint64_t iteration_budget = 0;  // 0: bounded by time only
+  // Energy-aware policies ("energy-aware", "pareto"): for a job without a deadline,
+  // the makespan bound is the fastest plan's makespan × (1 + makespan_stretch).
+  double makespan_stretch = 0.05;
+  // "pareto": weights of (makespan, energy, cost) used to pick one schedule of the
+  // front, each objective normalised to [0, 1] over the front.
+  std::array<double, 3> objective_weights{1.0, 1.0, 0.0};
 };
 
 }  // namespace hetsched

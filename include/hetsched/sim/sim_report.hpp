@@ -48,6 +48,9 @@ struct DeviceResult {
   double busy_seconds = 0;
   double busy_joules = 0;
   double idle_joules = 0;
+  // Thermal model (when on): hottest temperature reached and throttle steps taken.
+  double peak_celsius = 0;
+  std::uint32_t throttle_events = 0;
 };
 
 struct SimReport {
@@ -70,6 +73,14 @@ struct SimReport {
   std::uint64_t events = 0;
   std::vector<TaskRecord> schedule;  // filled when recording is on
   std::vector<TransferRecord> transfers;
+  // Power cap and thermal model (energy branch); all zero/empty when both are off.
+  double power_cap_watts = 0;
+  double peak_power_watts = 0;                  // highest cluster draw over the run
+  std::uint64_t power_cap_slowdowns = 0;        // tasks started at a slower P-state to fit the cap
+  std::uint64_t power_cap_waits = 0;            // times a task waited for power
+  std::vector<std::string> power_cap_refusals;  // tasks that cannot fit the cap at all
+  bool thermal_modeled = false;
+  std::uint64_t thermal_throttle_events = 0;
 
   double energy_kwh() const { return energy_joules / 3.6e6; }
   double mean_response_seconds() const;

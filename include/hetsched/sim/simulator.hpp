@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hetsched/backend/scheduling_loop.hpp"
+#include "hetsched/energy/thermal_model.hpp"
 #include "hetsched/sim/device_queue.hpp"
 #include "hetsched/sim/event_queue.hpp"
 #include "hetsched/sim/sim_report.hpp"
@@ -23,7 +24,20 @@ struct SimulationOptions {
   bool record_schedule = true;  // keep every task and transfer for the trace
   // Called now and then with (tasks finished, tasks total), for progress display.
   std::function<void(std::size_t, std::size_t)> progress;
+  // Cluster-wide power cap in watts (0: none). Every device draws its idle power all
+  // the time; a task may start only if the cluster's draw stays within the cap —
+  // at its planned P-state, else at the fastest slower one that fits (the task
+  // slows down), else it waits until running tasks finish. A cap below the
+  // cluster's idle power is bad input (InputError).
+  double power_cap_watts = 0;
+  // First-order RC thermal model per device; above the limit a device throttles
+  // its running task one P-state lower, as real GPUs do (off by default).
+  ThermalOptions thermal;
 };
+
+// Why a power cap cannot work on the cluster (below the idle power of its
+// devices, which stay on), or empty when it can.
+std::string power_cap_problem(const Cluster& cluster, double power_cap_watts);
 
 class Simulator final : public Backend {
  public:
@@ -39,13 +53,27 @@ class Simulator final : public Backend {
   const TaskGraph& graph() const { return graph_; }
 
  private:
-  enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish };
+  enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish, thermal_limit };
   struct DeviceState {
     DeviceQueue queue;
     bool busy = false;
     double busy_seconds = 0;
     double busy_joules = 0;
     std::uint32_t tasks = 0;
+    // Power and thermal state (energy branch).
+    TaskIndex running = 0;
+    std::uint8_t running_pstate = 0;
+    double segment_start = 0;    // when the running task's current P-state began
+    double segment_seconds = 0;  // the task's full run time at that P-state
+    double done_fraction = 0;    // work done before the current segment
+    double watts = 0;            // current draw
+    double celsius = 0;
+    double celsius_time = 0;  // when celsius was last brought up to date
+    double peak_celsius = 0;
+    double thermal_event_time = -1;   // the pending limit-crossing event, if any
+    std::uint8_t throttle_level = 0;  // P-states the device is held down by heat
+    std::uint32_t throttle_events = 0;
+    bool waiting_for_power = false;
   };
   struct NicState {
     double out_free = 0;
@@ -55,6 +83,12 @@ class Simulator final : public Backend {
   void send_input(TaskIndex consumer, NodeId from_node, DeviceId from_device, double bytes);
   void try_start(DeviceId device);
   void finish(TaskIndex task);
+  // Power and thermal helpers (energy branch).
+  void set_device_watts(DeviceId device, double watts);
+  void advance_temperature(DeviceId device);
+  void schedule_thermal_event(DeviceId device);
+  void thermal_limit_reached(DeviceId device);
+  void retry_power_waiters();
 
   const Cluster& cluster_;
   const PerfModel& perf_;
@@ -73,6 +107,9 @@ class Simulator final : public Backend {
   std::vector<double> start_;
   std::vector<double> finish_;
   std::vector<double> joules_;
+  std::vector<double> expected_finish_;  // stale finish events (after a throttle) are skipped
+  std::vector<ThermalModel> thermal_;
+  double cluster_watts_ = 0;
   SimReport report_;
 };
 

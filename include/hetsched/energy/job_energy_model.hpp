@@ -1,0 +1,91 @@
+// JobEnergyModel: the power model of one DAG job on a cluster — for every task,
+// device and P-state, how long the task runs and how many watts the device draws
+// meanwhile, plus each device's idle power. Energy of a schedule = the energy of
+// its tasks (watts × seconds at each task's P-state) plus the idle energy of every
+// device over the schedule's idle time (idle watts × (makespan − busy time)); both
+// are reported. Dynamic power follows the catalog's P-states (power ∝ f·V²), scaled
+// by how busy the task keeps the device (the performance model's activity factor),
+// and only compute time stretches with the clock: memory-bound work runs as fast at
+// a lower clock, which is where DVFS saves the most (as Zeus and DEWTS observe).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hetsched/policy/dag_instance.hpp"
+
+namespace hetsched {
+
+struct ScheduleEnergy {
+  double task_joules = 0;  // Σ over tasks of watts × seconds at their P-state
+  double idle_joules = 0;  // Σ over devices of idle watts × (makespan − busy seconds)
+  double makespan_seconds = 0;
+  double total_joules() const { return task_joules + idle_joules; }
+};
+
+// A static schedule with a P-state per task.
+struct DvfsSchedule {
+  StaticSchedule schedule;
+  std::vector<std::uint8_t> pstates;  // per task of the instance
+};
+
+class JobEnergyModel {
+ public:
+  // From a job of a workload: seconds and watts from the performance model.
+  JobEnergyModel(const DagInstance& instance, const TaskGraph& graph, JobIndex job,
+                 const PerfModel& perf);
+  // From matrices (tests, published examples): every device has the same P-states;
+  // a task's seconds at P-state p are compute_seconds / speed_scale, its watts
+  // idle + (busy − idle) × power_scale.
+  JobEnergyModel(const DagInstance& instance, std::vector<double> idle_watts,
+                 std::vector<double> busy_watts, std::vector<PState> pstates);
+
+  const DagInstance& instance() const { return *instance_; }
+  std::size_t task_count() const { return instance_->task_count(); }
+  std::size_t device_count() const { return idle_watts_.size(); }
+  std::size_t pstate_count(DeviceId d) const { return pstate_count_[d]; }
+  double seconds(std::uint32_t t, DeviceId d, std::size_t p) const { return at(seconds_, t, d, p); }
+  double watts(std::uint32_t t, DeviceId d, std::size_t p) const { return at(watts_, t, d, p); }
+  double idle_watts(DeviceId d) const { return idle_watts_[d]; }
+  // Seconds before task t can start on device d because of its external input
+  // (moved from the job's data node); 0 for matrix instances.
+  double input_seconds(std::uint32_t t, DeviceId d) const {
+    return input_.empty() ? 0.0 : input_[static_cast<std::size_t>(t) * device_count() + d];
+  }
+  // Joules above idle that the task adds on the device at the P-state.
+  double dynamic_joules(std::uint32_t t, DeviceId d, std::size_t p) const {
+    return (watts(t, d, p) - idle_watts_[d]) * seconds(t, d, p);
+  }
+  double idle_watts_total() const;
+  // The same model where only the devices with keep[d] may run tasks.
+  JobEnergyModel restricted_to(const std::vector<bool>& keep) const;
+
+  ScheduleEnergy energy(const DvfsSchedule& plan) const;
+
+  // Start and finish times for a fixed placement and per-device order (the order of
+  // `order`, a topological order consistent with each device's sequence) and the
+  // given P-states: every task as early as its device and inputs allow.
+  StaticSchedule retime(const StaticSchedule& placement, const std::vector<std::uint32_t>& order,
+                        const std::vector<std::uint8_t>& pstates) const;
+
+ private:
+  static constexpr std::size_t kMaxPstates = 8;
+  double at(const std::vector<double>& table, std::uint32_t t, DeviceId d, std::size_t p) const {
+    return table[(static_cast<std::size_t>(t) * device_count() + d) * kMaxPstates + p];
+  }
+  double& at(std::vector<double>& table, std::uint32_t t, DeviceId d, std::size_t p) {
+    return table[(static_cast<std::size_t>(t) * device_count() + d) * kMaxPstates + p];
+  }
+
+  const DagInstance* instance_;
+  std::vector<double> idle_watts_;
+  std::vector<std::size_t> pstate_count_;
+  std::vector<double> seconds_, watts_;
+  std::vector<double> input_;  // per (task, device); empty when no task reads external input
+};
+
+// The order in which a schedule's tasks start (ties by finish, then index): a
+// topological order that keeps each device's sequence, for JobEnergyModel::retime.
+std::vector<std::uint32_t> start_order(const StaticSchedule& schedule);
+
+}  // namespace hetsched

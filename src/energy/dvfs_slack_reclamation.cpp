@@ -1,0 +1,226 @@
+#include "hetsched/energy/dvfs_slack_reclamation.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace hetsched {
+namespace {
+
+// Upward rank (HEFT): mean compute time plus the longest mean path to an exit.
+std::vector<double> upward_ranks(const DagInstance& instance) {
+  std::vector<double> rank(instance.task_count(), 0.0);
+  const auto& order = instance.topological_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const std::uint32_t t = *it;
+    double tail = 0;
+    for (const DagNeighbor& s : instance.successors(t))
+      tail = std::max(tail, instance.mean_comm_seconds(s.edge) + rank[s.task]);
+    rank[t] = instance.mean_compute_seconds(t) + tail;
+  }
+  return rank;
+}
+
+}  // namespace
+
+StaticSchedule insertion_eft_schedule(const JobEnergyModel& model) {
+  const DagInstance& instance = model.instance();
+  const std::size_t n = instance.task_count();
+  const std::vector<double> rank = upward_ranks(instance);
+  // Decreasing rank is a topological order when compute times are positive; ties
+  // and zero-time tasks are kept topological by the position in the Kahn order.
+  std::vector<std::size_t> position(n);
+  for (std::size_t i = 0; i < n; ++i) position[instance.topological_order()[i]] = i;
+  std::vector<std::uint32_t> order(instance.topological_order());
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return rank[a] != rank[b] ? rank[a] > rank[b] : position[a] < position[b];
+  });
+  // Repair: a task must come after its predecessors (rank ties with zero-cost tasks).
+  {
+    std::vector<bool> placed(n, false);
+    std::vector<std::uint32_t> repaired;
+    std::vector<std::uint32_t> pending(order.begin(), order.end());
+    while (!pending.empty()) {
+      std::vector<std::uint32_t> later;
+      for (std::uint32_t t : pending) {
+        const auto preds = instance.predecessors(t);
+        if (std::all_of(preds.begin(), preds.end(),
+                        [&](const DagNeighbor& q) { return placed[q.task]; })) {
+          placed[t] = true;
+          repaired.push_back(t);
+        } else {
+          later.push_back(t);
+        }
+      }
+      pending.swap(later);
+    }
+    order.swap(repaired);
+  }
+  StaticSchedule out;
+  out.tasks.resize(n);
+  std::vector<std::vector<std::pair<double, double>>> busy(model.device_count());  // sorted slots
+  for (std::uint32_t t : order) {
+    double best_finish = kCannotRun, best_start = 0;
+    DeviceId best_device = 0;
+    for (DeviceId d = 0; d < model.device_count(); ++d) {
+      const double run = model.seconds(t, d, 0);
+      if (run == kCannotRun) continue;
+      double ready = model.input_seconds(t, d);
+      for (const DagNeighbor& q : instance.predecessors(t)) {
+        const PlannedTask& producer = out.tasks[q.task];
+        ready = std::max(
+            ready, producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, d));
+      }
+      // Earliest idle slot on d from `ready` long enough for the task.
+      double start = ready;
+      for (const auto& [s, f] : busy[d]) {
+        if (start + run <= s) break;
+        start = std::max(start, f);
+      }
+      if (start + run < best_finish) best_finish = start + run, best_start = start, best_device = d;
+    }
+    out.tasks[t] = PlannedTask{best_device, best_start, best_finish};
+    auto& slots = busy[best_device];
+    slots.insert(
+        std::upper_bound(slots.begin(), slots.end(), std::make_pair(best_start, best_finish)),
+        {best_start, best_finish});
+    out.makespan_seconds = std::max(out.makespan_seconds, best_finish);
+  }
+  return out;
+}
+
+SlackReclamationResult reclaim_slack(const JobEnergyModel& model, const StaticSchedule& schedule,
+                                     double makespan_stretch) {
+  DvfsSchedule start{schedule, std::vector<std::uint8_t>(schedule.tasks.size(), 0)};
+  return reclaim_slack_within(model, start,
+                              schedule.makespan_seconds * (1 + std::max(0.0, makespan_stretch)));
+}
+
+SlackReclamationResult reclaim_slack_within(const JobEnergyModel& model, const DvfsSchedule& start,
+                                            double makespan_bound_seconds) {
+  SlackReclamationResult result;
+  result.makespan_bound_seconds = makespan_bound_seconds;
+  result.before = model.energy(start);
+  const DagInstance& instance = model.instance();
+  const std::size_t n = start.schedule.tasks.size();
+  const std::vector<std::uint32_t> order = start_order(start.schedule);
+  std::vector<std::uint8_t> pstates = start.pstates;
+  // The next task on the same device, which with the DAG's edges makes the fixed
+  // order an activity network: slowing task t by Δ moves the end of the schedule to
+  // max(makespan, finish_t + Δ + tail_t), tail_t being the longest chain after t.
+  std::vector<std::int64_t> device_next(n, -1);
+  {
+    std::vector<std::int64_t> last(model.device_count(), -1);
+    for (std::uint32_t t : order) {
+      const DeviceId d = start.schedule.tasks[t].device;
+      if (last[d] >= 0) device_next[static_cast<std::size_t>(last[d])] = t;
+      last[d] = t;
+    }
+  }
+  // Placement is fixed, so each edge's transfer time is too.
+  std::vector<double> edge_comm(instance.edges().size());
+  for (std::uint32_t e = 0; e < edge_comm.size(); ++e) {
+    const DagEdge& edge = instance.edges()[e];
+    edge_comm[e] = instance.comm_seconds(e, start.schedule.tasks[edge.from].device,
+                                         start.schedule.tasks[edge.to].device);
+  }
+  std::vector<std::size_t> position(n);
+  for (std::size_t i = 0; i < n; ++i) position[order[i]] = i;
+  std::vector<std::int64_t> device_previous(n, -1);
+  for (std::uint32_t t = 0; t < n; ++t)
+    if (device_next[t] >= 0) device_previous[static_cast<std::size_t>(device_next[t])] = t;
+  StaticSchedule current = model.retime(start.schedule, order, pstates);
+  // Earliest times from order position `from` on: tasks before it cannot change.
+  auto retime_from = [&](std::size_t from) {
+    for (std::size_t i = from; i < n; ++i) {
+      const std::uint32_t t = order[i];
+      PlannedTask& p = current.tasks[t];
+      double begin =
+          device_previous[t] >= 0
+              ? current.tasks[static_cast<std::size_t>(device_previous[t])].finish_seconds
+              : 0.0;
+      begin = std::max(begin, model.input_seconds(t, p.device));
+      for (const DagNeighbor& q : instance.predecessors(t))
+        begin = std::max(begin, current.tasks[q.task].finish_seconds + edge_comm[q.edge]);
+      p.start_seconds = begin;
+      p.finish_seconds = begin + model.seconds(t, p.device, pstates[t]);
+    }
+    current.makespan_seconds = 0;
+    for (const PlannedTask& p : current.tasks)
+      current.makespan_seconds = std::max(current.makespan_seconds, p.finish_seconds);
+  };
+  std::vector<double> tail(n, 0.0);
+  // Longest chains after each task, for positions `to` down to 0: tasks after it
+  // keep theirs (their durations and successors did not change).
+  auto compute_tails_to = [&](std::size_t to) {
+    for (std::size_t i = to + 1; i-- > 0;) {
+      const std::uint32_t t = order[i];
+      double longest = 0;
+      for (const DagNeighbor& s : instance.successors(t)) {
+        const PlannedTask& next = current.tasks[s.task];
+        longest = std::max(
+            longest, edge_comm[s.edge] + (next.finish_seconds - next.start_seconds) + tail[s.task]);
+      }
+      if (device_next[t] >= 0) {
+        const auto next = static_cast<std::size_t>(device_next[t]);
+        longest = std::max(longest, current.tasks[next].finish_seconds -
+                                        current.tasks[next].start_seconds + tail[next]);
+      }
+      tail[t] = longest;
+    }
+  };
+  auto compute_tails = [&] {
+    if (n) compute_tails_to(n - 1);
+  };
+  compute_tails();
+  const double idle_total = model.idle_watts_total();
+  // Visit tasks by the dynamic energy the slowest P-state would save.
+  std::vector<double> potential(n, 0.0);
+  for (std::uint32_t t = 0; t < n; ++t) {
+    const DeviceId d = start.schedule.tasks[t].device;
+    const std::size_t slowest = model.pstate_count(d) - 1;
+    potential[t] = model.dynamic_joules(t, d, pstates[t]) - model.dynamic_joules(t, d, slowest);
+  }
+  std::vector<std::uint32_t> visit(n);
+  std::iota(visit.begin(), visit.end(), 0u);
+  std::stable_sort(visit.begin(), visit.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return potential[a] > potential[b]; });
+  const double tolerance = 1e-12 * std::max(1.0, makespan_bound_seconds);
+  // Passes over the tasks until nothing changes; each visit moves the task to the
+  // slower P-state that saves the most within the bound.
+  std::vector<bool> changed(n, false);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::uint32_t t : visit) {
+      if (potential[t] <= 0) break;
+      const DeviceId d = start.schedule.tasks[t].device;
+      const std::uint8_t original = pstates[t];
+      // The slower P-state that saves the most energy (dynamic energy less any
+      // idle energy of a longer schedule) within the bound.
+      std::size_t p = original;
+      double best_saved = 0;
+      for (std::size_t q = original + 1; q < model.pstate_count(d); ++q) {
+        const double longer = model.seconds(t, d, q) - model.seconds(t, d, original);
+        const double end = current.tasks[t].finish_seconds + longer + tail[t];
+        if (end > makespan_bound_seconds + tolerance) break;  // slower ones end later still
+        const double new_makespan = std::max(current.makespan_seconds, end);
+        const double saved = model.dynamic_joules(t, d, original) - model.dynamic_joules(t, d, q) -
+                             (new_makespan - current.makespan_seconds) * idle_total;
+        if (saved > best_saved) best_saved = saved, p = q;
+      }
+      if (p == original) continue;
+      pstates[t] = static_cast<std::uint8_t>(p);
+      retime_from(position[t]);
+      compute_tails_to(position[t]);
+      changed[t] = true;
+      progress = true;
+    }
+  }
+  result.tasks_slowed = static_cast<std::size_t>(std::count(changed.begin(), changed.end(), true));
+  // The input itself, retimed, may end later than the bound (a bound below the
+  // input's makespan); then nothing could be slowed and the input stands.
+  result.plan = DvfsSchedule{std::move(current), std::move(pstates)};
+  result.after = model.energy(result.plan);
+  return result;
+}
+
+}  // namespace hetsched

@@ -1,0 +1,176 @@
+#include "hetsched/energy/energy_aware_planner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace hetsched {
+namespace {
+
+double fastest_seconds(const JobEnergyModel& model, std::uint32_t t) {
+  double best = kCannotRun;
+  for (DeviceId d = 0; d < model.device_count(); ++d) best = std::min(best, model.seconds(t, d, 0));
+  return best;
+}
+
+// Upward rank with fastest compute and no communication.
+std::vector<double> fastest_ranks(const JobEnergyModel& model) {
+  const DagInstance& instance = model.instance();
+  std::vector<double> rank(instance.task_count(), 0.0);
+  const auto& order = instance.topological_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    double tail = 0;
+    for (const DagNeighbor& s : instance.successors(*it)) tail = std::max(tail, rank[s.task]);
+    rank[*it] = fastest_seconds(model, *it) + tail;
+  }
+  return rank;
+}
+
+StaticSchedule energy_first_schedule(const JobEnergyModel& model, double deadline,
+                                     std::vector<std::uint8_t>& pstates) {
+  const DagInstance& instance = model.instance();
+  const std::size_t n = instance.task_count();
+  const std::vector<double> rank = fastest_ranks(model);
+  double longest = 0;
+  for (double r : rank) longest = std::max(longest, r);
+  // Topological order by decreasing rank (rank strictly drops along edges when
+  // tasks take time; Kahn position breaks ties safely).
+  std::vector<std::uint32_t> order = instance.topological_order();
+  std::vector<std::size_t> position(n);
+  for (std::size_t i = 0; i < n; ++i) position[order[i]] = i;
+  std::vector<std::uint32_t> sorted = order;
+  std::stable_sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return rank[a] != rank[b] ? rank[a] > rank[b] : position[a] < position[b];
+  });
+  bool topological = true;
+  {
+    std::vector<bool> seen(n, false);
+    for (std::uint32_t t : sorted) {
+      for (const DagNeighbor& q : instance.predecessors(t)) topological &= seen[q.task];
+      seen[t] = true;
+    }
+  }
+  if (!topological) sorted = order;
+  StaticSchedule out;
+  out.tasks.resize(n);
+  pstates.assign(n, 0);
+  std::vector<std::vector<std::pair<double, double>>> busy(model.device_count());
+  for (std::uint32_t t : sorted) {
+    // Share of the longest path that ends with this task.
+    const double sub_deadline =
+        longest > 0 ? deadline * (longest - rank[t] + fastest_seconds(model, t)) / longest
+                    : deadline;
+    struct Option {
+      DeviceId device = 0;
+      std::uint8_t pstate = 0;
+      double start = 0, finish = kCannotRun, joules = kCannotRun;
+    } best_in_time, fastest;
+    for (DeviceId d = 0; d < model.device_count(); ++d) {
+      if (model.seconds(t, d, 0) == kCannotRun) continue;
+      double ready = model.input_seconds(t, d);
+      for (const DagNeighbor& q : instance.predecessors(t)) {
+        const PlannedTask& producer = out.tasks[q.task];
+        ready = std::max(
+            ready, producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, d));
+      }
+      for (std::size_t p = 0; p < model.pstate_count(d); ++p) {
+        const double run = model.seconds(t, d, p);
+        double start = ready;
+        for (const auto& [s, f] : busy[d]) {
+          if (start + run <= s) break;
+          start = std::max(start, f);
+        }
+        const Option o{d, static_cast<std::uint8_t>(p), start, start + run,
+                       model.dynamic_joules(t, d, p)};
+        if (o.finish < fastest.finish) fastest = o;
+        if (o.finish <= sub_deadline &&
+            (o.joules < best_in_time.joules ||
+             (o.joules == best_in_time.joules && o.finish < best_in_time.finish)))
+          best_in_time = o;
+      }
+    }
+    const Option& chosen = best_in_time.finish != kCannotRun ? best_in_time : fastest;
+    out.tasks[t] = PlannedTask{chosen.device, chosen.start, chosen.finish};
+    pstates[t] = chosen.pstate;
+    auto& slots = busy[chosen.device];
+    slots.insert(
+        std::upper_bound(slots.begin(), slots.end(), std::make_pair(chosen.start, chosen.finish)),
+        {chosen.start, chosen.finish});
+    out.makespan_seconds = std::max(out.makespan_seconds, chosen.finish);
+  }
+  return out;
+}
+
+}  // namespace
+
+double critical_path_lower_bound(const JobEnergyModel& model) {
+  double longest = 0;
+  for (double r : fastest_ranks(model)) longest = std::max(longest, r);
+  return longest;
+}
+
+EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_seconds) {
+  return plan_energy_aware(model, deadline_seconds, insertion_eft_schedule(model));
+}
+
+EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_seconds,
+                                  const StaticSchedule& fastest) {
+  EnergyAwarePlan out;
+  out.deadline_seconds = deadline_seconds;
+  if (model.device_count() == 0) {
+    out.deadline_met = false;
+    out.message = "the device set is empty: there is nowhere to run the job";
+    return out;
+  }
+  for (std::uint32_t t = 0; t < model.task_count(); ++t)
+    if (fastest_seconds(model, t) == kCannotRun) {
+      out.deadline_met = false;
+      out.message = fmt::format("task {} can run on no device of the set", t);
+      return out;
+    }
+  out.critical_path_lower_bound_seconds = critical_path_lower_bound(model);
+  out.fastest_makespan_seconds = fastest.makespan_seconds;
+  const DvfsSchedule fastest_plan{fastest, std::vector<std::uint8_t>(fastest.tasks.size(), 0)};
+  out.fastest_energy = model.energy(fastest_plan);
+  if (fastest.makespan_seconds > deadline_seconds) {
+    out.deadline_met = false;
+    out.deadline_shortfall_seconds = fastest.makespan_seconds - deadline_seconds;
+    if (out.critical_path_lower_bound_seconds > deadline_seconds)
+      out.message = fmt::format(
+          "deadline of {:.6g} s cannot be met by any schedule: the critical path alone takes "
+          "{:.6g} s on the fastest devices ({:.6g} s too late); the fastest schedule found "
+          "takes {:.6g} s",
+          deadline_seconds, out.critical_path_lower_bound_seconds,
+          out.critical_path_lower_bound_seconds - deadline_seconds, fastest.makespan_seconds);
+    else
+      out.message = fmt::format(
+          "deadline of {:.6g} s not met: the fastest schedule found takes {:.6g} s ({:.6g} s too "
+          "late; no schedule can beat the critical-path bound of {:.6g} s)",
+          deadline_seconds, fastest.makespan_seconds, out.deadline_shortfall_seconds,
+          out.critical_path_lower_bound_seconds);
+    SlackReclamationResult r = reclaim_slack(model, fastest, 0.0);
+    out.plan = std::move(r.plan);
+    out.energy = r.after;
+    out.candidate = "fastest";
+    return out;
+  }
+  SlackReclamationResult reclaimed = reclaim_slack_within(model, fastest_plan, deadline_seconds);
+  out.plan = std::move(reclaimed.plan);
+  out.energy = reclaimed.after;
+  out.candidate = "fastest+slack-reclamation";
+  std::vector<std::uint8_t> pstates;
+  const StaticSchedule energy_first = energy_first_schedule(model, deadline_seconds, pstates);
+  if (energy_first.makespan_seconds <= deadline_seconds) {
+    SlackReclamationResult r =
+        reclaim_slack_within(model, DvfsSchedule{energy_first, pstates}, deadline_seconds);
+    if (r.after.makespan_seconds <= deadline_seconds &&
+        r.after.total_joules() < out.energy.total_joules()) {
+      out.plan = std::move(r.plan);
+      out.energy = r.after;
+      out.candidate = "energy-first+slack-reclamation";
+    }
+  }
+  return out;
+}
+
+}  // namespace hetsched

@@ -1,0 +1,122 @@
+#include "hetsched/energy/job_energy_model.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace hetsched {
+
+JobEnergyModel::JobEnergyModel(const DagInstance& instance, const TaskGraph& graph, JobIndex job,
+                               const PerfModel& perf)
+    : instance_(&instance) {
+  const Cluster& cluster = perf.cluster();
+  const std::size_t devices = cluster.device_count();
+  idle_watts_.resize(devices);
+  pstate_count_.resize(devices);
+  for (const Device& d : cluster.devices()) {
+    idle_watts_[d.id] = d.spec.idle_watts;
+    pstate_count_[d.id] = std::min(kMaxPstates, d.spec.pstates.size());
+  }
+  seconds_.assign(instance.task_count() * devices * kMaxPstates, kCannotRun);
+  watts_.assign(seconds_.size(), 0.0);
+  const TaskIndex first = graph.first_task(job);
+  const NodeId data_node = graph.job(job).data_node;
+  for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
+    const Task& task = graph.task(first + t);
+    if (task.input_bytes > 0) {
+      if (input_.empty()) input_.assign(instance.task_count() * devices, 0.0);
+      for (const Device& d : cluster.devices())
+        input_[static_cast<std::size_t>(t) * devices + d.id] =
+            perf.host_to_device_seconds(task.input_bytes, data_node, d.id);
+    }
+    for (const Device& d : cluster.devices())
+      for (std::size_t p = 0; p < pstate_count_[d.id]; ++p) {
+        at(seconds_, t, d.id, p) = perf.task_seconds(task, d, p);
+        if (at(seconds_, t, d.id, p) != kCannotRun)
+          at(watts_, t, d.id, p) = perf.task_watts(task, d, p);
+      }
+  }
+}
+
+JobEnergyModel::JobEnergyModel(const DagInstance& instance, std::vector<double> idle_watts,
+                               std::vector<double> busy_watts, std::vector<PState> pstates)
+    : instance_(&instance), idle_watts_(std::move(idle_watts)) {
+  const std::size_t devices = instance.device_count();
+  pstates.resize(std::min(pstates.size(), kMaxPstates));
+  pstate_count_.assign(devices, pstates.size());
+  seconds_.assign(instance.task_count() * devices * kMaxPstates, kCannotRun);
+  watts_.assign(seconds_.size(), 0.0);
+  for (std::uint32_t t = 0; t < instance.task_count(); ++t)
+    for (DeviceId d = 0; d < devices; ++d) {
+      const double base = instance.compute_seconds(t, d);
+      if (base == kCannotRun) continue;
+      for (std::size_t p = 0; p < pstates.size(); ++p) {
+        at(seconds_, t, d, p) = base / pstates[p].speed_scale;
+        at(watts_, t, d, p) =
+            idle_watts_[d] + (busy_watts[d] - idle_watts_[d]) * pstates[p].power_scale;
+      }
+    }
+}
+
+double JobEnergyModel::idle_watts_total() const {
+  return std::accumulate(idle_watts_.begin(), idle_watts_.end(), 0.0);
+}
+
+JobEnergyModel JobEnergyModel::restricted_to(const std::vector<bool>& keep) const {
+  JobEnergyModel out = *this;
+  for (std::uint32_t t = 0; t < task_count(); ++t)
+    for (DeviceId d = 0; d < device_count(); ++d)
+      if (d >= keep.size() || !keep[d])
+        for (std::size_t p = 0; p < kMaxPstates; ++p) out.at(out.seconds_, t, d, p) = kCannotRun;
+  return out;
+}
+
+ScheduleEnergy JobEnergyModel::energy(const DvfsSchedule& plan) const {
+  ScheduleEnergy out;
+  out.makespan_seconds = plan.schedule.makespan_seconds;
+  std::vector<double> busy(device_count(), 0.0);
+  for (std::uint32_t t = 0; t < plan.schedule.tasks.size(); ++t) {
+    const PlannedTask& p = plan.schedule.tasks[t];
+    const double seconds = p.finish_seconds - p.start_seconds;
+    out.task_joules += watts(t, p.device, plan.pstates[t]) * seconds;
+    busy[p.device] += seconds;
+  }
+  for (DeviceId d = 0; d < device_count(); ++d)
+    out.idle_joules += idle_watts_[d] * std::max(0.0, out.makespan_seconds - busy[d]);
+  return out;
+}
+
+StaticSchedule JobEnergyModel::retime(const StaticSchedule& placement,
+                                      const std::vector<std::uint32_t>& order,
+                                      const std::vector<std::uint8_t>& pstates) const {
+  StaticSchedule out = placement;
+  out.makespan_seconds = 0;
+  std::vector<double> device_free(device_count(), 0.0);
+  for (std::uint32_t t : order) {
+    PlannedTask& p = out.tasks[t];
+    double start = std::max(device_free[p.device], input_seconds(t, p.device));
+    for (const DagNeighbor& q : instance_->predecessors(t)) {
+      const PlannedTask& producer = out.tasks[q.task];
+      start = std::max(start, producer.finish_seconds +
+                                  instance_->comm_seconds(q.edge, producer.device, p.device));
+    }
+    p.start_seconds = start;
+    p.finish_seconds = start + seconds(t, p.device, pstates[t]);
+    device_free[p.device] = p.finish_seconds;
+    out.makespan_seconds = std::max(out.makespan_seconds, p.finish_seconds);
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> start_order(const StaticSchedule& schedule) {
+  std::vector<std::uint32_t> order(schedule.tasks.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const PlannedTask &x = schedule.tasks[a], &y = schedule.tasks[b];
+    if (x.start_seconds != y.start_seconds) return x.start_seconds < y.start_seconds;
+    if (x.finish_seconds != y.finish_seconds) return x.finish_seconds < y.finish_seconds;
+    return a < b;
+  });
+  return order;
+}
+
+}  // namespace hetsched

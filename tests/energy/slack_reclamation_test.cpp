@@ -1,0 +1,143 @@
+// DVFS slack reclamation and energy-aware placement: the makespan never grows past
+// its bound, energy never rises and falls where there is slack, accounting of task
+// and idle energy by hand, and the answer for a deadline no schedule can meet.
+#include <gtest/gtest.h>
+
+#include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/energy/dvfs_slack_reclamation.hpp"
+#include "hetsched/energy/energy_aware_planner.hpp"
+#include "hetsched/energy/energy_benchmark.hpp"
+#include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/workload/generators.hpp"
+
+namespace hetsched {
+namespace {
+
+const std::vector<PState> kPstates{{1.0, 1.0, 1.0}, {0.8, 0.8, 0.6}, {0.5, 0.5, 0.25}};
+
+// Every task for its P-state's duration, after its inputs, no overlaps on a device.
+void expect_valid(const JobEnergyModel& model, const DvfsSchedule& plan) {
+  const DagInstance& instance = model.instance();
+  double makespan = 0;
+  for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
+    const PlannedTask& p = plan.schedule.tasks[t];
+    EXPECT_NEAR(p.finish_seconds - p.start_seconds, model.seconds(t, p.device, plan.pstates[t]),
+                1e-9);
+    for (const DagNeighbor& q : instance.predecessors(t)) {
+      const PlannedTask& producer = plan.schedule.tasks[q.task];
+      EXPECT_GE(p.start_seconds + 1e-9,
+                producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, p.device));
+    }
+    makespan = std::max(makespan, p.finish_seconds);
+  }
+  EXPECT_NEAR(makespan, plan.schedule.makespan_seconds, 1e-9);
+  for (std::uint32_t a = 0; a < instance.task_count(); ++a)
+    for (std::uint32_t b = a + 1; b < instance.task_count(); ++b) {
+      const PlannedTask &x = plan.schedule.tasks[a], &y = plan.schedule.tasks[b];
+      if (x.device != y.device) continue;
+      EXPECT_TRUE(x.finish_seconds <= y.start_seconds + 1e-9 ||
+                  y.finish_seconds <= x.start_seconds + 1e-9);
+    }
+}
+
+TEST(JobEnergyModel, TaskAndIdleEnergyByHand) {
+  // Two independent tasks: 2 s on device 0 and 1 s on device 1 (matrix instance).
+  const DagInstance instance({{2, kCannotRun}, {kCannotRun, 1}}, {});
+  const JobEnergyModel model(instance, {10, 20}, {110, 220}, kPstates);
+  DvfsSchedule plan{StaticSchedule{{{0, 0, 2}, {1, 0, 1}}, 2}, {0, 0}};
+  const ScheduleEnergy e = model.energy(plan);
+  EXPECT_DOUBLE_EQ(e.task_joules, 110 * 2 + 220 * 1);
+  EXPECT_DOUBLE_EQ(e.idle_joules, 20 * 1);  // device 1 idles for 1 s of the 2
+  // Task 1 at P-state 2: 2 s at 20 + 200 × 0.25 = 70 W, and no idle time left.
+  plan.pstates[1] = 2;
+  plan.schedule = model.retime(plan.schedule, start_order(plan.schedule), plan.pstates);
+  const ScheduleEnergy slowed = model.energy(plan);
+  EXPECT_DOUBLE_EQ(slowed.makespan_seconds, 2);
+  EXPECT_DOUBLE_EQ(slowed.task_joules, 110 * 2 + 70 * 2);
+  EXPECT_DOUBLE_EQ(slowed.idle_joules, 0);
+}
+
+TEST(SlackReclamation, SlowsOnlyTheTaskOffTheCriticalPath) {
+  // Fork: 0 → {1, 2} → 3 on two devices with free communication. Task 1 (4 s) and
+  // task 2 (1 s) run side by side, so task 2 has 3 s of slack; the rest is critical.
+  const DagInstance instance({{1, 1}, {4, 4}, {1, 1}, {1, 1}},
+                             {{0, 1, 0}, {0, 2, 0}, {1, 3, 0}, {2, 3, 0}});
+  const JobEnergyModel model(instance, {10, 10}, {110, 110}, kPstates);
+  const StaticSchedule schedule = insertion_eft_schedule(model);
+  EXPECT_DOUBLE_EQ(schedule.makespan_seconds, 6);
+  const SlackReclamationResult r = reclaim_slack(model, schedule, 0.0);
+  EXPECT_DOUBLE_EQ(r.after.makespan_seconds, 6);
+  EXPECT_EQ(r.plan.pstates[2], 2);  // 1 s → 2 s at half speed, within its 3 s of slack
+  EXPECT_EQ(r.plan.pstates[0], 0);
+  EXPECT_EQ(r.plan.pstates[1], 0);
+  EXPECT_EQ(r.plan.pstates[3], 0);
+  EXPECT_LT(r.after.total_joules(), r.before.total_joules());
+  expect_valid(model, r.plan);
+}
+
+TEST(SlackReclamation, NeverLengthensTheMakespanAndLowersEnergyOnRandomDags) {
+  const Cluster cluster = energy_benchmark_cluster();
+  const RooflineModel perf(cluster);
+  Rng rng(5);
+  for (int i = 0; i < 4; ++i) {
+    Workload w;
+    w.jobs.push_back(workflow_job({"wf", 30, 5, 0.0}, rng));
+    const TaskGraph graph(w);
+    const DagInstance instance(graph, 0, perf);
+    const JobEnergyModel model(instance, graph, 0, perf);
+    const StaticSchedule schedule = insertion_eft_schedule(model);
+    ASSERT_EQ(check_schedule(instance, schedule), "");
+    for (double stretch : {0.0, 0.05, 0.2}) {
+      SCOPED_TRACE(stretch);
+      const SlackReclamationResult r = reclaim_slack(model, schedule, stretch);
+      EXPECT_LE(r.after.makespan_seconds, schedule.makespan_seconds * (1 + stretch) + 1e-9);
+      EXPECT_LT(r.after.total_joules(), r.before.total_joules());
+      EXPECT_GT(r.tasks_slowed, 0u);
+      expect_valid(model, r.plan);
+    }
+  }
+}
+
+TEST(EnergyAwarePlanner, UnreachableDeadlineSaysByHowMuch) {
+  const DagInstance instance({{2, 3}, {2, 3}}, {{0, 1, 0}});  // a chain: at least 4 s
+  const JobEnergyModel model(instance, {10, 10}, {110, 60}, kPstates);
+  const EnergyAwarePlan p = plan_energy_aware(model, 3.0);
+  EXPECT_FALSE(p.deadline_met);
+  EXPECT_DOUBLE_EQ(p.critical_path_lower_bound_seconds, 4);
+  EXPECT_DOUBLE_EQ(p.deadline_shortfall_seconds, 1);
+  EXPECT_NE(p.message.find("cannot be met by any schedule"), std::string::npos) << p.message;
+  EXPECT_NE(p.message.find("1 s too late"), std::string::npos) << p.message;
+  // A generous deadline is met with less energy than the fastest schedule.
+  const EnergyAwarePlan loose = plan_energy_aware(model, 10.0);
+  EXPECT_TRUE(loose.deadline_met);
+  EXPECT_TRUE(loose.message.empty());
+  EXPECT_LE(loose.energy.makespan_seconds, 10.0);
+  EXPECT_LT(loose.energy.total_joules(), loose.fastest_energy.total_joules());
+  expect_valid(model, loose.plan);
+}
+
+TEST(EnergyAwarePlanner, NoDeviceIsAnAnswerNotACrash) {
+  const DagInstance instance({{2, kCannotRun}, {kCannotRun, kCannotRun}}, {});
+  const JobEnergyModel model(instance, {10, 10}, {110, 60}, kPstates);
+  const EnergyAwarePlan p = plan_energy_aware(model, 10.0);
+  EXPECT_FALSE(p.deadline_met);
+  EXPECT_NE(p.message.find("task 1 can run on no device"), std::string::npos) << p.message;
+  const DagInstance empty(std::vector<std::vector<double>>{}, {});
+  const JobEnergyModel none(empty, {}, {}, kPstates);
+  EXPECT_NE(plan_energy_aware(none, 1.0).message.find("empty"), std::string::npos);
+}
+
+TEST(EnergyBenchmark, SmallSuiteReportsConsistentFigures) {
+  EnergyBenchmarkParams params;
+  params.dags = 2;
+  params.tasks_per_dag = 20;
+  const EnergyBenchmarkResult r = run_energy_benchmark(params);
+  EXPECT_EQ(r.tasks, 40u);
+  EXPECT_GT(r.energy_saved_no_stretch, 0);
+  EXPECT_GE(r.energy_saved_stretch, r.energy_saved_no_stretch);
+  EXPECT_LE(r.max_makespan_increase_no_stretch, 1e-9);
+  EXPECT_LE(r.max_makespan_increase_stretch, 0.05 + 1e-9);
+}
+
+}  // namespace
+}  // namespace hetsched

@@ -12,6 +12,7 @@
 // O(classes + inputs) per task instead of O(devices). Tasks with explicit per-device
 // costs are scanned over every device.
 #include <algorithm>
+#include <limits>
 #include <queue>
 
 #include "hetsched/policy/scheduling_policy.hpp"
@@ -60,6 +61,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     const Cluster* cluster;
     std::vector<DeviceId> members;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+    bool rebuilt_at_infinity = false;
     const DeviceSpec& spec() const { return cluster->device(members.front()).spec; }
   };
   struct Choice {
@@ -74,7 +76,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
       for (DeviceId d : node.devices) {
         std::size_t c = first_class_of_node;
         while (c < classes_.size() && !(classes_[c].spec() == cluster.device(d).spec)) ++c;
-        if (c == classes_.size()) classes_.push_back(DeviceClass{&cluster, {}, {}});
+        if (c == classes_.size()) classes_.push_back(DeviceClass{&cluster, {}, {}, false});
         classes_[c].members.push_back(d);
         class_of_[d] = static_cast<std::uint32_t>(c);
       }
@@ -90,7 +92,18 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     while (true) {
       const Entry top = c.heap.top();
       const double current = snapshot.device_available_seconds[top.device];
-      if (current == top.available) return top.device;
+      if (current == top.available) {
+        // A device that is out (fault/) looks busy forever; if one heads the heap,
+        // rebuild it so members that came back are seen.
+        if (current == std::numeric_limits<double>::infinity() && !c.rebuilt_at_infinity) {
+          c.heap = {};
+          for (DeviceId d : c.members) c.heap.push({snapshot.device_available_seconds[d], d});
+          c.rebuilt_at_infinity = true;
+          continue;
+        }
+        c.rebuilt_at_infinity = false;
+        return top.device;
+      }
       c.heap.pop();
       c.heap.push({current, top.device});
     }

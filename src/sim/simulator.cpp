@@ -24,6 +24,7 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
 
 void Simulator::launch(const Assignment& a) {
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
+  if (fault_) note_launch(a.task, launch_sequence_);
   devices_[a.device].queue.push(QueuedTask{key, launch_sequence_++, a.task});
   const Task& task = graph_.task(a.task);
   if (task.input_bytes > 0)
@@ -61,6 +62,7 @@ void Simulator::send_input(TaskIndex consumer, NodeId from_node, DeviceId from_d
   report_.transfer_seconds += arrival - now_;
   if (options_.record_schedule)
     report_.transfers.push_back(TransferRecord{consumer, from_node, to, bytes, start, arrival});
+  if (fault_) note_transfer(consumer, arrival);
   events_.schedule(arrival, transfer_arrival, consumer);
 }
 
@@ -71,6 +73,7 @@ void Simulator::input_arrived(TaskIndex task) {
 void Simulator::try_start(DeviceId d) {
   DeviceState& device = devices_[d];
   if (device.busy || device.queue.empty()) return;
+  if (fault_ && cannot_start(d)) return;
   const TaskIndex t = device.queue.top().task;
   if (pending_inputs_[t] != 0) return;  // the head waits for its inputs; order is kept
   device.queue.pop();
@@ -78,7 +81,8 @@ void Simulator::try_start(DeviceId d) {
   const Task& task = graph_.task(t);
   const Device& dev = cluster_.device(d);
   const std::uint8_t pstate = loop_.pstate(t);
-  const double seconds = perf_.task_seconds(task, dev, pstate);
+  double seconds = perf_.task_seconds(task, dev, pstate);
+  if (fault_) seconds = begin_attempt(t, d, seconds);
   start_[t] = now_;
   joules_[t] = perf_.task_watts(task, dev, pstate) * seconds;
   loop_.task_started(t, now_);
@@ -86,6 +90,7 @@ void Simulator::try_start(DeviceId d) {
 }
 
 void Simulator::finish(TaskIndex t) {
+  if (fault_) attempt_completed(t);
   const DeviceId d = loop_.placement(t);
   DeviceState& device = devices_[d];
   device.busy = false;
@@ -107,25 +112,32 @@ SimReport Simulator::run() {
     events_.schedule(graph_.job(j).arrival_seconds, job_arrival, j);
   if (options_.record_schedule) report_.schedule.reserve(graph_.task_count());
   std::size_t next_progress = 1 << 16;
+  if (options_.faults.enabled) start_faults();
   while (!events_.empty()) {
+    if (fault_ && faults_settled()) break;
     now_ = events_.top().time;
     // Every event of this instant first, then one decision over what they changed.
     while (!events_.empty() && events_.top().time == now_) {
       const Event e = events_.pop();
       ++report_.events;
+      if (e.kind >= kFaultEventBase) {
+        handle_fault_event(e);
+        continue;
+      }
       switch (e.kind) {
         case job_arrival:
           loop_.job_arrived(e.subject, now_);
           break;
         case transfer_arrival:
-          input_arrived(e.subject);
+          if (!fault_ || accept_transfer(e.subject)) input_arrived(e.subject);
           break;
         case task_finish:
-          finish(e.subject);
+          if (!fault_ || accept_finish(e.subject)) finish(e.subject);
           break;
       }
     }
     loop_.decide(now_);
+    if (fault_) after_decide();
     if (options_.progress && loop_.finished_count() >= next_progress) {
       options_.progress(loop_.finished_count(), graph_.task_count());
       next_progress = loop_.finished_count() + (1 << 16);
@@ -183,6 +195,7 @@ SimReport Simulator::run() {
     r.utilization_by_kind[k] = r.devices_by_kind[k] && makespan > 0
                                    ? busy_by_kind[k] / (r.devices_by_kind[k] * makespan)
                                    : 0;
+  if (fault_) finish_faults(r);
   return std::move(report_);
 }
 

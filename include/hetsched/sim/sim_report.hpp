@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hetsched/cluster/cluster.hpp"
+#include "hetsched/fault/fault_report.hpp"
 #include "hetsched/workload/task_graph.hpp"
 
 namespace hetsched {
@@ -70,6 +71,7 @@ struct SimReport {
   std::uint64_t events = 0;
   std::vector<TaskRecord> schedule;  // filled when recording is on
   std::vector<TransferRecord> transfers;
+  std::optional<FaultReport> faults;  // when failures were simulated
 
   double energy_kwh() const { return energy_joules / 3.6e6; }
   double mean_response_seconds() const;

@@ -9,10 +9,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <vector>
 
 #include "hetsched/backend/scheduling_loop.hpp"
+#include "hetsched/fault/fault_options.hpp"
 #include "hetsched/sim/event_queue.hpp"
 #include "hetsched/sim/sim_report.hpp"
 
@@ -23,6 +25,8 @@ struct SimulationOptions {
   bool record_schedule = true;  // keep every task and transfer for the trace
   // Called now and then with (tasks finished, tasks total), for progress display.
   std::function<void(std::size_t, std::size_t)> progress;
+  // Failures, detection and recovery (fault/); off by default.
+  FaultOptions faults;
 };
 
 class Simulator final : public Backend {
@@ -37,6 +41,8 @@ class Simulator final : public Backend {
   SimReport run();
 
   const TaskGraph& graph() const { return graph_; }
+
+  struct FaultRuntime;  // fault-tolerance state, defined in simulator_faults.cpp
 
  private:
   enum EventKind : std::uint32_t { job_arrival, transfer_arrival, task_finish };
@@ -65,6 +71,23 @@ class Simulator final : public Backend {
   void try_start(DeviceId device);
   void finish(TaskIndex task);
 
+  // Fault tolerance, in simulator_faults.cpp: failures injected as events of their
+  // own kinds (from kFaultEventBase), heartbeat detection, checkpoint/restart,
+  // retries, replicas and predictor alarms. All inert when faults are off.
+  static constexpr std::uint32_t kFaultEventBase = 1000;
+  void start_faults();
+  void handle_fault_event(const Event& event);
+  void note_launch(TaskIndex task, std::uint64_t sequence);
+  void note_transfer(TaskIndex task, double arrival);
+  bool accept_transfer(TaskIndex task);
+  bool accept_finish(TaskIndex task);
+  bool cannot_start(DeviceId device);  // pops stale queue entries; true when it must wait
+  double begin_attempt(TaskIndex task, DeviceId device, double seconds);
+  void attempt_completed(TaskIndex task);
+  void after_decide();
+  bool faults_settled() const;
+  void finish_faults(SimReport& report);
+
   const Cluster& cluster_;
   const PerfModel& perf_;
   TaskGraph graph_;
@@ -81,6 +104,7 @@ class Simulator final : public Backend {
   std::vector<double> finish_;
   std::vector<double> joules_;
   SimReport report_;
+  std::shared_ptr<FaultRuntime> fault_;  // shared_ptr: the type is complete only in its file
 };
 
 }  // namespace hetsched

@@ -305,10 +305,10 @@ Progress attempt_progress(const Simulator::FaultRuntime::Attempt& a, double done
     k = std::min(total, std::floor(after_restart / (a.interval + a.checkpoint)));
   }
   p.checkpoints = static_cast<std::uint32_t>(k);
-  p.saved_work = k * a.interval;
+  p.saved_work = k > 0 ? k * a.interval : 0.0;
   p.checkpoint_time = a.restart + k * a.checkpoint;
   // Time past the last completed checkpoint: work, or part of a checkpoint being written.
-  const double past = after_restart - k * (a.interval + a.checkpoint);
+  const double past = k > 0 ? after_restart - k * (a.interval + a.checkpoint) : after_restart;
   p.elapsed_work = p.saved_work + std::min(past, a.interval);
   p.checkpoint_time += std::max(0.0, past - a.interval);
   return p;

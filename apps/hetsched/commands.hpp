@@ -12,5 +12,7 @@ void add_policies_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 // `bench` groups the benchmark subcommands; each adds itself under it.
 void add_bench_sim_command(CLI::App& bench);
+void add_bench_faults_command(CLI::App& bench);
+void add_bench_scaling_command(CLI::App& bench);
 
 }  // namespace hetsched::cli

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   CLI::App* bench = app.add_subcommand("bench", "benchmarks that print figures");
   bench->require_subcommand(1);
   hetsched::cli::add_bench_sim_command(*bench);
+  hetsched::cli::add_bench_faults_command(*bench);
+  hetsched::cli::add_bench_scaling_command(*bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -4,13 +4,20 @@
 // device's predicted free time and the arrival of its inputs, plus its predicted
 // run time there.
 //
-// To stay fast on large clusters, devices are grouped into classes of identical
-// parts on one node. Within a class, every device that holds none of the task's
-// inputs sees the same data-arrival time and run time, so only the one that frees
-// up first needs looking at (a min-heap per class, corrected lazily); devices that
-// hold an input are looked at one by one. The result is exactly the EFT choice, in
-// O(classes + inputs) per task instead of O(devices). Tasks with explicit per-device
-// costs are scanned over every device.
+// To stay fast on large clusters it never scans every device:
+//  - devices are grouped into classes of identical parts on one node; within a
+//    class every device that holds none of the task's inputs sees the same input
+//    arrival and run time, so only the one that frees up first matters (a min-heap
+//    per class);
+//  - classes of one part form a group, whose classes sit in a min-heap keyed by
+//    their first free time. A class whose free time plus the run time cannot beat
+//    the best finish found so far ends the search in that group, because inputs
+//    never arrive before now.
+//  - devices that hold one of the task's inputs are looked at one by one.
+// The finish time chosen is exactly the earliest (ties go to the device found
+// first). Heaps are corrected lazily: predicted free times only grow as work is
+// placed, so an out-of-date entry is re-pushed with its current value when it
+// reaches the top. Tasks with explicit per-device costs are scanned over every device.
 #include <algorithm>
 #include <limits>
 #include <queue>
@@ -21,98 +28,128 @@
 namespace hetsched {
 namespace {
 
+struct HeapEntry {
+  double available;
+  std::uint32_t index;  // a device in a class heap, a class in a group heap
+  bool operator>(const HeapEntry& o) const {
+    return available != o.available ? available > o.available : index > o.index;
+  }
+};
+using MinHeap = std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>>;
+
 class GreedyEftPolicy final : public SchedulingPolicy {
  public:
   std::string_view name() const override { return "greedy-eft"; }
 
   void on_tasks_ready(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,
                       AssignmentSink& out) override {
-    if (classes_.empty()) build_classes(snapshot.cluster);
+    if (classes_.empty()) build_groups(snapshot.cluster);
     for (TaskIndex t : ready) {
       const Task& task = snapshot.graph.task(t);
       Choice best;
       if (task.cost_seconds.empty()) {
-        for (DeviceClass& c : classes_) {
-          if (!can_run(task, c.spec())) continue;
-          const DeviceId d = least_loaded(c, snapshot);
-          consider(snapshot, t, task, d, best);
+        for (Group& group : groups_) search_group(snapshot, t, task, group, best);
+        for (const Dependency& p : snapshot.graph.predecessors(t)) {
+          const DeviceId holder = snapshot.placement[p.task];
+          if (holder == kUnplaced) continue;
+          const Device& device = snapshot.cluster.device(holder);
+          consider(snapshot, t, holder, snapshot.perf.task_seconds(task, device, 0), best);
         }
-        for (const Dependency& p : snapshot.graph.predecessors(t))
-          if (snapshot.placement[p.task] != kUnplaced)
-            consider(snapshot, t, task, snapshot.placement[p.task], best);
       } else {
-        for (const Device& d : snapshot.cluster.devices()) consider(snapshot, t, task, d.id, best);
+        for (const Device& d : snapshot.cluster.devices())
+          consider(snapshot, t, d.id, snapshot.perf.task_seconds(task, d, 0), best);
       }
       if (best.device == kUnplaced) continue;  // no device can run it: left for the loop to report
-      // The chosen device's heap entry is now out of date; least_loaded corrects it.
       out.assign(Assignment{t, best.device});
     }
   }
 
  private:
-  struct Entry {
-    double available;
-    DeviceId device;
-    bool operator>(const Entry& o) const {
-      return available != o.available ? available > o.available : device > o.device;
-    }
-  };
   struct DeviceClass {
-    const Cluster* cluster;
     std::vector<DeviceId> members;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
-    bool rebuilt_at_infinity = false;
-    const DeviceSpec& spec() const { return cluster->device(members.front()).spec; }
+    MinHeap devices;
+    bool rebuilt = false;
+  };
+  struct Group {
+    DeviceId representative;
+    std::vector<std::uint32_t> classes;
+    MinHeap heap;
   };
   struct Choice {
     DeviceId device = kUnplaced;
     double finish = kCannotRun;
   };
 
-  void build_classes(const Cluster& cluster) {
-    class_of_.assign(cluster.device_count(), 0);
+  void build_groups(const Cluster& cluster) {
     for (const Node& node : cluster.nodes()) {
       const std::size_t first_class_of_node = classes_.size();
       for (DeviceId d : node.devices) {
         std::size_t c = first_class_of_node;
-        while (c < classes_.size() && !(classes_[c].spec() == cluster.device(d).spec)) ++c;
-        if (c == classes_.size()) classes_.push_back(DeviceClass{&cluster, {}, {}, false});
+        while (c < classes_.size() &&
+               !(cluster.device(classes_[c].members.front()).spec == cluster.device(d).spec))
+          ++c;
+        if (c == classes_.size()) classes_.emplace_back();
         classes_[c].members.push_back(d);
-        class_of_[d] = static_cast<std::uint32_t>(c);
+        classes_[c].devices.push({0.0, d});
       }
     }
-    for (DeviceClass& c : classes_)
-      for (DeviceId d : c.members) c.heap.push({0.0, d});
+    for (std::uint32_t c = 0; c < classes_.size(); ++c) {
+      const DeviceId d = classes_[c].members.front();
+      auto group = std::find_if(groups_.begin(), groups_.end(), [&](const Group& g) {
+        return cluster.device(g.representative).spec == cluster.device(d).spec;
+      });
+      if (group == groups_.end()) group = groups_.insert(groups_.end(), Group{d, {}, {}});
+      group->classes.push_back(c);
+      group->heap.push({0.0, c});
+    }
   }
 
-  // The class member that frees up first. Each device has one entry; predicted free
-  // times only grow as work is placed, so an out-of-date entry is re-pushed with its
-  // current time until the top is current.
-  static DeviceId least_loaded(DeviceClass& c, const ClusterSnapshot& snapshot) {
+  // The class member that frees up first (its heap corrected lazily).
+  static DeviceId first_free(DeviceClass& c, const ClusterSnapshot& snapshot) {
     while (true) {
-      const Entry top = c.heap.top();
-      const double current = snapshot.device_available_seconds[top.device];
+      const HeapEntry top = c.devices.top();
+      const double current = snapshot.device_available_seconds[top.index];
       if (current == top.available) {
-        // A device that is out (fault/) looks busy forever; if one heads the heap,
-        // rebuild it so members that came back are seen.
-        if (current == std::numeric_limits<double>::infinity() && !c.rebuilt_at_infinity) {
-          c.heap = {};
-          for (DeviceId d : c.members) c.heap.push({snapshot.device_available_seconds[d], d});
-          c.rebuilt_at_infinity = true;
+        // A device that is out (fault/) looks busy forever; when one heads the heap,
+        // rebuild it from current values so members that came back are seen.
+        if (current == std::numeric_limits<double>::infinity() && !c.rebuilt) {
+          c.devices = {};
+          for (DeviceId d : c.members) c.devices.push({snapshot.device_available_seconds[d], d});
+          c.rebuilt = true;
           continue;
         }
-        c.rebuilt_at_infinity = false;
-        return top.device;
+        c.rebuilt = false;
+        return top.index;
       }
-      c.heap.pop();
-      c.heap.push({current, top.device});
+      c.devices.pop();
+      c.devices.push({current, top.index});
     }
   }
 
-  static void consider(const ClusterSnapshot& snapshot, TaskIndex t, const Task& task, DeviceId d,
+  void search_group(const ClusterSnapshot& snapshot, TaskIndex t, const Task& task, Group& group,
+                    Choice& best) {
+    const Device& representative = snapshot.cluster.device(group.representative);
+    const double run = snapshot.perf.task_seconds(task, representative, 0);
+    if (run == kCannotRun) return;
+    popped_.clear();
+    while (!group.heap.empty()) {
+      const HeapEntry top = group.heap.top();
+      const DeviceId d = first_free(classes_[top.index], snapshot);
+      const double current = snapshot.device_available_seconds[d];
+      group.heap.pop();
+      if (current != top.available) {
+        group.heap.push({current, top.index});
+        continue;
+      }
+      popped_.push_back(top);
+      if (std::max(current, snapshot.now_seconds) + run >= best.finish) break;
+      consider(snapshot, t, d, run, best);
+    }
+    for (const HeapEntry& e : popped_) group.heap.push(e);
+  }
+
+  static void consider(const ClusterSnapshot& snapshot, TaskIndex t, DeviceId d, double run,
                        Choice& best) {
-    const Device& device = snapshot.cluster.device(d);
-    const double run = snapshot.perf.task_seconds(task, device, 0);
     if (run == kCannotRun) return;
     const double start =
         std::max(snapshot.device_available_seconds[d], snapshot.data_ready_seconds(t, d));
@@ -121,7 +158,8 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   }
 
   std::vector<DeviceClass> classes_;
-  std::vector<std::uint32_t> class_of_;
+  std::vector<Group> groups_;
+  std::vector<HeapEntry> popped_;
 };
 
 }  // namespace

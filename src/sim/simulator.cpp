@@ -24,8 +24,7 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
 
 void Simulator::launch(const Assignment& a) {
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
-  if (fault_) note_launch(a.task, launch_sequence_);
-  devices_[a.device].queue.push(QueuedTask{key, launch_sequence_++, a.task});
+  devices_[a.device].queue.push(key, launch_sequence_++, a.task);
   const Task& task = graph_.task(a.task);
   if (task.input_bytes > 0)
     send_input(a.task, graph_.job(graph_.job_of(a.task)).data_node, kUnplaced, task.input_bytes);
@@ -74,7 +73,7 @@ void Simulator::try_start(DeviceId d) {
   DeviceState& device = devices_[d];
   if (device.busy || device.queue.empty()) return;
   if (fault_ && cannot_start(d)) return;
-  const TaskIndex t = device.queue.top().task;
+  const TaskIndex t = device.queue.top();
   if (pending_inputs_[t] != 0) return;  // the head waits for its inputs; order is kept
   device.queue.pop();
   device.busy = true;
@@ -110,6 +109,8 @@ void Simulator::finish(TaskIndex t) {
 SimReport Simulator::run() {
   for (JobIndex j = 0; j < graph_.job_count(); ++j)
     events_.schedule(graph_.job(j).arrival_seconds, job_arrival, j);
+  // Every task may have an input transfer in flight and a finish pending at once.
+  events_.reserve(2 * graph_.task_count() + graph_.job_count());
   if (options_.record_schedule) report_.schedule.reserve(graph_.task_count());
   std::size_t next_progress = 1 << 16;
   if (options_.faults.enabled) start_faults();

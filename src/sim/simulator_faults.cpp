@@ -36,7 +36,6 @@ namespace hetsched {
 
 namespace {
 constexpr TaskIndex kNoTask = std::numeric_limits<TaskIndex>::max();
-constexpr std::uint64_t kNoSequence = std::numeric_limits<std::uint64_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 enum FaultEvent : std::uint32_t {
@@ -84,7 +83,6 @@ struct Simulator::FaultRuntime {
   std::vector<TaskIndex> undetected;  // per device: task lost in a crash not yet noticed
   std::vector<double> slow_until, slow_factor;
   std::vector<double> repair_at;
-  std::vector<std::uint64_t> live_sequence;
   std::vector<std::vector<double>> stale_finishes, inflight, stale_transfers;
   std::vector<std::uint32_t> initial_inputs;
   std::vector<double> done;  // per task: fraction of its work saved by checkpoints
@@ -116,7 +114,6 @@ void Simulator::start_faults() {
   f.slow_until.assign(devices, 0.0);
   f.slow_factor.assign(devices, 1.0);
   f.repair_at.assign(devices, 0.0);
-  f.live_sequence.assign(tasks, kNoSequence);
   f.stale_finishes.resize(tasks);
   f.inflight.resize(tasks);
   f.stale_transfers.resize(tasks);
@@ -174,10 +171,6 @@ void Simulator::start_faults() {
   }
 }
 
-void Simulator::note_launch(TaskIndex task, std::uint64_t sequence) {
-  fault_->live_sequence[task] = sequence;
-}
-
 void Simulator::note_transfer(TaskIndex task, double arrival) {
   fault_->inflight[task].push_back(arrival);
 }
@@ -207,8 +200,10 @@ bool Simulator::accept_finish(TaskIndex task) {
 bool Simulator::cannot_start(DeviceId d) {
   FaultRuntime& f = *fault_;
   DeviceState& device = devices_[d];
-  while (!device.queue.empty() &&
-         device.queue.top().sequence != f.live_sequence[device.queue.top().task])
+  // An entry is stale when its task was moved off this device (re-planned, retried
+  // elsewhere, cancelled) or already started from another entry on it.
+  while (!device.queue.empty() && (loop_.placement(device.queue.top()) != d ||
+                                   loop_.state(device.queue.top()) != TaskState::placed))
     device.queue.pop();
   return device.queue.empty() || !f.alive[d] || loop_.device_is_down(d);
 }
@@ -217,7 +212,6 @@ bool Simulator::cannot_start(DeviceId d) {
 // it waits for all its inputs again.
 static void invalidate_placement(Simulator::FaultRuntime& f, std::vector<std::uint32_t>& pending,
                                  TaskIndex t) {
-  f.live_sequence[t] = kNoSequence;
   for (double a : f.inflight[t]) f.stale_transfers[t].push_back(a);
   f.inflight[t].clear();
   pending[t] = f.initial_inputs[t];

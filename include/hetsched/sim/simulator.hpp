@@ -10,11 +10,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <queue>
 #include <vector>
 
 #include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/fault/fault_options.hpp"
+#include "hetsched/sim/device_queue.hpp"
 #include "hetsched/sim/event_queue.hpp"
 #include "hetsched/sim/sim_report.hpp"
 
@@ -46,16 +46,8 @@ class Simulator final : public Backend {
 
  private:
   enum EventKind : std::uint32_t { job_arrival, transfer_arrival, task_finish };
-  struct QueuedTask {
-    double key;
-    std::uint64_t sequence;
-    TaskIndex task;
-    bool operator>(const QueuedTask& o) const {
-      return key != o.key ? key > o.key : sequence > o.sequence;
-    }
-  };
   struct DeviceState {
-    std::priority_queue<QueuedTask, std::vector<QueuedTask>, std::greater<>> queue;
+    DeviceQueue queue;
     bool busy = false;
     double busy_seconds = 0;
     double busy_joules = 0;
@@ -77,7 +69,6 @@ class Simulator final : public Backend {
   static constexpr std::uint32_t kFaultEventBase = 1000;
   void start_faults();
   void handle_fault_event(const Event& event);
-  void note_launch(TaskIndex task, std::uint64_t sequence);
   void note_transfer(TaskIndex task, double arrival);
   bool accept_transfer(TaskIndex task);
   bool accept_finish(TaskIndex task);

@@ -94,6 +94,7 @@ struct Simulator::FaultRuntime {
   std::vector<Replica> replicas;
   std::vector<bool> critical, ended;
   std::size_t cancelled = 0;
+  std::vector<TaskIndex> replica_candidates;
   std::size_t refused_seen = 0;
   std::size_t reoffers_without_start = 0;
   bool reoffer_pending = false;
@@ -251,29 +252,9 @@ double Simulator::begin_attempt(TaskIndex t, DeviceId d, double seconds) {
     f.report.jobs[j].recovery_seconds += now_ - f.lost_at[t];
     f.lost_at[t] = -1;
   }
-  // Replicas: idle, live devices that can run the task, up to k - 1 of them.
-  if (f.critical[j] && f.task_replicas[t].empty()) {
-    std::uint32_t copies = 1;
-    for (DeviceId r = 0; r < cluster_.device_count() && copies < o.replicas; ++r) {
-      if (r == d || devices_[r].busy || !f.alive[r] || loop_.device_is_down(r)) continue;
-      if (cannot_start(r) == false) continue;  // it has queued work of its own
-      const Device& dev = cluster_.device(r);
-      if (!can_run(task, dev)) continue;
-      const double run = perf_.task_seconds(task, dev, 0);
-      if (run == kCannotRun) continue;
-      const double slow_r = now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
-      const double work = run * slow_r;
-      const double finish = now_ + a.restart + work * (1.0 - f.done[t]);
-      f.replicas.push_back({t, r, now_, finish, work, true});
-      const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
-      f.task_replicas[t].push_back(index);
-      f.running_replica[r] = index;
-      devices_[r].busy = true;
-      events_.schedule(finish, replica_finish, index);
-      ++f.report.replicas_started;
-      ++copies;
-    }
-  }
+  // Replicas are started after this instant's decisions (after_decide), so they
+  // take only devices the policy left idle.
+  if (f.critical[j] && f.task_replicas[t].empty()) f.replica_candidates.push_back(t);
   return duration;
 }
 
@@ -359,6 +340,36 @@ bool Simulator::faults_settled() const {
 
 void Simulator::after_decide() {
   FaultRuntime& f = *fault_;
+  const FaultOptions& o = options_.faults;
+  // Replicas: idle, live devices with nothing queued that can run the task, up to
+  // k - 1 of them, for the critical tasks that started at this instant.
+  for (TaskIndex t : f.replica_candidates) {
+    const FaultRuntime::Attempt& a = f.attempt[t];
+    if (!a.live || a.start != now_ || !f.task_replicas[t].empty()) continue;
+    const Task& task = graph_.task(t);
+    const DeviceId d = a.device;
+    std::uint32_t copies = 1;
+    for (DeviceId r = 0; r < cluster_.device_count() && copies < o.replicas; ++r) {
+      if (r == d || devices_[r].busy || !f.alive[r] || loop_.device_is_down(r)) continue;
+      if (cannot_start(r) == false) continue;  // it has queued work of its own
+      const Device& dev = cluster_.device(r);
+      if (!can_run(task, dev)) continue;
+      const double run = perf_.task_seconds(task, dev, 0);
+      if (run == kCannotRun) continue;
+      const double slow_r = now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
+      const double work = run * slow_r;
+      const double finish = now_ + a.restart + work * (1.0 - f.done[t]);
+      f.replicas.push_back({t, r, now_, finish, work, true});
+      const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
+      f.task_replicas[t].push_back(index);
+      f.running_replica[r] = index;
+      devices_[r].busy = true;
+      events_.schedule(finish, replica_finish, index);
+      ++f.report.replicas_started;
+      ++copies;
+    }
+  }
+  f.replica_candidates.clear();
   if (loop_.refused_count() == f.refused_seen) return;
   f.refused_seen = loop_.refused_count();
   // A policy placed work on a device that is out; ask it again a heartbeat later,

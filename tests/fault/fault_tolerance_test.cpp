@@ -9,6 +9,7 @@
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/fault/fault_benchmark.hpp"
+#include "hetsched/fault/fault_file.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
@@ -223,6 +224,45 @@ TEST(FaultTolerance, SameSeedGivesTheSameReport) {
       EXPECT_EQ(first, text);
   }
   EXPECT_NE(first.find("\"faults\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hetsched
+
+namespace hetsched {
+namespace {
+
+TEST(FaultFile, ParsesAListAndReportsBadInputWithPositions) {
+  const Cluster cluster = default_cluster();
+  const std::string device = cluster.device(3).name;
+  const FaultOptions o = parse_fault_yaml(
+      "failures:\n  - {time: 10, kind: crash, device: \"" + device +
+          "\", duration: 60}\n  - {time: 5, kind: partition, node: " + cluster.node(1).name +
+          "}\ncheckpoint: {mode: daly}\nretry: {max_attempts: 3}\n",
+      "f.yaml", cluster);
+  ASSERT_EQ(o.explicit_failures.size(), 2u);
+  EXPECT_EQ(o.explicit_failures[0].target, 3u);
+  EXPECT_EQ(o.explicit_failures[1].kind, FailureKind::partition);
+  EXPECT_EQ(o.explicit_failures[1].target, 1u);
+  EXPECT_EQ(o.checkpoint.mode, CheckpointMode::daly);
+  EXPECT_EQ(o.retry.max_attempts, 3u);
+
+  // A device name with a typo: the error names the line, column and closest devices.
+  std::string misspelt = device;
+  misspelt[misspelt.size() - 3] = 'x';
+  try {
+    parse_fault_yaml("failures:\n  - {time: 1, kind: crash, device: \"" + misspelt + "\"}\n",
+                     "f.yaml", cluster);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(std::string(e.what()).find(device), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_fault_yaml("model: {mtbf_hours: 0}\n", "f.yaml", cluster), InputError);
+  EXPECT_THROW(parse_fault_yaml("model: {mtbf_hours: -1}\n", "f.yaml", cluster), InputError);
+  EXPECT_THROW(parse_fault_yaml("checkpoint: {interval_seconds: 0}\n", "f.yaml", cluster),
+               InputError);
+  EXPECT_THROW(parse_fault_yaml("retry: {max_attemps: 3}\n", "f.yaml", cluster), InputError);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 //     partition_seconds: 300
 //   failures:                   # an explicit list (optional)
 //     - {time: 3600, kind: crash, device: "h100-0/H100-SXM#0", duration: 600}
-//     - {time: 100, kind: partition, node: "epyc-0", duration: 30}
+//     - {time: 100, kind: partition, node: "cpu-0", duration: 30}
 //     - {time: 50, kind: transient, device: "a100-0/A100-80GB#1"}
 //     - {time: 10, kind: straggler, device: "...", duration: 60, slowdown: 3}
 //   heartbeat: {interval_seconds: 5, timeout_seconds: 15}

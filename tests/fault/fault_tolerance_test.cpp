@@ -162,6 +162,23 @@ TEST(FaultTolerance, TransientFaultsExhaustRetriesWithAReason) {
   EXPECT_EQ(r.tasks_completed, 0u);
 }
 
+TEST(FaultTolerance, JobPastItsDeadlineEndsWithThatReason) {
+  TwoGpus setup;
+  setup.workload.jobs[0].deadline_seconds = 110;
+  FaultOptions o = explicit_only();
+  o.explicit_failures.push_back({100, FailureKind::crash, 0, 1e9, 1});  // noticed at 115
+  const SimReport r = setup.run(o);
+  EXPECT_NE(r.faults->jobs[0].failure_reason.find("deadline passed"), std::string::npos)
+      << r.faults->jobs[0].failure_reason;
+  EXPECT_EQ(r.faults->jobs[0].tasks_cancelled, 1u);
+  EXPECT_EQ(r.faults->lost_tasks, 0u);
+  // Without the deadline the same crash is retried and the job completes.
+  setup.workload.jobs[0].deadline_seconds.reset();
+  const SimReport retried = setup.run(o);
+  EXPECT_TRUE(retried.faults->jobs[0].failure_reason.empty());
+  EXPECT_EQ(retried.tasks_completed, 1u);
+}
+
 TEST(FaultTolerance, ReplicaCarriesTheTaskThroughACrash) {
   TwoGpus setup;
   FaultOptions o = explicit_only();

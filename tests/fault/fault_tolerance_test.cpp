@@ -207,13 +207,13 @@ TEST(FaultTolerance, PartitionLosesRunningWorkAndNodeRejoins) {
 
 TEST(FaultTolerance, NothingIsLostOverManySeededChaoticRuns) {
   FaultBenchmarkParams p;
-  p.runs = 12;
+  p.runs = 8;
   p.seeds_per_cell = 1;
   p.mtbf_hours = {};
   p.task_hours = 0.5;
   p.sweep_mtbf_hours = 1;
   const FaultBenchmarkResult r = run_fault_benchmark(p);
-  EXPECT_EQ(r.runs, 12u);
+  EXPECT_EQ(r.runs, 8u);
   EXPECT_EQ(r.lost_tasks, 0u);
   EXPECT_GT(r.failures_injected, 100u);
   EXPECT_GT(r.retries, 10u);

@@ -42,8 +42,8 @@ void run_bench_sim(BenchSimOptions options) {
       "  tasks per second   {:.0f}\n"
       "  events per second  {:.0f} ({} events, {} transfers)\n"
       "  simulated makespan {:.1f} s\n",
-      r.tasks, r.devices, r.cpu_seconds, r.wall_seconds, r.tasks_per_second, r.events_per_second, r.events,
-      r.transfers, r.simulated_makespan_seconds);
+      r.tasks, r.devices, r.cpu_seconds, r.wall_seconds, r.tasks_per_second, r.events_per_second,
+      r.events, r.transfers, r.simulated_makespan_seconds);
 }
 
 }  // namespace

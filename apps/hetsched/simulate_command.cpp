@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "fault_cli_options.hpp"
+#include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"

@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "hetsched/io/cluster_file.hpp"
+#include "hetsched/io/config_kind.hpp"
 #include "hetsched/io/workload_file.hpp"
 #include "input_options.hpp"
 
@@ -18,7 +19,7 @@ struct ValidateOptions {
 // A file with `nodes:` is a cluster, one with `jobs:` a workload (checked against
 // --cluster or the built-in cluster).
 void run_validate(const ValidateOptions& options) {
-  if (looks_like_cluster_file(options.file)) {
+  if (detect_config_kind(options.file) == ConfigKind::cluster) {
     const Cluster cluster = load_cluster_file(options.file);
     std::cout << options.file << ": ok, cluster of " << cluster.node_count() << " nodes and "
               << cluster.device_count() << " devices\n";

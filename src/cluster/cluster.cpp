@@ -16,6 +16,9 @@ NodeId Cluster::add_node(Node node, const std::vector<DeviceSpec>& devices) {
     node.devices.push_back(device.id);
     devices_.push_back(std::move(device));
   }
+  const auto rack = std::find(rack_names_.begin(), rack_names_.end(), node.rack);
+  rack_of_node_.push_back(static_cast<std::uint32_t>(rack - rack_names_.begin()));
+  if (rack == rack_names_.end()) rack_names_.push_back(node.rack);
   nodes_.push_back(std::move(node));
   return id;
 }
@@ -23,14 +26,14 @@ NodeId Cluster::add_node(Node node, const std::vector<DeviceSpec>& devices) {
 double Cluster::path_latency(NodeId from, NodeId to) const {
   if (from == to) return nodes_[from].link.latency_seconds;
   double latency = network_.latency_seconds;
-  if (nodes_[from].rack != nodes_[to].rack) latency += network_.inter_rack_latency_seconds;
+  if (rack_of_node_[from] != rack_of_node_[to]) latency += network_.inter_rack_latency_seconds;
   return latency;
 }
 
 double Cluster::path_bandwidth(NodeId from, NodeId to) const {
   if (from == to) return nodes_[from].link.bandwidth;
   double bandwidth = std::min(nodes_[from].nic_bandwidth, nodes_[to].nic_bandwidth);
-  if (nodes_[from].rack != nodes_[to].rack)
+  if (rack_of_node_[from] != rack_of_node_[to])
     bandwidth = std::min(bandwidth, network_.inter_rack_bandwidth);
   return bandwidth;
 }

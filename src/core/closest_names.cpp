@@ -32,9 +32,17 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> closest_names(std::string_view wrong,
                                        const std::vector<std::string>& valid, std::size_t limit) {
+  // In half edits: a name the user shortened ("A100" for "A100-80GB") is half an edit
+  // away, nearer than any name with a wrong character.
+  const auto distance = [&](std::string_view name) {
+    std::size_t d = 2 * edit_distance(wrong, name);
+    if (name.size() > wrong.size())
+      d = std::min(d, 2 * edit_distance(wrong, name.substr(0, wrong.size())) + 1);
+    return d;
+  };
   std::vector<std::pair<std::size_t, std::size_t>> ranked;  // (distance, index)
   for (std::size_t i = 0; i < valid.size(); ++i)
-    ranked.emplace_back(edit_distance(wrong, valid[i]), i);
+    ranked.emplace_back(distance(valid[i]), i);
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;

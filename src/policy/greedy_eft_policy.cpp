@@ -48,7 +48,15 @@ class GreedyEftPolicy final : public SchedulingPolicy {
       const Task& task = snapshot.graph.task(t);
       Choice best;
       if (task.cost_seconds.empty()) {
-        for (Group& group : groups_) search_group(snapshot, t, task, group, best);
+        // Groups in order of run time, so the fast ones set a tight bound early.
+        runs_.clear();
+        for (std::uint32_t g = 0; g < groups_.size(); ++g) {
+          const Device& representative = snapshot.cluster.device(groups_[g].representative);
+          const double run = snapshot.perf.task_seconds(task, representative, 0);
+          if (run != kCannotRun) runs_.emplace_back(run, g);
+        }
+        std::sort(runs_.begin(), runs_.end());
+        for (const auto& [run, g] : runs_) search_group(snapshot, t, groups_[g], run, best);
         for (const Dependency& p : snapshot.graph.predecessors(t)) {
           const DeviceId holder = snapshot.placement[p.task];
           if (holder == kUnplaced) continue;
@@ -126,23 +134,21 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     }
   }
 
-  void search_group(const ClusterSnapshot& snapshot, TaskIndex t, const Task& task, Group& group,
+  void search_group(const ClusterSnapshot& snapshot, TaskIndex t, Group& group, double run,
                     Choice& best) {
-    const Device& representative = snapshot.cluster.device(group.representative);
-    const double run = snapshot.perf.task_seconds(task, representative, 0);
-    if (run == kCannotRun) return;
     popped_.clear();
     while (!group.heap.empty()) {
       const HeapEntry top = group.heap.top();
       const DeviceId d = first_free(classes_[top.index], snapshot);
       const double current = snapshot.device_available_seconds[d];
-      group.heap.pop();
       if (current != top.available) {
+        group.heap.pop();
         group.heap.push({current, top.index});
         continue;
       }
-      popped_.push_back(top);
       if (std::max(current, snapshot.now_seconds) + run >= best.finish) break;
+      group.heap.pop();
+      popped_.push_back(top);
       consider(snapshot, t, d, run, best);
     }
     for (const HeapEntry& e : popped_) group.heap.push(e);
@@ -160,6 +166,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   std::vector<DeviceClass> classes_;
   std::vector<Group> groups_;
   std::vector<HeapEntry> popped_;
+  std::vector<std::pair<double, std::uint32_t>> runs_;
 };
 
 }  // namespace

@@ -13,13 +13,14 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
       loop_(cluster, graph_, perf, policy, *this),
       devices_(cluster.device_count()),
       nics_(cluster.node_count()),
-      pending_inputs_(graph_.task_count()),
+      unfinished_predecessors_(graph_.task_count()),
+      inputs_ready_at_(graph_.task_count(), 0.0),
+      wake_at_(cluster.device_count(), -1.0),
       start_(graph_.task_count(), 0.0),
       finish_(graph_.task_count(), 0.0),
       joules_(graph_.task_count(), 0.0) {
   for (TaskIndex t = 0; t < graph_.task_count(); ++t)
-    pending_inputs_[t] = static_cast<std::uint32_t>(graph_.predecessors(t).size()) +
-                         (graph_.task(t).input_bytes > 0 ? 1 : 0);
+    unfinished_predecessors_[t] = static_cast<std::uint32_t>(graph_.predecessors(t).size());
 }
 
 void Simulator::launch(const Assignment& a) {
@@ -41,10 +42,7 @@ void Simulator::launch(const Assignment& a) {
 void Simulator::send_input(TaskIndex consumer, NodeId from_node, DeviceId from_device,
                            double bytes) {
   const DeviceId to = loop_.placement(consumer);
-  if (from_device == to || bytes <= 0) {
-    input_arrived(consumer);
-    return;
-  }
+  if (from_device == to || bytes <= 0) return;
   const NodeId to_node = cluster_.device(to).node;
   double start = now_, arrival;
   if (from_node == to_node) {
@@ -61,12 +59,7 @@ void Simulator::send_input(TaskIndex consumer, NodeId from_node, DeviceId from_d
   report_.transfer_seconds += arrival - now_;
   if (options_.record_schedule)
     report_.transfers.push_back(TransferRecord{consumer, from_node, to, bytes, start, arrival});
-  if (fault_) note_transfer(consumer, arrival);
-  events_.schedule(arrival, transfer_arrival, consumer);
-}
-
-void Simulator::input_arrived(TaskIndex task) {
-  if (--pending_inputs_[task] == 0) try_start(loop_.placement(task));
+  inputs_ready_at_[consumer] = std::max(inputs_ready_at_[consumer], arrival);
 }
 
 void Simulator::try_start(DeviceId d) {
@@ -74,7 +67,16 @@ void Simulator::try_start(DeviceId d) {
   if (device.busy || device.queue.empty()) return;
   if (fault_ && cannot_start(d)) return;
   const TaskIndex t = device.queue.top();
-  if (pending_inputs_[t] != 0) return;  // the head waits for its inputs; order is kept
+  if (unfinished_predecessors_[t] != 0) return;  // the head waits for its inputs; order is kept
+  if (inputs_ready_at_[t] > now_) {
+    // Arrival times are known when a transfer is issued, so instead of an event per
+    // transfer there is one wake-up for the device when its head's inputs are all in.
+    if (wake_at_[d] != inputs_ready_at_[t]) {
+      wake_at_[d] = inputs_ready_at_[t];
+      events_.schedule(inputs_ready_at_[t], device_wake, d);
+    }
+    return;
+  }
   device.queue.pop();
   device.busy = true;
   const Task& task = graph_.task(t);
@@ -100,17 +102,20 @@ void Simulator::finish(TaskIndex t) {
   if (options_.record_schedule)
     report_.schedule.push_back(TaskRecord{t, d, loop_.pstate(t), start_[t], now_, joules_[t]});
   loop_.task_finished(t, now_);
-  for (const Dependency& s : graph_.successors(t))
-    if (loop_.placement(s.task) != kUnplaced)
-      send_input(s.task, cluster_.device(d).node, d, s.bytes);
+  for (const Dependency& s : graph_.successors(t)) {
+    --unfinished_predecessors_[s.task];
+    const DeviceId consumer_device = loop_.placement(s.task);
+    if (consumer_device == kUnplaced) continue;
+    send_input(s.task, cluster_.device(d).node, d, s.bytes);
+    if (consumer_device != d) try_start(consumer_device);
+  }
   try_start(d);
 }
 
 SimReport Simulator::run() {
   for (JobIndex j = 0; j < graph_.job_count(); ++j)
     events_.schedule(graph_.job(j).arrival_seconds, job_arrival, j);
-  // Every task may have an input transfer in flight and a finish pending at once.
-  events_.reserve(2 * graph_.task_count() + graph_.job_count());
+  events_.reserve(graph_.job_count() + 2 * cluster_.device_count());
   if (options_.record_schedule) report_.schedule.reserve(graph_.task_count());
   std::size_t next_progress = 1 << 16;
   if (options_.faults.enabled) start_faults();
@@ -129,8 +134,8 @@ SimReport Simulator::run() {
         case job_arrival:
           loop_.job_arrived(e.subject, now_);
           break;
-        case transfer_arrival:
-          if (!fault_ || accept_transfer(e.subject)) input_arrived(e.subject);
+        case device_wake:
+          try_start(e.subject);
           break;
         case task_finish:
           if (!fault_ || accept_finish(e.subject)) finish(e.subject);

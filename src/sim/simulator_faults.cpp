@@ -20,9 +20,9 @@
 // counted as replica overhead. The predictor raises alarms ahead of crashes (and
 // some false ones); an alarm drains the device: its task checkpoints and moves.
 //
-// Events from lost attempts and cancelled copies stay in the queue; they are
-// recognised as stale by their task and time (a finish) or by a per-task list of
-// in-flight transfers, and dropped.
+// Events from lost attempts and cancelled copies stay in the queue; a finish is
+// recognised as stale by its task and time and dropped, and a device-queue entry
+// is stale when its task no longer sits there.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -83,8 +83,7 @@ struct Simulator::FaultRuntime {
   std::vector<TaskIndex> undetected;  // per device: task lost in a crash not yet noticed
   std::vector<double> slow_until, slow_factor;
   std::vector<double> repair_at;
-  std::vector<std::vector<double>> stale_finishes, inflight, stale_transfers;
-  std::vector<std::uint32_t> initial_inputs;
+  std::vector<std::vector<double>> stale_finishes;
   std::vector<double> done;  // per task: fraction of its work saved by checkpoints
   std::vector<Attempt> attempt;
   std::vector<std::uint32_t> task_failures;
@@ -116,9 +115,6 @@ void Simulator::start_faults() {
   f.slow_factor.assign(devices, 1.0);
   f.repair_at.assign(devices, 0.0);
   f.stale_finishes.resize(tasks);
-  f.inflight.resize(tasks);
-  f.stale_transfers.resize(tasks);
-  f.initial_inputs = pending_inputs_;
   f.done.assign(tasks, 0.0);
   f.attempt.resize(tasks);
   f.task_failures.assign(tasks, 0);
@@ -172,23 +168,6 @@ void Simulator::start_faults() {
   }
 }
 
-void Simulator::note_transfer(TaskIndex task, double arrival) {
-  fault_->inflight[task].push_back(arrival);
-}
-
-bool Simulator::accept_transfer(TaskIndex task) {
-  FaultRuntime& f = *fault_;
-  auto& stale = f.stale_transfers[task];
-  if (auto it = std::find(stale.begin(), stale.end(), now_); it != stale.end()) {
-    stale.erase(it);
-    return false;
-  }
-  auto& inflight = f.inflight[task];
-  if (auto it = std::find(inflight.begin(), inflight.end(), now_); it != inflight.end())
-    inflight.erase(it);
-  return true;
-}
-
 bool Simulator::accept_finish(TaskIndex task) {
   auto& stale = fault_->stale_finishes[task];
   if (auto it = std::find(stale.begin(), stale.end(), now_); it != stale.end()) {
@@ -209,13 +188,10 @@ bool Simulator::cannot_start(DeviceId d) {
   return device.queue.empty() || !f.alive[d] || loop_.device_is_down(d);
 }
 
-// Forget where a task was going: its queue entry and in-flight inputs go stale and
-// it waits for all its inputs again.
-static void invalidate_placement(Simulator::FaultRuntime& f, std::vector<std::uint32_t>& pending,
-                                 TaskIndex t) {
-  for (double a : f.inflight[t]) f.stale_transfers[t].push_back(a);
-  f.inflight[t].clear();
-  pending[t] = f.initial_inputs[t];
+// Forget where a task was going: its queue entry goes stale (cannot_start) and the
+// inputs sent to the old device no longer count.
+static void invalidate_placement(std::vector<double>& inputs_ready_at, TaskIndex t) {
+  inputs_ready_at[t] = 0;  // inputs are sent again when it is placed again
 }
 
 double Simulator::begin_attempt(TaskIndex t, DeviceId d, double seconds) {
@@ -443,7 +419,7 @@ void Simulator::handle_fault_event(const Event& e) {
         freed.push_back(r.device);
       }
       loop_.cancel(t);
-      invalidate_placement(f, pending_inputs_, t);
+      invalidate_placement(inputs_ready_at_, t);
       ++f.cancelled;
       ++f.report.jobs[j].tasks_cancelled;
     }
@@ -471,7 +447,7 @@ void Simulator::handle_fault_event(const Event& e) {
       return;
     }
     loop_.unplace(t);
-    invalidate_placement(f, pending_inputs_, t);
+    invalidate_placement(inputs_ready_at_, t);
     f.lost_at[t] = lost_at;
     const double backoff = std::min(o.retry.max_backoff_seconds,
                                     o.retry.backoff_seconds * std::ldexp(1.0, int(failures) - 1));
@@ -593,7 +569,7 @@ void Simulator::handle_fault_event(const Event& e) {
     case failure_detected: {
       const DeviceId d = e.subject;
       ++f.report.detections;
-      for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(f, pending_inputs_, t);
+      for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(inputs_ready_at_, t);
       const TaskIndex t = f.undetected[d];
       f.undetected[d] = kNoTask;
       if (t != kNoTask) recover(t, f.lost_at[t]);
@@ -659,7 +635,7 @@ void Simulator::handle_fault_event(const Event& e) {
       ++f.report.alarms;
       if (alarm.true_alarm) ++f.report.true_alarms, ++f.report.predicted_crashes;
       // Drain: take the device out, checkpoint the running task now and move it.
-      for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(f, pending_inputs_, t);
+      for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(inputs_ready_at_, t);
       stop_replica(d);
       const TaskIndex running = f.running[d];
       if (running != kNoTask) {
@@ -672,7 +648,7 @@ void Simulator::handle_fault_event(const Event& e) {
           f.report.work_saved_seconds += before.elapsed_work - before.saved_work;
         ++f.report.jobs[graph_.job_of(running)].migrations;
         loop_.unplace(running);
-        invalidate_placement(f, pending_inputs_, running);
+        invalidate_placement(inputs_ready_at_, running);
         f.lost_at[running] = now_;
         events_.schedule(now_ + checkpoint, retry_ready, running);
       }

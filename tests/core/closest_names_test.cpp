@@ -26,3 +26,16 @@ TEST(ClosestNames, MessageNamesTheWrongNameAndSuggestions) {
 
 }  // namespace
 }  // namespace hetsched
+
+namespace hetsched {
+namespace {
+
+TEST(ClosestNames, AShortenedNameFindsItsFullForm) {
+  const auto nearest = closest_names("H10", {"K80", "P100", "V100", "H100-SXM", "H200"}, 2);
+  ASSERT_EQ(nearest.size(), 2u);
+  EXPECT_EQ(nearest[0], "H100-SXM");  // the full form, though K80 is fewer edits away
+  EXPECT_EQ(closest_names("A100", {"V100", "A100-80GB"}, 1).front(), "A100-80GB");
+}
+
+}  // namespace
+}  // namespace hetsched

@@ -58,6 +58,8 @@ class Cluster {
   const Device& device(DeviceId id) const { return devices_[id]; }
   std::size_t device_count() const { return devices_.size(); }
   std::size_t node_count() const { return nodes_.size(); }
+  std::uint32_t rack_index(NodeId node) const { return rack_of_node_[node]; }
+  std::size_t rack_count() const { return rack_names_.size(); }
   Network& network() { return network_; }
   const Network& network() const { return network_; }
 
@@ -73,6 +75,8 @@ class Cluster {
 
  private:
   std::vector<Node> nodes_;
+  std::vector<std::uint32_t> rack_of_node_;  // racks numbered by first appearance
+  std::vector<std::string> rack_names_;
   std::vector<Device> devices_;
   Network network_;
 };

@@ -45,7 +45,7 @@ class Simulator final : public Backend {
   struct FaultRuntime;  // fault-tolerance state, defined in simulator_faults.cpp
 
  private:
-  enum EventKind : std::uint32_t { job_arrival, transfer_arrival, task_finish };
+  enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish };
   struct DeviceState {
     DeviceQueue queue;
     bool busy = false;
@@ -59,7 +59,6 @@ class Simulator final : public Backend {
   };
 
   void send_input(TaskIndex consumer, NodeId from_node, DeviceId from_device, double bytes);
-  void input_arrived(TaskIndex task);
   void try_start(DeviceId device);
   void finish(TaskIndex task);
 
@@ -69,8 +68,6 @@ class Simulator final : public Backend {
   static constexpr std::uint32_t kFaultEventBase = 1000;
   void start_faults();
   void handle_fault_event(const Event& event);
-  void note_transfer(TaskIndex task, double arrival);
-  bool accept_transfer(TaskIndex task);
   bool accept_finish(TaskIndex task);
   bool cannot_start(DeviceId device);  // pops stale queue entries; true when it must wait
   double begin_attempt(TaskIndex task, DeviceId device, double seconds);
@@ -90,7 +87,9 @@ class Simulator final : public Backend {
 
   std::vector<DeviceState> devices_;
   std::vector<NicState> nics_;
-  std::vector<std::uint32_t> pending_inputs_;  // per task: edges and external input still to arrive
+  std::vector<std::uint32_t> unfinished_predecessors_;  // per task
+  std::vector<double> inputs_ready_at_;  // per task: arrival of the last input transfer issued
+  std::vector<double> wake_at_;          // per device: the pending wake-up, if any
   std::vector<double> start_;
   std::vector<double> finish_;
   std::vector<double> joules_;

@@ -1,0 +1,304 @@
+// Checked reading of YAML/JSON values for the cluster and workload loaders: every
+// yaml-cpp exception and every wrong type, range or name becomes an InputError that
+// names the file, the 1-based line and column, and what was expected.
+#include "yaml_fields.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "hetsched/core/closest_names.hpp"
+
+namespace hetsched::io_detail {
+namespace {
+
+SourcePosition mark_position(const YAML::Mark& mark, const std::string& file) {
+  if (mark.is_null() || mark.line < 0 || mark.column < 0) return SourcePosition{file, 0, 0};
+  return SourcePosition{file, mark.line + 1, mark.column + 1};
+}
+
+// YAML spells infinity and not-a-number as .inf and .nan (any case, optional sign).
+std::optional<double> yaml_special_float(std::string_view text) {
+  std::string lowered(text);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lowered == ".inf" || lowered == "+.inf") return HUGE_VAL;
+  if (lowered == "-.inf") return -HUGE_VAL;
+  if (lowered == ".nan") return std::nan("");
+  return std::nullopt;
+}
+
+// A decimal number (as YAML and JSON write them) taking up the whole text.
+std::optional<double> parse_number(std::string_view text) {
+  if (auto special = yaml_special_float(text)) return special;
+  if (!text.empty() && text.front() == '+') {
+    text.remove_prefix(1);
+    if (!text.empty() && (text.front() == '+' || text.front() == '-')) return std::nullopt;
+  }
+  if (text.empty()) return std::nullopt;
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (stop != end) return std::nullopt;
+  if (error == std::errc::result_out_of_range) {
+    // Too large becomes infinity (rejected as not finite); too small becomes zero.
+    const std::size_t exponent = text.find_first_of("eE");
+    const bool tiny = exponent != std::string_view::npos && exponent + 1 < text.size() &&
+                      text[exponent + 1] == '-';
+    const bool negative = text.front() == '-';
+    if (tiny) return negative ? -0.0 : 0.0;
+    return negative ? -HUGE_VAL : HUGE_VAL;
+  }
+  if (error != std::errc()) return std::nullopt;
+  return value;
+}
+
+std::string range_text(NumberRange range) {
+  switch (range) {
+    case NumberRange::non_negative:
+      return "a number >= 0";
+    case NumberRange::positive:
+      return "a number > 0";
+    case NumberRange::fraction:
+      return "a number in (0, 1]";
+    case NumberRange::any:
+      return "a number";
+  }
+  return "a number";
+}
+
+bool in_range(double value, NumberRange range) {
+  switch (range) {
+    case NumberRange::non_negative:
+      return value >= 0;
+    case NumberRange::positive:
+      return value > 0;
+    case NumberRange::fraction:
+      return value > 0 && value <= 1;
+    case NumberRange::any:
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+InputError error_from_yaml(const YAML::Exception& error, const std::string& file) {
+  return InputError(mark_position(error.mark, file), "invalid YAML: " + error.msg);
+}
+
+std::string unknown_name_in(std::string_view what, std::string_view wrong,
+                            const std::vector<std::string>& valid, std::string_view context) {
+  std::string message = unknown_name_message(what, wrong, valid);
+  const std::size_t name_end =
+      std::string_view("unknown ").size() + what.size() + 2 + wrong.size() + 1;
+  message.insert(std::min(name_end, message.size()), " in " + std::string(context));
+  return message;
+}
+
+std::string read_text_file(const std::string& path) {
+  const SourcePosition where{path, 0, 0};
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error) throw InputError(where, "cannot read file: " + error.message());
+  if (!std::filesystem::is_regular_file(status))
+    throw InputError(where, "cannot read file: not a regular file");
+  const auto size = std::filesystem::file_size(path, error);
+  if (error) throw InputError(where, "cannot read file: " + error.message());
+  if (size > kMaxFileBytes)
+    throw InputError(where, fmt::format("file is too large ({} bytes; the limit is {} bytes)", size,
+                                        kMaxFileBytes));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(where, "cannot read file: cannot open it");
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) throw InputError(where, "cannot read file: read error");
+  return std::move(content).str();
+}
+
+SourcePosition position_of(const YAML::Node& node, const std::string& file) {
+  try {
+    return mark_position(node.Mark(), file);
+  } catch (const YAML::Exception&) {
+    return SourcePosition{file, 0, 0};
+  }
+}
+
+std::string quote_for_message(std::string_view text) {
+  constexpr std::size_t kMaxShown = 60;
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
+  }
+  if (text.size() > kMaxShown) out += "...";
+  return out + "'";
+}
+
+std::string describe_value(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a map";
+  return quote_for_message(node.Scalar());
+}
+
+YAML::Node parse_document(std::string_view text, const std::string& file,
+                          std::string_view top_level_fields) {
+  // Only the first document is read: YAML::LoadAll can loop forever on some malformed
+  // input in yaml-cpp 0.7 (fixed upstream in 2024, jbeder/yaml-cpp#1319).
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& error) {
+    throw InputError(mark_position(error.mark, file), "YAML syntax error: " + error.msg);
+  }
+  if (!root.IsDefined() || root.IsNull())
+    throw InputError(
+        SourcePosition{file, 0, 0},
+        fmt::format("the file is empty (it holds no YAML value); expected a map with {}",
+                    top_level_fields));
+  if (!root.IsMap())
+    throw InputError(position_of(root, file),
+                     fmt::format("expected a map with {} at the top level, got {}",
+                                 top_level_fields, describe_value(root)));
+  return root;
+}
+
+double number_value(const YAML::Node& value, std::string_view field, NumberRange range,
+                    const std::string& file, double scale) {
+  const SourcePosition where = position_of(value, file);
+  const std::string expected = range_text(range);
+  std::optional<double> number;
+  if (value.IsScalar()) number = parse_number(value.Scalar());
+  if (!number)
+    throw InputError(where, fmt::format("field '{}' expects {}, got {}", field, expected,
+                                        describe_value(value)));
+  if (!std::isfinite(*number))
+    throw InputError(where, fmt::format("field '{}' expects a finite number{}, got {}", field,
+                                        expected.substr(std::string_view("a number").size()),
+                                        describe_value(value)));
+  if (!in_range(*number, range))
+    throw InputError(where, fmt::format("field '{}' expects {}, got {}", field, expected,
+                                        describe_value(value)));
+  const double scaled = *number * scale;
+  if (!std::isfinite(scaled))
+    throw InputError(where,
+                     fmt::format("field '{}' is too large: {}", field, describe_value(value)));
+  return scaled;
+}
+
+std::int64_t whole_number_value(const YAML::Node& value, std::string_view field, std::int64_t min,
+                                std::int64_t max, const std::string& file) {
+  std::optional<double> number;
+  if (value.IsScalar()) number = parse_number(value.Scalar());
+  // The magnitude bound keeps the conversion below defined whatever min and max are.
+  constexpr double kLargestConvertible = 9.0e18;
+  if (!number || !std::isfinite(*number) || std::floor(*number) != *number ||
+      std::fabs(*number) > kLargestConvertible || *number < static_cast<double>(min) ||
+      *number > static_cast<double>(max))
+    throw InputError(position_of(value, file),
+                     fmt::format("field '{}' expects a whole number from {} to {}, got {}", field,
+                                 min, max, describe_value(value)));
+  return static_cast<std::int64_t>(*number);
+}
+
+std::string string_value(const YAML::Node& value, std::string_view field, const std::string& file,
+                         bool allow_empty) {
+  if (!value.IsScalar())
+    throw InputError(position_of(value, file), fmt::format("field '{}' expects a string, got {}",
+                                                           field, describe_value(value)));
+  if (!allow_empty && value.Scalar().empty())
+    throw InputError(position_of(value, file),
+                     fmt::format("field '{}' expects a non-empty string", field));
+  return value.Scalar();
+}
+
+std::size_t list_length(const YAML::Node& value, std::string_view field, const std::string& file) {
+  if (!value.IsSequence())
+    throw InputError(position_of(value, file), fmt::format("field '{}' expects a list, got {}",
+                                                           field, describe_value(value)));
+  return value.size();
+}
+
+void require_map(const YAML::Node& value, std::string_view what, const std::string& file) {
+  if (!value.IsMap())
+    throw InputError(position_of(value, file),
+                     fmt::format("{} expects a map, got {}", what, describe_value(value)));
+}
+
+FieldReader::FieldReader(const YAML::Node& map, std::string what, const std::string& file,
+                         std::vector<std::string> allowed_fields)
+    : map_(map), what_(std::move(what)), file_(file) {
+  require_map(map_, what_, file_);
+  for (auto it = map_.begin(); it != map_.end(); ++it) {
+    const YAML::Node key = it->first;
+    if (!key.IsScalar())
+      throw InputError(position_of(key, file_),
+                       fmt::format("{} has a field name that is {}", what_, describe_value(key)));
+    const std::string& name = key.Scalar();
+    if (std::find(allowed_fields.begin(), allowed_fields.end(), name) == allowed_fields.end()) {
+      throw InputError(position_of(key, file_),
+                       unknown_name_in("field", name, allowed_fields, what_));
+    }
+    for (const Field& earlier : fields_) {
+      if (earlier.name != name) continue;
+      const SourcePosition first = position_of(earlier.key, file_);
+      throw InputError(position_of(key, file_),
+                       fmt::format("field '{}' is given twice in {} (first at line {}, column {})",
+                                   name, what_, first.line, first.column));
+    }
+    fields_.push_back(Field{name, key, it->second});
+  }
+}
+
+const YAML::Node* FieldReader::find(std::string_view field) const {
+  for (const Field& f : fields_)
+    if (f.name == field) return &f.value;
+  return nullptr;
+}
+
+const YAML::Node& FieldReader::required(std::string_view field) const {
+  if (const YAML::Node* value = find(field)) return *value;
+  throw InputError(position(), fmt::format("{} is missing required field '{}'", what_, field));
+}
+
+SourcePosition FieldReader::position_of_field(std::string_view field) const {
+  if (const YAML::Node* value = find(field)) return position_of(*value, file_);
+  return position();
+}
+
+std::string FieldReader::required_string(std::string_view field) const {
+  return string_value(required(field), field, file_);
+}
+
+std::optional<std::string> FieldReader::optional_string(std::string_view field) const {
+  if (const YAML::Node* value = find(field)) return string_value(*value, field, file_);
+  return std::nullopt;
+}
+
+double FieldReader::required_number(std::string_view field, NumberRange range, double scale) const {
+  return number_value(required(field), field, range, file_, scale);
+}
+
+std::optional<double> FieldReader::optional_number(std::string_view field, NumberRange range,
+                                                   double scale) const {
+  if (const YAML::Node* value = find(field))
+    return number_value(*value, field, range, file_, scale);
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> FieldReader::optional_whole_number(std::string_view field,
+                                                               std::int64_t min,
+                                                               std::int64_t max) const {
+  if (const YAML::Node* value = find(field))
+    return whole_number_value(*value, field, min, max, file_);
+  return std::nullopt;
+}
+
+}  // namespace hetsched::io_detail

@@ -1,0 +1,145 @@
+// The CLI as a user meets it: the built-in defaults run, equal seeds give equal
+// bytes, and bad input gets one clear line on stderr and exit status 2.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct CommandResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+CommandResult run_cli(const std::string& arguments) {
+  const auto err_path = std::filesystem::temp_directory_path() /
+                        ("hetsched_cli_err_" + std::to_string(::getpid()) + ".txt");
+  const std::string command =
+      std::string(HETSCHED_CLI_PATH) + " " + arguments + " 2>" + err_path.string();
+  CommandResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer{};
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    result.out.append(buffer.data(), n);
+  const int raw = ::pclose(pipe);
+  result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::ifstream err(err_path);
+  std::stringstream text;
+  text << err.rdbuf();
+  result.err = text.str();
+  std::filesystem::remove(err_path);
+  return result;
+}
+
+std::size_t line_count(const std::string& text) {
+  std::size_t lines = 0;
+  for (char c : text) lines += c == '\n';
+  return lines;
+}
+
+TEST(Cli, SimulateDefaultsIsDeterministicJson) {
+  const CommandResult first = run_cli("simulate --format json --seed 3 --quiet");
+  const CommandResult second = run_cli("simulate --format json --seed 3 --quiet");
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(first.out, second.out);
+  const auto json = nlohmann::json::parse(first.out);
+  ASSERT_EQ(json["reports"].size(), 3u);
+  EXPECT_EQ(json["reports"][2]["policy"], "greedy-eft");
+  EXPECT_EQ(json["reports"][2]["tasks_completed"], json["reports"][2]["tasks_total"]);
+  const CommandResult other_seed = run_cli("simulate --format json --seed 4 --quiet");
+  EXPECT_NE(first.out, other_seed.out);
+}
+
+TEST(Cli, SimulateWritesReportAndChromeTrace) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("hetsched_out_" + std::to_string(::getpid()));
+  const CommandResult r = run_cli("simulate --policy greedy-eft --quiet --out " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("greedy-eft"), std::string::npos);
+  std::ifstream trace(dir / "greedy-eft.trace.json");
+  const auto json = nlohmann::json::parse(trace);
+  ASSERT_TRUE(json.contains("traceEvents"));
+  std::size_t complete_events = 0;
+  for (const auto& e : json["traceEvents"]) complete_events += e["ph"] == "X";
+  EXPECT_GT(complete_events, 100u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, UnknownPolicyIsOneLineWithClosestNamesAndStatus2) {
+  const CommandResult r = run_cli("simulate --policy gredy-eft --quiet");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("closest: greedy-eft"), std::string::npos) << r.err;
+}
+
+TEST(Cli, MissingFileIsOneLineAndStatus2) {
+  const CommandResult r = run_cli("simulate --cluster /nonexistent/cluster.yaml --quiet");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/cluster.yaml"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UnknownSubcommandOrOptionIsStatus2) {
+  EXPECT_EQ(run_cli("simulat").status, 2);
+  EXPECT_EQ(run_cli("simulate --polcy x").status, 2);
+}
+
+const std::string kExamples = std::string(HETSCHED_SOURCE_DIR) + "/examples/";
+
+TEST(Cli, ValidateAcceptsTheExamples) {
+  for (const std::string& arguments :
+       {kExamples + "cluster.yaml", kExamples + "cluster.json",
+        kExamples + "workload.yaml --cluster " + kExamples + "cluster.yaml"}) {
+    const CommandResult r = run_cli("validate " + arguments);
+    EXPECT_EQ(r.status, 0) << arguments << ": " << r.err;
+    EXPECT_NE(r.out.find(": ok"), std::string::npos) << arguments;
+  }
+}
+
+TEST(Cli, ValidateNamesTheUnknownNodeOfAWorkload) {
+  // The example workload names nodes of the example cluster, not of the built-in one.
+  const CommandResult r = run_cli("validate " + kExamples + "workload.yaml");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("workload.yaml:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown node"), std::string::npos) << r.err;
+}
+
+TEST(Cli, SimulatesTheExampleFiles) {
+  const CommandResult r =
+      run_cli("simulate --quiet --cluster " + kExamples + "cluster.yaml --workload " + kExamples +
+              "workload.yaml --policy greedy-eft --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["reports"][0]["tasks_completed"], json["reports"][0]["tasks_total"]);
+}
+
+TEST(Cli, CatalogListsTheRealParts) {
+  const CommandResult r = run_cli("catalog --format json");
+  ASSERT_EQ(r.status, 0);
+  const auto parts = nlohmann::json::parse(r.out);
+  bool h100 = false;
+  for (const auto& p : parts) h100 |= p["model"] == "H100-SXM";
+  EXPECT_TRUE(h100);
+}
+
+TEST(Cli, BenchSimPrintsTheRates) {
+  const CommandResult r = run_cli("bench sim --tasks 5000 --nodes 4 --format json --quiet");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["tasks"], 5000);
+  EXPECT_GT(json["tasks_per_second"].get<double>(), 0);
+  EXPECT_GT(json["events_per_second"].get<double>(), json["tasks_per_second"].get<double>());
+}
+
+}  // namespace

@@ -206,8 +206,8 @@ Job workflow_job(const WorkflowJobParams& p, Rng& rng) {
 Workload default_workload(std::uint64_t seed) {
   Rng rng(seed);
   Workload w;
-  w.jobs.push_back(training_job({"train-llm-1.3b", 1.3e9, 5e5, 10, 4, 0.0}, rng));
-  w.jobs.push_back(training_job({"train-llm-350m", 3.5e8, 2.5e5, 10, 2, 15.0}, rng));
+  w.jobs.push_back(training_job({"train-llm-1.3b", 1.3e9, 4e6, 20, 8, 0.0}, rng));
+  w.jobs.push_back(training_job({"train-llm-350m", 3.5e8, 1e6, 20, 4, 5.0}, rng));
   w.jobs.push_back(inference_job({"infer-7b", 7e9, 48, 512, 5.0, 30.0}, rng));
   w.jobs.push_back(map_reduce_job({"logs-etl", 32, 8, 256e6, 0.3, 0.0, 3}, rng));
   w.jobs.push_back(map_reduce_job({"clickstream", 16, 4, 512e6, 0.2, 20.0, 4}, rng));

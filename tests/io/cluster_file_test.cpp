@@ -292,7 +292,7 @@ TEST(ClusterFileErrors, NonFiniteNumbersAreRejected) {
 TEST(ClusterFileErrors, UnknownDeviceModelListsClosestParts) {
   const std::string message =
       cluster_error("nodes:\n  - name: a\n    devices:\n      - model: H10\n");
-  EXPECT_CONTAINS(message, "c.yaml:4:16: unknown device model 'H10' (closest: H100-SXM, H200, K80)");
+  EXPECT_CONTAINS(message, "c.yaml:4:16: unknown device model 'H10' (closest: H100-SXM, P100, V100)");
   EXPECT_CONTAINS(message, "give kind");
   EXPECT_CONTAINS(cluster_error("nodes: [{name: a, devices: [{model: H100-SMX}]}]"),
                   "unknown device model 'H100-SMX' (closest: H100-SXM");

@@ -46,7 +46,7 @@ struct DeviceSpec {
   double memory_bandwidth = 0;  // bytes/s
   double idle_watts = 0;
   double peak_watts = 0;  // board power / TDP at full load
-  std::vector<PState> pstates{PState{}};
+  std::vector<PState> pstates = std::vector<PState>(1);  // nominal only
   double launch_overhead_seconds = 0;
   double mtbf_hours = 0;      // mean time between failures of one device
   double price_per_hour = 0;  // on-demand price of the device, in USD

@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   hetsched::cli::add_pareto_command(app);
   hetsched::cli::add_bench_energy_command(*bench);
   hetsched::cli::add_bench_partition_command(*bench);
+  hetsched::cli::add_bench_faults_command(*bench);
+  hetsched::cli::add_bench_scaling_command(*bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

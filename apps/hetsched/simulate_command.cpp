@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "fault_cli_options.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/io/report_writer.hpp"
@@ -23,6 +24,7 @@ struct SimulateOptions {
   std::string out_dir;
   std::string format = "table";
   StreamSimulateOptions stream;  // used when the workload file is a job stream
+  FaultCliOptions faults;
 };
 
 void run_simulate(const SimulateOptions& options) {
@@ -39,6 +41,7 @@ void run_simulate(const SimulateOptions& options) {
   const Cluster cluster = options.input.load_cluster();
   const Workload workload = options.input.load_workload(cluster);
   const RooflineModel perf(cluster);
+  const FaultOptions faults = options.faults.build(cluster);
   std::vector<std::string> policies = options.policies;
   if (policies.empty()) policies = {"round-robin", "random", "greedy-eft"};
 
@@ -49,7 +52,7 @@ void run_simulate(const SimulateOptions& options) {
     Progress progress("simulate " + name, options.input.quiet);
     SimulationOptions sim_options{
         options.input.seed, true,
-        [&](std::size_t done, std::size_t total) { progress.update(done, total); }};
+        [&](std::size_t done, std::size_t total) { progress.update(done, total); }, faults};
     simulators.push_back(
         std::make_unique<Simulator>(cluster, workload, perf, *policy, sim_options));
     reports.push_back(simulators.back()->run());
@@ -83,6 +86,8 @@ void run_simulate(const SimulateOptions& options) {
   std::vector<const SimReport*> columns;
   for (const SimReport& r : reports) columns.push_back(&r);
   std::cout << summary_table(columns);
+  if (faults.enabled)
+    for (const SimReport& r : reports) std::cout << "\n" << fault_summary(r);
   if (!options.out_dir.empty())
     std::cout << "\nreports and Chrome traces (open in https://ui.perfetto.dev) written to "
               << options.out_dir << "/\n";
@@ -110,6 +115,7 @@ void add_simulate_command(CLI::App& app) {
   command->add_option("--format", options->format, "output on stdout")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
+  options->faults.add_to(*command);
   command->callback([options] { run_simulate(*options); });
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "hetsched/workload/feasibility.hpp"
 
@@ -21,7 +22,9 @@ SchedulingLoop::SchedulingLoop(const Cluster& cluster, const TaskGraph& graph,
       finish_(graph.task_count(), 0.0),
       unfinished_predecessors_(graph.task_count()),
       device_available_(cluster.device_count(), 0.0),
-      device_outstanding_(cluster.device_count(), 0) {
+      device_outstanding_(cluster.device_count(), 0),
+      down_(cluster.device_count(), false),
+      cancelled_(graph.task_count(), false) {
   for (TaskIndex t = 0; t < graph.task_count(); ++t)
     unfinished_predecessors_[t] = static_cast<std::uint32_t>(graph.predecessors(t).size());
 }
@@ -54,10 +57,10 @@ void SchedulingLoop::task_finished(TaskIndex task, double now) {
   ++finished_count_;
   const DeviceId d = placement_[task];
   // Predictions drift from reality; once a device has nothing left, reality wins.
-  if (--device_outstanding_[d] == 0) device_available_[d] = now;
+  if (--device_outstanding_[d] == 0 && !down_[d]) device_available_[d] = now;
   for (const Dependency& s : graph_.successors(task)) {
     if (--unfinished_predecessors_[s.task] != 0) continue;
-    if (state_[s.task] == TaskState::pending) {
+    if (state_[s.task] == TaskState::pending && !cancelled_[s.task]) {
       state_[s.task] = TaskState::ready;
       waiting_.push_back(s.task);
     }
@@ -77,6 +80,10 @@ void SchedulingLoop::assign(const Assignment& a) {
                                   policy_->name(), a.task, a.device));
   const Task& task = graph_.task(a.task);
   const Device& device = cluster_.device(a.device);
+  if (down_[a.device]) {  // the policy did not see the device is out: offered again later
+    ++refused_count_;
+    return;
+  }
   if (placement_[a.task] != kUnplaced)
     throw PolicyError(
         fmt::format("policy '{}' placed task '{}' twice", policy_->name(), task.name));
@@ -96,6 +103,63 @@ void SchedulingLoop::assign(const Assignment& a) {
   device_available_[a.device] = std::max(device_available_[a.device], finish_[a.task]);
   ++device_outstanding_[a.device];
   backend_.launch(a);
+}
+
+std::vector<TaskIndex> SchedulingLoop::device_down(DeviceId device, double now) {
+  now_ = now;
+  std::vector<TaskIndex> unplaced;
+  if (down_[device]) return unplaced;
+  down_[device] = true;
+  device_available_[device] = std::numeric_limits<double>::infinity();
+  for (TaskIndex t = 0; t < graph_.task_count(); ++t) {
+    if (placement_[t] != device || state_[t] != TaskState::placed) continue;
+    unplace(t);
+    offer_again(t);
+    unplaced.push_back(t);
+  }
+  return unplaced;
+}
+
+void SchedulingLoop::device_up(DeviceId device, double now) {
+  now_ = now;
+  if (!down_[device]) return;
+  down_[device] = false;
+  device_available_[device] = now;
+}
+
+void SchedulingLoop::unplace(TaskIndex task) {
+  const DeviceId d = placement_[task];
+  if (d == kUnplaced) return;
+  placement_[task] = kUnplaced;
+  state_[task] = TaskState::pending;
+  if (--device_outstanding_[d] == 0 && !down_[d]) device_available_[d] = now_;
+}
+
+void SchedulingLoop::offer_again(TaskIndex task) {
+  if (cancelled_[task] || placement_[task] != kUnplaced) return;
+  if (unfinished_predecessors_[task] != 0) {
+    state_[task] = TaskState::pending;
+    return;
+  }
+  if (state_[task] == TaskState::ready) return;  // already waiting
+  state_[task] = TaskState::ready;
+  waiting_.push_back(task);
+}
+
+void SchedulingLoop::relocate(TaskIndex task, DeviceId device) {
+  const DeviceId from = placement_[task];
+  if (from == device) return;
+  if (--device_outstanding_[from] == 0 && !down_[from]) device_available_[from] = now_;
+  placement_[task] = device;
+  ++device_outstanding_[device];
+}
+
+void SchedulingLoop::cancel(TaskIndex task) {
+  if (state_[task] == TaskState::finished) return;
+  unplace(task);
+  cancelled_[task] = true;
+  state_[task] = TaskState::pending;
+  std::erase(waiting_, task);
 }
 
 }  // namespace hetsched

@@ -48,6 +48,11 @@ ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const Ta
     jobs.push_back(std::move(job));
   }
   out["jobs"] = std::move(jobs);
+  if (r.faults) {
+    std::vector<std::string> job_names;
+    for (const JobResult& j : r.jobs) job_names.push_back(j.name);
+    out["faults"] = fault_report_to_json(*r.faults, job_names);
+  }
   ordered_json devices = ordered_json::array();
   for (const DeviceResult& d : r.devices) {
     const Device& device = cluster.device(d.device);

@@ -19,6 +19,7 @@
 // placed, so an out-of-date entry is re-pushed with its current value when it
 // reaches the top. Tasks with explicit per-device costs are scanned over every device.
 #include <algorithm>
+#include <limits>
 #include <queue>
 
 #include "hetsched/policy/scheduling_policy.hpp"
@@ -75,6 +76,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   struct DeviceClass {
     std::vector<DeviceId> members;
     MinHeap devices;
+    bool rebuilt = false;
   };
   struct Group {
     DeviceId representative;
@@ -115,7 +117,18 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     while (true) {
       const HeapEntry top = c.devices.top();
       const double current = snapshot.device_available_seconds[top.index];
-      if (current == top.available) return top.index;
+      if (current == top.available) {
+        // A device that is out (fault/) looks busy forever; when one heads the heap,
+        // rebuild it from current values so members that came back are seen.
+        if (current == std::numeric_limits<double>::infinity() && !c.rebuilt) {
+          c.devices = {};
+          for (DeviceId d : c.members) c.devices.push({snapshot.device_available_seconds[d], d});
+          c.rebuilt = true;
+          continue;
+        }
+        c.rebuilt = false;
+        return top.index;
+      }
       c.devices.pop();
       c.devices.push({current, top.index});
     }

@@ -103,6 +103,7 @@ void Simulator::send_input(TaskIndex consumer, NodeId from_node, DeviceId from_d
 void Simulator::try_start(DeviceId d) {
   DeviceState& device = devices_[d];
   if (device.busy || device.queue.empty()) return;
+  if (fault_ && cannot_start(d)) return;
   const TaskIndex t = device.queue.top();
   if (unfinished_predecessors_[t] != 0) return;  // the head waits for its inputs; order is kept
   if (inputs_ready_at_[t] > now_) {
@@ -155,7 +156,8 @@ void Simulator::try_start(DeviceId d) {
   device.waiting_for_power = false;
   device.queue.pop();
   device.busy = true;
-  const double seconds = perf_.task_seconds(task, dev, pstate);
+  double seconds = perf_.task_seconds(task, dev, pstate);
+  if (fault_) seconds = begin_attempt(t, d, seconds);
   start_[t] = now_;
   const double watts = perf_.task_watts(task, dev, pstate);
   joules_[t] = watts * seconds;
@@ -245,6 +247,7 @@ void Simulator::retry_power_waiters() {
 }
 
 void Simulator::finish(TaskIndex t) {
+  if (fault_) attempt_completed(t);
   const DeviceId d = loop_.placement(t);
   DeviceState& device = devices_[d];
   device.busy = false;
@@ -274,12 +277,18 @@ SimReport Simulator::run() {
   events_.reserve(graph_.job_count() + 2 * cluster_.device_count());
   if (options_.record_schedule) report_.schedule.reserve(graph_.task_count());
   std::size_t next_progress = 1 << 16;
+  if (options_.faults.enabled) start_faults();
   while (!events_.empty()) {
+    if (fault_ && faults_settled()) break;
     now_ = events_.top().time;
     // Every event of this instant first, then one decision over what they changed.
     while (!events_.empty() && events_.top().time == now_) {
       const Event e = events_.pop();
       ++report_.events;
+      if (e.kind >= kFaultEventBase) {
+        handle_fault_event(e);
+        continue;
+      }
       switch (e.kind) {
         case job_arrival:
           loop_.job_arrived(e.subject, now_);
@@ -288,7 +297,9 @@ SimReport Simulator::run() {
           try_start(e.subject);
           break;
         case task_finish:
-          if (e.time == expected_finish_[e.subject]) finish(e.subject);  // else throttled: stale
+          // A finish is stale when a throttle moved it or a failure ended the attempt.
+          if (e.time == expected_finish_[e.subject] && (!fault_ || accept_finish(e.subject)))
+            finish(e.subject);
           break;
         case thermal_limit:
           thermal_limit_reached(e.subject);
@@ -296,6 +307,7 @@ SimReport Simulator::run() {
       }
     }
     loop_.decide(now_);
+    if (fault_) after_decide();
     if (options_.progress && loop_.finished_count() >= next_progress) {
       options_.progress(loop_.finished_count(), graph_.task_count());
       next_progress = loop_.finished_count() + (1 << 16);
@@ -355,6 +367,7 @@ SimReport Simulator::run() {
     r.utilization_by_kind[k] = r.devices_by_kind[k] && makespan > 0
                                    ? busy_by_kind[k] / (r.devices_by_kind[k] * makespan)
                                    : 0;
+  if (fault_) finish_faults(r);
   return std::move(report_);
 }
 

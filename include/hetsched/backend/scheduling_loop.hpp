@@ -36,6 +36,25 @@ class SchedulingLoop final : private AssignmentSink {
   TaskState state(TaskIndex t) const { return state_[t]; }
   const SchedulingPolicy& policy() const { return *policy_; }
 
+  // Fault tolerance (fault/): the backend reports devices lost and tasks whose
+  // attempt failed; the loop un-places them and offers them to the policy again.
+  // A device that is down looks busy forever (predicted free time infinity), and an
+  // assignment to it is refused (the task stays waiting) rather than an error.
+  // Takes a device out; returns the tasks placed on it and not yet started, now
+  // un-placed and offered again (re-planning) once their inputs are done.
+  std::vector<TaskIndex> device_down(DeviceId device, double now);
+  void device_up(DeviceId device, double now);
+  bool device_is_down(DeviceId device) const { return down_[device]; }
+  // The task's attempt was lost: it leaves its device and is held until offer_again.
+  void unplace(TaskIndex task);
+  void offer_again(TaskIndex task);
+  // The task finishes on another device than planned (a replica won).
+  void relocate(TaskIndex task, DeviceId device);
+  // The task's job ended without it: never offered again.
+  void cancel(TaskIndex task);
+  bool cancelled(TaskIndex task) const { return cancelled_[task]; }
+  std::size_t refused_count() const { return refused_count_; }
+
  private:
   void assign(const Assignment& assignment) override;
   ClusterSnapshot snapshot(double now) const;
@@ -56,6 +75,9 @@ class SchedulingLoop final : private AssignmentSink {
   std::vector<std::uint32_t> device_outstanding_;  // placed, not yet finished
   std::vector<TaskIndex> waiting_;                 // ready and unplaced
   std::size_t finished_count_ = 0;
+  std::vector<bool> down_;       // per device
+  std::vector<bool> cancelled_;  // per task
+  std::size_t refused_count_ = 0;
 };
 
 }  // namespace hetsched

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hetsched/cluster/cluster.hpp"
+#include "hetsched/fault/fault_report.hpp"
 #include "hetsched/workload/task_graph.hpp"
 
 namespace hetsched {
@@ -81,6 +82,7 @@ struct SimReport {
   std::vector<std::string> power_cap_refusals;  // tasks that cannot fit the cap at all
   bool thermal_modeled = false;
   std::uint64_t thermal_throttle_events = 0;
+  std::optional<FaultReport> faults;  // when failures were simulated
 
   double energy_kwh() const { return energy_joules / 3.6e6; }
   double mean_response_seconds() const;

@@ -9,10 +9,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/energy/thermal_model.hpp"
+#include "hetsched/fault/fault_options.hpp"
 #include "hetsched/sim/device_queue.hpp"
 #include "hetsched/sim/event_queue.hpp"
 #include "hetsched/sim/sim_report.hpp"
@@ -33,6 +35,8 @@ struct SimulationOptions {
   // First-order RC thermal model per device; above the limit a device throttles
   // its running task one P-state lower, as real GPUs do (off by default).
   ThermalOptions thermal;
+  // Failures, detection and recovery (fault/); off by default.
+  FaultOptions faults;
 };
 
 // Why a power cap cannot work on the cluster (below the idle power of its
@@ -51,6 +55,8 @@ class Simulator final : public Backend {
   SimReport run();
 
   const TaskGraph& graph() const { return graph_; }
+
+  struct FaultRuntime;  // fault-tolerance state, defined in simulator_faults.cpp
 
  private:
   enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish, thermal_limit };
@@ -90,6 +96,20 @@ class Simulator final : public Backend {
   void thermal_limit_reached(DeviceId device);
   void retry_power_waiters();
 
+  // Fault tolerance, in simulator_faults.cpp: failures injected as events of their
+  // own kinds (from kFaultEventBase), heartbeat detection, checkpoint/restart,
+  // retries, replicas and predictor alarms. All inert when faults are off.
+  static constexpr std::uint32_t kFaultEventBase = 1000;
+  void start_faults();
+  void handle_fault_event(const Event& event);
+  bool accept_finish(TaskIndex task);
+  bool cannot_start(DeviceId device);  // pops stale queue entries; true when it must wait
+  double begin_attempt(TaskIndex task, DeviceId device, double seconds);
+  void attempt_completed(TaskIndex task);
+  void after_decide();
+  bool faults_settled() const;
+  void finish_faults(SimReport& report);
+
   const Cluster& cluster_;
   const PerfModel& perf_;
   TaskGraph graph_;
@@ -111,6 +131,7 @@ class Simulator final : public Backend {
   std::vector<ThermalModel> thermal_;
   double cluster_watts_ = 0;
   SimReport report_;
+  std::shared_ptr<FaultRuntime> fault_;  // shared_ptr: the type is complete only in its file
 };
 
 }  // namespace hetsched

@@ -1,0 +1,113 @@
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/core/progress.hpp"
+#include "hetsched/fault/fault_benchmark.hpp"
+
+namespace hetsched::cli {
+namespace {
+
+struct BenchFaultsOptions {
+  FaultBenchmarkParams params;
+  std::string format = "table";
+  bool quiet = false;
+};
+
+void run_bench_faults(BenchFaultsOptions options) {
+  for (double m : options.params.mtbf_hours)
+    if (!(m > 0))
+      throw InputError(fmt::format("--mtbf-hours: MTBF must be more than 0 hours, got {}", m));
+  if (!(options.params.sweep_mtbf_hours > 0))
+    throw InputError(fmt::format("--sweep-mtbf-hours: MTBF must be more than 0 hours, got {}",
+                                 options.params.sweep_mtbf_hours));
+  Progress progress("bench faults", options.quiet);
+  options.params.progress = [&](std::size_t done, std::size_t total) {
+    progress.update(done, total);
+  };
+  const FaultBenchmarkResult r = run_fault_benchmark(options.params);
+  if (options.format == "json") {
+    nlohmann::ordered_json table = nlohmann::ordered_json::array();
+    for (const GoodputRow& row : r.goodput)
+      table.push_back({{"mtbf_hours", row.mtbf_hours},
+                       {"mode", row.mode},
+                       {"goodput", row.goodput},
+                       {"makespan_hours", row.makespan_hours},
+                       {"completed_fraction", row.completed_fraction},
+                       {"interval_seconds", row.interval_seconds}});
+    nlohmann::ordered_json sweep = nlohmann::ordered_json::array();
+    for (const SweepPoint& s : r.sweep)
+      sweep.push_back({{"interval_seconds", s.interval_seconds}, {"goodput", s.goodput}});
+    nlohmann::ordered_json out{{"runs", r.runs},
+                               {"tasks", r.tasks},
+                               {"lost_tasks", r.lost_tasks},
+                               {"jobs", r.jobs},
+                               {"jobs_failed_with_reason", r.jobs_failed_with_reason},
+                               {"failures_injected", r.failures_injected},
+                               {"retries", r.retries},
+                               {"daly_interval_seconds", r.daly_interval_seconds},
+                               {"daly_goodput", r.daly_goodput},
+                               {"best_interval_seconds", r.best_interval_seconds},
+                               {"best_goodput", r.best_goodput},
+                               {"daly_interval_vs_best", r.daly_interval_vs_best},
+                               {"goodput_table", table},
+                               {"interval_sweep", sweep}};
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format(
+      "{} seeded runs of the default workload on the default cluster with random failures\n"
+      "  tasks {}, failures injected {}, retries {}\n"
+      "  lost tasks {} (must be 0); jobs ended with a reason {} of {}\n\n",
+      r.runs, r.tasks, r.failures_injected, r.retries, r.lost_tasks, r.jobs_failed_with_reason,
+      r.jobs);
+  std::cout << fmt::format(
+      "goodput (useful / busy device-seconds) of {} tasks of {} h on 8 H100s\n",
+      options.params.long_tasks, options.params.task_hours);
+  std::cout << fmt::format("{:>10}  {:>14}  {:>8}  {:>14}  {:>10}  {:>12}\n", "MTBF (h)", "mode",
+                           "goodput", "makespan (h)", "completed", "interval (s)");
+  for (const GoodputRow& row : r.goodput)
+    std::cout << fmt::format("{:>10g}  {:>14}  {:>8.4f}  {:>14.2f}  {:>9.0f}%  {:>12.0f}\n",
+                             row.mtbf_hours, row.mode, row.goodput, row.makespan_hours,
+                             100 * row.completed_fraction, row.interval_seconds);
+  std::cout << fmt::format("\ncheckpoint interval sweep at MTBF {} h\n",
+                           options.params.sweep_mtbf_hours);
+  for (const SweepPoint& s : r.sweep)
+    std::cout << fmt::format("  interval {:>8.0f} s  goodput {:.4f}\n", s.interval_seconds,
+                             s.goodput);
+  std::cout << fmt::format(
+      "  Daly {:.0f} s: goodput {:.4f}; best {:.0f} s: {:.4f}; Daly / best = {:.4f}\n",
+      r.daly_interval_seconds, r.daly_goodput, r.best_interval_seconds, r.best_goodput,
+      r.daly_interval_vs_best);
+}
+
+}  // namespace
+
+void add_bench_faults_command(CLI::App& bench) {
+  auto options = std::make_shared<BenchFaultsOptions>();
+  CLI::App* command = bench.add_subcommand(
+      "faults", "fault tolerance: nothing lost over seeded runs, goodput against MTBF, Daly");
+  command->add_option("--runs", options->params.runs, "seeded runs with random failures")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1'000'000));
+  command->add_option("--seeds", options->params.seeds_per_cell, "seeds per goodput cell")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100'000));
+  command->add_option("--mtbf-hours", options->params.mtbf_hours, "device MTBFs of the table")
+      ->capture_default_str();
+  command
+      ->add_option("--sweep-mtbf-hours", options->params.sweep_mtbf_hours,
+                   "device MTBF of the interval sweep")
+      ->capture_default_str();
+  command->add_option("--seed", options->params.seed, "seed")->capture_default_str();
+  command->add_option("--format", options->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
+  command->callback([options] { run_bench_faults(*options); });
+}
+
+}  // namespace hetsched::cli

@@ -1,0 +1,73 @@
+#include "fault_cli_options.hpp"
+
+#include <fmt/format.h>
+
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/fault/fault_file.hpp"
+
+namespace hetsched::cli {
+
+void FaultCliOptions::add_to(CLI::App& command) {
+  command.add_option("--failures", failures_file,
+                     "YAML fault file: failure model, explicit failures, retry and checkpoint "
+                     "rules (docs/fault-tolerance-and-scaling.md)");
+  command.add_option("--mtbf-scale", mtbf_scale,
+                     "simulate seeded device failures, with the catalog MTBFs times this");
+  command.add_option("--mtbf-hours", mtbf_hours,
+                     "simulate seeded device failures with this MTBF for every device");
+  command.add_option("--checkpoint", checkpoint, "checkpointing of long tasks: none, daly, fixed")
+      ->check(CLI::IsMember({"none", "daly", "fixed"}));
+  command.add_option("--checkpoint-interval", checkpoint_interval_seconds,
+                     "seconds of work between checkpoints (implies --checkpoint fixed)");
+}
+
+FaultOptions FaultCliOptions::build(const Cluster& cluster) const {
+  FaultOptions o;
+  if (!failures_file.empty()) o = load_fault_file(failures_file, cluster);
+  if (mtbf_scale) {
+    if (!(*mtbf_scale > 0))
+      throw InputError(
+          fmt::format("--mtbf-scale: MTBF scale must be more than 0, got {}", *mtbf_scale));
+    o.enabled = o.use_model = true;
+    o.model.mtbf_scale = *mtbf_scale;
+  }
+  if (mtbf_hours) {
+    if (!(*mtbf_hours > 0))
+      throw InputError(
+          fmt::format("--mtbf-hours: MTBF must be more than 0 hours, got {}", *mtbf_hours));
+    o.enabled = o.use_model = true;
+    o.model.mtbf_hours_override = *mtbf_hours;
+  }
+  if (checkpoint_interval_seconds) {
+    if (!(*checkpoint_interval_seconds > 0))
+      throw InputError(fmt::format("--checkpoint-interval: must be more than 0 seconds, got {}",
+                                   *checkpoint_interval_seconds));
+    o.checkpoint.mode = CheckpointMode::fixed;
+    o.checkpoint.fixed_interval_seconds = *checkpoint_interval_seconds;
+  }
+  if (checkpoint == "none") o.checkpoint.mode = CheckpointMode::none;
+  if (checkpoint == "daly") o.checkpoint.mode = CheckpointMode::daly;
+  if (checkpoint == "fixed") {
+    if (!checkpoint_interval_seconds && failures_file.empty())
+      throw InputError("--checkpoint fixed needs --checkpoint-interval SECONDS");
+    o.checkpoint.mode = CheckpointMode::fixed;
+  }
+  if (o.enabled) o.validate(cluster);
+  return o;
+}
+
+std::string fault_summary(const SimReport& r) {
+  if (!r.faults) return "";
+  const FaultReport& f = *r.faults;
+  std::string out = fmt::format(
+      "{}: {} failures ({} crashes, {} transients, {} stragglers, {} partitions), {} retries, "
+      "goodput {:.4f}, {} jobs ended without completing, {} tasks lost\n",
+      r.policy, f.failures_injected, f.crashes, f.transients, f.stragglers, f.partitions, f.retries,
+      f.goodput(), f.jobs_failed, f.lost_tasks);
+  for (std::size_t j = 0; j < f.jobs.size() && j < r.jobs.size(); ++j)
+    if (!f.jobs[j].failure_reason.empty())
+      out += fmt::format("  {}: {}\n", r.jobs[j].name, f.jobs[j].failure_reason);
+  return out;
+}
+
+}  // namespace hetsched::cli

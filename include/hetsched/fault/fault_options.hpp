@@ -1,0 +1,61 @@
+// FaultOptions: everything the simulator needs to inject failures and recover
+// from them — the failure model (or an explicit list), heartbeat detection, the
+// retry rules, checkpointing, replication of critical jobs and the failure
+// predictor. The default is "no faults": the simulator behaves exactly as without.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hetsched/fault/checkpoint_interval.hpp"
+#include "hetsched/fault/failure_model.hpp"
+
+namespace hetsched {
+
+// Heartbeats: every device reports every `interval_seconds`; the coordinator
+// declares it dead when no heartbeat came for `timeout_seconds`. A crash at time x
+// is noticed at (last heartbeat before x) + timeout.
+struct HeartbeatOptions {
+  double interval_seconds = 5;
+  double timeout_seconds = 15;
+  double detection_time(double failure_seconds) const;
+};
+
+struct RetryOptions {
+  std::uint32_t max_attempts = 5;  // per task, first run included
+  double backoff_seconds = 1;      // before retry n: backoff · 2^(n-1), capped
+  double max_backoff_seconds = 60;
+  bool give_up_after_deadline = true;  // a job past its deadline is not retried
+};
+
+// A modelled failure predictor (e.g. over correctable-error counts and
+// temperature): it raises an alarm `lead_seconds` before a crash with probability
+// `recall`, and false alarms arrive at `false_alarms_per_device_hour`. On an alarm
+// the device is drained: its running task checkpoints and migrates, and the
+// device is taken out (until its repair, or `inspection_seconds` for a false alarm).
+struct PredictorOptions {
+  bool enabled = false;
+  double lead_seconds = 600;
+  double recall = 0.7;
+  double false_alarms_per_device_hour = 0.001;
+  double inspection_seconds = 600;
+};
+
+struct FaultOptions {
+  bool enabled = false;
+  FailureModel model;     // used when `use_model`
+  bool use_model = true;  // false: only the explicit list
+  std::vector<FailureEvent> explicit_failures;
+  HeartbeatOptions heartbeat;
+  RetryOptions retry;
+  CheckpointOptions checkpoint;
+  std::uint32_t replicas = 1;              // copies of each task of a critical job
+  std::vector<std::string> critical_jobs;  // job names; empty with replicas > 1: every job
+  PredictorOptions predictor;
+
+  // Throws InputError on bad values (MTBF, intervals, targets, replicas 0, ...).
+  void validate(const Cluster& cluster) const;
+};
+
+}  // namespace hetsched

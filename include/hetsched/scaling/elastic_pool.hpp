@@ -1,0 +1,102 @@
+// ElasticPool: a simulated pool of identical nodes serving a stream of requests,
+// grown and shrunk by an autoscaler, with what a cloud bills for it.
+//
+// Why its own discrete-event simulator (on hetsched::EventQueue) rather than nodes
+// added to the DAG simulator: autoscaling is about hours and days of request
+// traffic (millions of short independent jobs), node boot delays, billing periods
+// and spot revocations — not about the placement of DAG tasks on heterogeneous
+// devices. A node here is a set of `slots` identical workers; requests queue
+// first-come first-served and run on any free slot. This keeps a week of traffic to
+// seconds of simulation, while the fault rules (nothing lost, revocation = failure
+// with re-queue, drain before removal) are the same as in the DAG simulator.
+//
+// Autoscalers (Kubernetes' HPA/cluster-autoscaler and AWS predictive scaling are
+// the models):
+//  - static: the peak's node count, all the time;
+//  - reactive: every decision interval, utilisation above `scale_out_utilization`
+//    (or a queue) scales out to the demand at the target utilisation at once;
+//    utilisation below `scale_in_utilization` for `scale_in_cooldown_seconds`
+//    scales in (hysteresis: two thresholds and a cooldown);
+//  - predictive: a Holt-Winters forecast of arrivals (daily season) sizes the pool
+//    for the busiest bin between now and now + start-up delay + decision interval,
+//    so nodes are booted before the demand arrives; a queue still triggers the
+//    reactive rule. Before a full day has been seen, it behaves as reactive.
+// Nodes boot for `startup_seconds` (billed), are billed per second with a minimum
+// period, and a scale-in drains a node (no new work; removed when its requests are
+// done). Spot nodes cost less and are revoked at random; their requests go back to
+// the head of the queue — nothing is lost.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hetsched/core/input_error.hpp"
+
+namespace hetsched {
+
+enum class ScalingMode : std::uint8_t { static_peak, reactive, predictive };
+std::string_view to_string(ScalingMode mode);
+
+struct NodeType {
+  std::string name = "gpu-node";
+  std::uint32_t slots = 4;           // requests served at once
+  double price_per_hour = 12.0;      // on demand, USD
+  double spot_price_per_hour = 4.0;  // USD
+  double spot_revocations_per_hour = 0.05;
+  double startup_seconds = 300;
+  double billing_minimum_seconds = 600;
+};
+
+struct AutoscalerConfig {
+  ScalingMode mode = ScalingMode::reactive;
+  std::uint32_t min_nodes = 1;
+  std::uint32_t max_nodes = 200;
+  std::uint32_t static_nodes = 0;  // static mode; 0: sized for the peak by the caller
+  double decision_interval_seconds = 60;
+  double target_utilization = 0.7;
+  double scale_out_utilization = 0.85;
+  double scale_in_utilization = 0.5;
+  double scale_in_cooldown_seconds = 600;
+  double spot_fraction = 0;  // of the nodes added, the share bought as spot
+  double forecast_bin_seconds = 300;
+  double season_seconds = 86400;
+  // Throws InputError: min > max, a target outside (0, 1], thresholds out of order...
+  void validate(const SourcePosition& where = {}) const;
+};
+
+// Requests with a daily pattern: a Poisson process whose rate follows
+// mean · (1 + amplitude · sin(2π·(t − peak_hour_shift)/day)), service times exponential.
+struct DailyTraffic {
+  double mean_rate_per_second = 2.0;
+  double amplitude = 0.8;
+  double peak_hour = 14;  // the hour of the day with the most requests
+  double mean_service_seconds = 20;
+  double days = 3;
+  double rate_at(double seconds) const;
+  double peak_rate() const { return mean_rate_per_second * (1 + amplitude); }
+};
+
+struct ElasticPoolResult {
+  ScalingMode mode = ScalingMode::reactive;
+  std::uint64_t requests = 0;
+  std::uint64_t completed = 0;       // equals requests: nothing lost
+  std::uint64_t slo_violations = 0;  // waited longer than the SLO
+  double slo_wait_seconds = 0;
+  double mean_wait_seconds = 0;
+  double p99_wait_seconds = 0;
+  double cost_usd = 0;
+  double node_hours = 0;
+  std::uint32_t peak_nodes = 0;
+  double mean_nodes = 0;
+  std::uint64_t nodes_started = 0;
+  std::uint64_t revocations = 0;
+  std::uint64_t requeued_requests = 0;
+  std::uint64_t drains = 0;
+};
+
+ElasticPoolResult simulate_elastic_pool(const DailyTraffic& traffic, const NodeType& node,
+                                        const AutoscalerConfig& config, double slo_wait_seconds,
+                                        std::uint64_t seed);
+
+}  // namespace hetsched

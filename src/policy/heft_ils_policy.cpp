@@ -10,10 +10,12 @@
 //    task later, so the incumbent's schedule is reproduced or improved.
 // 3. Moves aim at the critical path of the current schedule (the chain of tasks,
 //    each waiting on the previous one's data or device, that ends at the makespan):
-//    move a critical task to the device of the predecessor it waits for (to save
-//    the transfer) or to a random device, or swap its device with a random task on
-//    another device. A move is kept when the makespan does not grow (sideways moves
-//    cross plateaus); the task order then becomes the new schedule's start order.
+//    move a critical task to the device where it would best serve its successors
+//    (estimated against the current schedule), to the device of the predecessor it
+//    waits for (to save the transfer) or to a random device, or swap its device
+//    with a random task on another device. A move is kept when the makespan does
+//    not grow (sideways moves cross plateaus); the task order then becomes the new
+//    schedule's start order.
 // 4. After a run of evaluations without a new best, perturb: restart from the best
 //    solution with a few random tasks moved to random devices.
 // The search stops after options.iteration_budget schedule evaluations or

@@ -160,8 +160,8 @@ AllocationResult solve_unfolded(const AllocationProblem& problem, AllocationObje
   for (const AllocationJob& job : problem.jobs)
     if (best_rate(job) > 0)
       longest_alone = std::max(longest_alone, job.remaining_steps / best_rate(job));
-  const double epsilon = (objective == AllocationObjective::min_makespan ? 1e-3 : 0.1) /
-                         std::max(1.0, total_jobs);
+  const double epsilon =
+      (objective == AllocationObjective::min_makespan ? 1e-3 : 0.1) / std::max(1.0, total_jobs);
   for (std::size_t j = 0; j < job_count; ++j) {
     const AllocationJob& job = problem.jobs[j];
     const double best = best_rate(job);

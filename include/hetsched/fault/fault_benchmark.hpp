@@ -17,7 +17,7 @@
 namespace hetsched {
 
 struct FaultBenchmarkParams {
-  std::size_t runs = 1000;         // part 1
+  std::size_t runs = 1000;          // part 1
   std::size_t seeds_per_cell = 32;  // parts 2 and 3
   std::vector<double> mtbf_hours{1, 10, 100, 1000};
   double task_hours = 8;

@@ -51,8 +51,9 @@ void run_simulate(const SimulateOptions& options) {
     const auto policy = make_policy(name, PolicyOptions{options.input.seed});
     Progress progress("simulate " + name, options.input.quiet);
     SimulationOptions sim_options{
-        options.input.seed, true,
-        [&](std::size_t done, std::size_t total) { progress.update(done, total); }, faults};
+        .seed = options.input.seed,
+        .progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); },
+        .faults = faults};
     simulators.push_back(
         std::make_unique<Simulator>(cluster, workload, perf, *policy, sim_options));
     reports.push_back(simulators.back()->run());

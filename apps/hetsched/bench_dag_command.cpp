@@ -7,30 +7,40 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/core/progress.hpp"
+#include "hetsched/io/workflow_suite.hpp"
+#include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/dag_benchmark.hpp"
 #include "hetsched/policy/dag_planners.hpp"
+#include "hetsched/policy/exact_dag_solver.hpp"
 
 namespace hetsched::cli {
 namespace {
 
 struct BenchDagOptions {
   DagBenchmarkParams params;
+  std::string shared_data_dir = "../shared/data";
   std::string format = "table";
   bool quiet = false;
 };
 
-// HOOK for the lead, once the workflow importers and the exact solver are merged:
-//  - params.exact_solver = [](const DagInstance& i, double limit) {
-//        return solve_exact_schedule(i, limit); };        // fills milp_gap_mean
-//  - params.extra_instances: the shared real workflows (../shared/data/wfcommons,
-//    ../shared/data/pegasus) imported onto default_cluster() through the perf model.
-void wire_dag_benchmark_hooks(DagBenchmarkParams& params) { (void)params; }
+// The exact solver gives the MILP gaps; the shared real workflows join the suite on
+// the built-in cluster when the data folder is there.
+void wire_dag_benchmark_hooks(DagBenchmarkParams& params, const std::string& data_dir,
+                              const PerfModel& perf) {
+  params.exact_solver = [](const DagInstance& instance, double limit) {
+    return solve_exact_schedule(instance, limit);
+  };
+  params.extra_instances = shared_workflow_instances(data_dir, perf);
+}
 
 void run_bench_dag(BenchDagOptions options) {
   for (const std::string& name : options.params.policies)
     (void)make_static_planner(name, {});  // unknown or online names: InputError, exit 2
-  wire_dag_benchmark_hooks(options.params);
+  const Cluster cluster = default_cluster();
+  const RooflineModel perf(cluster);
+  wire_dag_benchmark_hooks(options.params, options.shared_data_dir, perf);
   Progress progress("bench dag", options.quiet);
   options.params.progress = [&](std::size_t done, std::size_t total) {
     progress.update(done, total);
@@ -117,6 +127,10 @@ void add_bench_dag_command(CLI::App& bench) {
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
+  command
+      ->add_option("--shared-data", options->shared_data_dir,
+                   "folder with wfcommons/ and pegasus/ workflows added to the suite")
+      ->capture_default_str();
   command->callback([options] { run_bench_dag(*options); });
 }
 

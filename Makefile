@@ -23,7 +23,7 @@ demo: release
 # The test suite runs under AddressSanitizer and UndefinedBehaviorSanitizer, then a bounded
 # libFuzzer run over the cluster and workload parsers.
 test-build: bootstrap
-	cmake -S . -B $(BUILD_TEST) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETSCHED_SANITIZE=ON -DHETSCHED_BUILD_BENCH=OFF
+	cmake -S . -B $(BUILD_TEST) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DHETSCHED_SANITIZE=ON -DHETSCHED_BUILD_BENCH=OFF
 	cmake --build $(BUILD_TEST) -j $(JOBS)
 
 test: test-build fuzz

@@ -128,6 +128,11 @@ void add_bench_dag_command(CLI::App& bench) {
       ->check(CLI::IsMember({"table", "json"}));
   command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
   command
+      ->add_option("--exact-instances", options->params.exact_instances,
+                   "small random DAGs solved exactly for the MILP gaps")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  command
       ->add_option("--shared-data", options->shared_data_dir,
                    "folder with wfcommons/ and pegasus/ workflows added to the suite")
       ->capture_default_str();

@@ -12,38 +12,20 @@
 #include <sstream>
 #include <string>
 
+#include "../support/cli_runner.hpp"
+
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using Outcome = hetsched::testing::CliResult;
 
 Outcome run_bench_dag(const std::string& arguments) {
-  const auto err_path = std::filesystem::temp_directory_path() /
-                        ("hetsched_bench_dag_err_" + std::to_string(::getpid()) + ".txt");
-  const std::string command =
-      std::string(HETSCHED_CLI_PATH) + " bench dag " + arguments + " 2>" + err_path.string();
-  Outcome outcome;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  std::array<char, 4096> buffer{};
-  std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    outcome.out.append(buffer.data(), n);
-  const int raw = ::pclose(pipe);
-  outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream err(err_path);
-  std::stringstream text;
-  text << err.rdbuf();
-  outcome.err = text.str();
-  std::filesystem::remove(err_path);
-  return outcome;
+  return hetsched::testing::run_cli("bench dag " + arguments);
 }
 
 TEST(BenchDagCli, JsonHasExactlyTheIssueKeys) {
-  const Outcome r =
-      run_bench_dag("--quick --no-speed --policies heft,peft,min-min --format json -q");
+  const Outcome r = run_bench_dag(
+      "--quick --no-speed --policies heft,peft,min-min --exact-instances 2 "
+      "--shared-data /nonexistent --format json -q");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   std::vector<std::string> keys;
@@ -58,7 +40,13 @@ TEST(BenchDagCli, JsonHasExactlyTheIssueKeys) {
                                                 "mean_schedule_seconds", "mean_slr",
                                                 "worse_than_heft_count"}))
         << name;
-    EXPECT_TRUE(json["milp_gap_mean"][name].is_null()) << name;
+    // The gap to the proven optimum of small DAGs: a heuristic is never below it. (Null
+    // when the solver proved no optimum within its time limit, as on a loaded machine.)
+    const auto& gap = json["milp_gap_mean"][name];
+    ASSERT_TRUE(gap.is_null() || gap.is_number()) << name;
+    if (gap.is_number()) {
+      EXPECT_GE(gap.get<double>(), -1e-9) << name;
+    }
   }
   EXPECT_DOUBLE_EQ(json["policies"]["heft"]["mean_makespan_vs_heft"].get<double>(), 1.0);
   EXPECT_EQ(json["policies"]["heft"]["worse_than_heft_count"].get<int>(), 0);

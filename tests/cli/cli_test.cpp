@@ -12,35 +12,12 @@
 #include <sstream>
 #include <string>
 
+#include "../support/cli_runner.hpp"
+
 namespace {
 
-struct CommandResult {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-CommandResult run_cli(const std::string& arguments) {
-  const auto err_path = std::filesystem::temp_directory_path() /
-                        ("hetsched_cli_err_" + std::to_string(::getpid()) + ".txt");
-  const std::string command =
-      std::string(HETSCHED_CLI_PATH) + " " + arguments + " 2>" + err_path.string();
-  CommandResult result;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.out.append(buffer.data(), n);
-  const int raw = ::pclose(pipe);
-  result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream err(err_path);
-  std::stringstream text;
-  text << err.rdbuf();
-  result.err = text.str();
-  std::filesystem::remove(err_path);
-  return result;
-}
+using CommandResult = hetsched::testing::CliResult;
+using hetsched::testing::run_cli;
 
 std::size_t line_count(const std::string& text) {
   std::size_t lines = 0;

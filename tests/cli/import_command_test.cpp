@@ -14,33 +14,14 @@
 #include <sstream>
 #include <string>
 
+#include "../support/cli_runner.hpp"
+
 namespace {
 
-struct ImportRun {
-  int status = -1;
-  std::string out, err;
-};
+using ImportRun = hetsched::testing::CliResult;
 
 ImportRun run_import(const std::string& arguments) {
-  const auto err_path = std::filesystem::temp_directory_path() /
-                        ("hetsched_import_err_" + std::to_string(::getpid()) + ".txt");
-  const std::string command =
-      std::string(HETSCHED_CLI_PATH) + " import " + arguments + " 2>" + err_path.string();
-  ImportRun result;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.out.append(buffer.data(), n);
-  const int raw = ::pclose(pipe);
-  result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream err(err_path);
-  std::stringstream text;
-  text << err.rdbuf();
-  result.err = text.str();
-  std::filesystem::remove(err_path);
-  return result;
+  return hetsched::testing::run_cli("import " + arguments);
 }
 
 TEST(ImportCommand, SummarisesASharedWorkflow) {

@@ -10,34 +10,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../support/cli_runner.hpp"
+
 namespace {
 
-struct StreamCliResult {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using StreamCliResult = hetsched::testing::CliResult;
 
 StreamCliResult run_stream_cli(const std::string& arguments) {
-  const auto err_path = std::filesystem::temp_directory_path() /
-                        ("hetsched_stream_cli_err_" + std::to_string(::getpid()) + ".txt");
-  const std::string command =
-      std::string(HETSCHED_CLI_PATH) + " " + arguments + " 2>" + err_path.string();
-  StreamCliResult result;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.out.append(buffer.data(), n);
-  const int raw = ::pclose(pipe);
-  result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream err(err_path);
-  std::stringstream text;
-  text << err.rdbuf();
-  result.err = text.str();
-  std::filesystem::remove(err_path);
-  return result;
+  return hetsched::testing::run_cli(arguments);
 }
 
 const std::string kExample = std::string(HETSCHED_SOURCE_DIR) + "/examples/stream_small.yaml";

@@ -17,20 +17,20 @@ int main(int argc, char** argv) {
   hetsched::cli::add_policies_command(app);
   hetsched::cli::add_validate_command(app);
   hetsched::cli::add_import_command(app);
+  hetsched::cli::add_pareto_command(app);
+  hetsched::cli::add_devices_command(app);
+  hetsched::cli::add_calibrate_command(app);
+  hetsched::cli::add_run_command(app);
   CLI::App* bench = app.add_subcommand("bench", "benchmarks that print figures");
   bench->require_subcommand(1);
   hetsched::cli::add_bench_sim_command(*bench);
   hetsched::cli::add_bench_dag_command(*bench);
   hetsched::cli::add_bench_cluster_command(*bench);
-  hetsched::cli::add_devices_command(app);
-  hetsched::cli::add_calibrate_command(app);
-  hetsched::cli::add_run_command(app);
-  hetsched::cli::add_bench_runtime_command(*bench);
-  hetsched::cli::add_pareto_command(app);
   hetsched::cli::add_bench_energy_command(*bench);
   hetsched::cli::add_bench_partition_command(*bench);
   hetsched::cli::add_bench_faults_command(*bench);
   hetsched::cli::add_bench_scaling_command(*bench);
+  hetsched::cli::add_bench_runtime_command(*bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

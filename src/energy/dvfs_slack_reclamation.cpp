@@ -3,24 +3,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "hetsched/policy/list_scheduling.hpp"
+
 namespace hetsched {
-namespace {
-
-// Upward rank (HEFT): mean compute time plus the longest mean path to an exit.
-std::vector<double> upward_ranks(const DagInstance& instance) {
-  std::vector<double> rank(instance.task_count(), 0.0);
-  const auto& order = instance.topological_order();
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const std::uint32_t t = *it;
-    double tail = 0;
-    for (const DagNeighbor& s : instance.successors(t))
-      tail = std::max(tail, instance.mean_comm_seconds(s.edge) + rank[s.task]);
-    rank[t] = instance.mean_compute_seconds(t) + tail;
-  }
-  return rank;
-}
-
-}  // namespace
 
 StaticSchedule insertion_eft_schedule(const JobEnergyModel& model) {
   const DagInstance& instance = model.instance();

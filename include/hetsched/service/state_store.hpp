@@ -1,0 +1,39 @@
+// StateStore: where the service keeps everything it has acknowledged (jobs, their
+// states and history, registered nodes), as keys and values under prefixes such as
+// "jobs/000000000042". A write that returns has been made durable: SQLite in WAL
+// mode on one machine (sqlite_state_store), etcd's replicated Raft log for a
+// highly available control plane (etcd_state_store). The service never keeps an
+// acknowledged fact only in memory.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hetsched {
+
+struct StoredRecord {
+  std::string key;
+  std::string value;
+};
+
+class StateStore {
+ public:
+  virtual ~StateStore() = default;
+  virtual std::string_view name() const = 0;
+
+  // Writes every record in one atomic, durable step (all or none).
+  virtual void put(std::span<const StoredRecord> records) = 0;
+  virtual std::optional<std::string> get(std::string_view key) = 0;
+  // Every record whose key starts with prefix, in key order.
+  virtual std::vector<StoredRecord> list(std::string_view prefix) = 0;
+  virtual void erase(std::string_view key) = 0;
+  // A new value of a named counter, strictly greater than any value it returned
+  // before, also across restarts and replicas (job ids).
+  virtual std::uint64_t next_sequence(std::string_view counter) = 0;
+};
+
+}  // namespace hetsched

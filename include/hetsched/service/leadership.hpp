@@ -5,8 +5,8 @@
 #pragma once
 
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 
 namespace hetsched {
 

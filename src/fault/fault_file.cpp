@@ -286,11 +286,12 @@ FaultOptions parse_fault_yaml(const std::string& source, const std::string& file
   }
   if (const YAML::Node t = root["telemetry"]) {
     r.expect_map(t, "telemetry");
-    r.check_keys(t,
-                 {"sample_seconds", "noise_celsius", "ecc_per_hour", "degradation_lead_seconds",
-                  "degraded_ecc_per_hour", "degraded_extra_celsius", "bursts_per_device_hour",
-                  "burst_seconds", "burst_ecc_per_hour", "burst_extra_celsius"},
-                 "telemetry");
+    r.check_keys(
+        t,
+        {"sample_seconds", "noise_celsius", "ecc_per_hour", "degradation_lead_seconds",
+         "precursor_fraction", "degraded_ecc_per_hour", "degraded_extra_celsius",
+         "bursts_per_device_hour", "burst_seconds", "burst_ecc_per_hour", "burst_extra_celsius"},
+        "telemetry");
     TelemetryOptions& m = o.predictor.telemetry;
     if (t["sample_seconds"]) m.sample_seconds = r.positive(t["sample_seconds"], "sample period");
     const auto set = [&](const char* key, double& field) {
@@ -299,6 +300,9 @@ FaultOptions parse_fault_yaml(const std::string& source, const std::string& file
     set("noise_celsius", m.noise_celsius);
     set("ecc_per_hour", m.ecc_per_hour);
     set("degradation_lead_seconds", m.degradation_lead_seconds);
+    set("precursor_fraction", m.precursor_fraction);
+    if (m.precursor_fraction > 1)
+      r.fail(t["precursor_fraction"], "precursor fraction must be at most 1");
     set("degraded_ecc_per_hour", m.degraded_ecc_per_hour);
     set("degraded_extra_celsius", m.degraded_extra_celsius);
     set("bursts_per_device_hour", m.bursts_per_device_hour);

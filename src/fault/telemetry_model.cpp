@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -16,6 +17,9 @@ void TelemetryOptions::validate() const {
   if (!(sample_seconds > 0))
     throw InputError(
         fmt::format("telemetry sample period must be more than 0 seconds, got {}", sample_seconds));
+  if (!(precursor_fraction >= 0 && precursor_fraction <= 1))
+    throw InputError(
+        fmt::format("telemetry: precursor fraction must be in [0, 1], got {}", precursor_fraction));
   for (double v : {noise_celsius, ecc_per_hour, degradation_lead_seconds, degraded_ecc_per_hour,
                    degraded_extra_celsius, bursts_per_device_hour, burst_seconds,
                    burst_ecc_per_hour, burst_extra_celsius})
@@ -35,7 +39,7 @@ std::uint32_t poisson_count(Rng& rng, double mean) {
 }
 
 TelemetryModel::TelemetryModel(std::size_t devices, TelemetryOptions options, std::uint64_t seed)
-    : options_(options), burst_start_(devices, 0.0) {
+    : options_(options), seed_(seed), burst_start_(devices, 0.0) {
   Rng root(seed ^ 0x74656c656d657472ULL);
   streams_.reserve(devices);
   for (std::size_t d = 0; d < devices; ++d) streams_.emplace_back(root.next_u64());
@@ -55,7 +59,15 @@ TelemetrySample TelemetryModel::sample(std::uint32_t device, double now, double 
   double errors = o.ecc_per_hour * o.sample_seconds / 3600.0;
   double extra_celsius = 0;
   const double lead = o.degradation_lead_seconds;
+  // Whether this crash shows a precursor: a draw of its own, fixed by the seed, the
+  // device and the crash time, so every sample before it agrees.
+  bool precursor = false;
   if (lead > 0 && next_crash_seconds - now < lead) {
+    Rng draw(seed_ ^ (0x9e3779b97f4a7c15ULL * (device + 1)) ^
+             std::bit_cast<std::uint64_t>(next_crash_seconds));
+    precursor = draw.uniform() < o.precursor_fraction;
+  }
+  if (precursor) {
     const auto ramp = [&](double t) {  // 0 before the lead, 1 at the crash
       return std::clamp(1.0 - (next_crash_seconds - t) / lead, 0.0, 1.0);
     };

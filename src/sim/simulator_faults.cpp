@@ -105,7 +105,8 @@ struct Simulator::FaultRuntime {
   std::vector<Replica> replicas;
   std::vector<bool> critical, ended;
   std::size_t cancelled = 0;
-  std::vector<TaskIndex> replica_candidates;
+  std::vector<TaskIndex> replica_candidates;  // critical tasks that may need more copies
+  std::vector<TaskIndex> replica_waiting;     // scratch: those still short of copies
   std::size_t refused_seen = 0;
   std::size_t reoffers_without_start = 0;
   bool reoffer_pending = false;
@@ -177,17 +178,6 @@ bool Simulator::accept_finish(TaskIndex task) {
     return false;
   }
   return true;
-}
-
-bool Simulator::cannot_start(DeviceId d) {
-  FaultRuntime& f = *fault_;
-  DeviceState& device = devices_[d];
-  // An entry is stale when its task was moved off this device (re-planned, retried
-  // elsewhere, cancelled) or already started from another entry on it.
-  while (!device.queue.empty() && (loop_.placement(device.queue.top()) != d ||
-                                   loop_.state(device.queue.top()) != TaskState::placed))
-    device.queue.pop();
-  return device.queue.empty() || !f.alive[d] || loop_.device_is_down(d);
 }
 
 // Forget where a task was going: its queue entry goes stale (cannot_start) and the
@@ -314,6 +304,40 @@ void settle_copy(Simulator::FaultRuntime& f, FaultJobRecord& job, TaskIndex t, c
 }
 }  // namespace
 
+bool Simulator::cannot_start(DeviceId d) {
+  FaultRuntime& f = *fault_;
+  DeviceState& device = devices_[d];
+  // An entry is stale when its task was moved off this device (re-planned, retried
+  // elsewhere, cancelled) or already started from another entry on it.
+  while (!device.queue.empty() && (loop_.placement(device.queue.top()) != d ||
+                                   loop_.state(device.queue.top()) != TaskState::placed))
+    device.queue.pop();
+  if (device.queue.empty() || !f.alive[d] || loop_.device_is_down(d)) return true;
+  // A replica here gives way to the work the policy queued, when another copy of
+  // its task lives (replicas only use idle capacity). Its checkpoints stay on
+  // shared storage; its time is replication's cost; another idle device may take
+  // its place.
+  const std::int64_t index = f.running_replica[d];
+  if (device.busy && index >= 0) {
+    FaultRuntime::Replica& r = f.replicas[static_cast<std::size_t>(index)];
+    const TaskIndex t = r.task;
+    bool others = f.attempt[t].live;
+    for (std::uint32_t other : f.task_replicas[t])
+      others = others || (other != index && f.replicas[other].live);
+    if (!others) return true;  // it carries the task: the queued work waits
+    r.live = false;
+    const double watts = perf_.task_watts(graph_.task(t), cluster_.device(d), 0);
+    device.busy_seconds += now_ - r.run.start;
+    device.busy_joules += (now_ - r.run.start) * watts;
+    settle_copy(f, f.report.jobs[graph_.job_of(t)], t, r.run, now_, CopyEnd::cancelled, watts);
+    ++f.report.replicas_cancelled;
+    f.running_replica[d] = -1;
+    device.busy = false;
+    f.replica_candidates.push_back(t);
+  }
+  return device.busy;
+}
+
 double Simulator::begin_attempt(TaskIndex t, DeviceId d, double seconds) {
   FaultRuntime& f = *fault_;
   const JobIndex j = graph_.job_of(t);
@@ -332,7 +356,11 @@ double Simulator::begin_attempt(TaskIndex t, DeviceId d, double seconds) {
   // Replicas are started after this instant's decisions (after_decide), so they
   // take only devices the policy left idle.
   if (f.critical[j]) f.replica_candidates.push_back(t);
-  return a.finish - now_;
+  // The simulator schedules the finish at now_ + duration: keep a.finish equal to it
+  // bit for bit, so a stale finish is recognised.
+  const double duration = a.finish - now_;
+  a.finish = now_ + duration;
+  return duration;
 }
 
 // The device is busy until `until` with the attempt (work or overhead) and then free.
@@ -410,6 +438,8 @@ void Simulator::after_decide() {
         from = std::max(from, saved_fraction(f.replicas[index].run, now_));
       }
     if (copies.empty() || copies.size() >= o.replicas) continue;
+    if (std::find(f.replica_waiting.begin(), f.replica_waiting.end(), t) != f.replica_waiting.end())
+      continue;  // already handled at this instant
     const Task& task = graph_.task(t);
     for (int pass = 0; pass < 2 && copies.size() < o.replicas; ++pass)
       for (DeviceId r = 0; r < cluster_.device_count() && copies.size() < o.replicas; ++r) {
@@ -435,8 +465,11 @@ void Simulator::after_decide() {
         ++f.report.replicas_started;
         copies.push_back(r);
       }
+    if (copies.size() < o.replicas && o.respawn_replicas) f.replica_waiting.push_back(t);
   }
-  f.replica_candidates.clear();
+  // Tasks still short of copies wait for a device to become idle.
+  f.replica_candidates.swap(f.replica_waiting);
+  f.replica_waiting.clear();
   if (loop_.refused_count() == f.refused_seen) return;
   f.refused_seen = loop_.refused_count();
   // A policy placed work on a device that is out; ask it again a heartbeat later,

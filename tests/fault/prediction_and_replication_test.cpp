@@ -24,6 +24,7 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 TelemetryOptions quiet_telemetry() {
   TelemetryOptions t;
   t.bursts_per_device_hour = 0;
+  t.precursor_fraction = 1;
   return t;
 }
 
@@ -159,6 +160,7 @@ TEST(FailurePrediction, AlarmsPrecedeCrashesAndSaveWorkOnTheSameFailures) {
   FaultOptions without = seeded_crashes(5);
   FaultOptions with = without;
   with.predictor.enabled = true;
+  with.predictor.telemetry.precursor_fraction = 1;  // every crash degrades first
   std::uint64_t alarms = 0, true_alarms = 0, crashes = 0, predicted = 0, migrations = 0;
   double lead = 0, lost_without = 0, lost_with = 0;
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {

@@ -28,7 +28,8 @@
 //               temperature_ewma_weight: 0.3, temperature_residual_celsius: 1.5,
 //               require_both: true, inspection_seconds: 600}
 //   telemetry: {sample_seconds: 60, noise_celsius: 0.5, ecc_per_hour: 1,
-//               degradation_lead_seconds: 1800, degraded_ecc_per_hour: 60,
+//               degradation_lead_seconds: 1800, precursor_fraction: 0.7,
+//               degraded_ecc_per_hour: 60,
 //               degraded_extra_celsius: 6, bursts_per_device_hour: 0.01, burst_seconds: 900,
 //               burst_ecc_per_hour: 40, burst_extra_celsius: 4}
 //

@@ -14,7 +14,8 @@
 // `degradation_lead_seconds` before its crash its error rate rises linearly from
 // the base rate to `degraded_ecc_per_hour` and its temperature by up to
 // `degraded_extra_celsius` (worn thermal paste, a failing fan, a leaking memory
-// cell). Healthy devices are not silent either: error bursts (a Poisson process of
+// cell) — for a share `precursor_fraction` of the crashes, drawn per crash; the
+// others come without warning. Healthy devices are not silent either: error bursts (a Poisson process of
 // `bursts_per_device_hour`) raise both signals for `burst_seconds` and look like
 // degradation — the source of false alarms, at a rate the user sets.
 //
@@ -35,6 +36,9 @@ struct TelemetryOptions {
   double noise_celsius = 0.5;  // sensor noise, standard deviation
   double ecc_per_hour = 1;     // healthy correctable-error rate
   double degradation_lead_seconds = 1800;
+  // Share of crashes that degrade visibly first; the others strike without warning
+  // (field studies find a precursor before most failures, not all).
+  double precursor_fraction = 0.7;
   double degraded_ecc_per_hour = 60;     // error rate reached at the crash
   double degraded_extra_celsius = 6;     // extra heat reached at the crash
   double bursts_per_device_hour = 0.01;  // healthy bursts (false alarms)
@@ -65,6 +69,7 @@ class TelemetryModel {
 
  private:
   TelemetryOptions options_;
+  std::uint64_t seed_ = 0;
   std::vector<Rng> streams_;
   std::vector<double> burst_start_;  // per device: the current or next burst
 };

@@ -69,14 +69,14 @@ TEST(FaultCli, CheckpointIntervalOfZeroIsOneLineAndStatus2) {
 }
 
 TEST(FaultCli, AutoscalerMinAboveMaxIsOneLineAndStatus2) {
-  expect_one_line_status_2(run_cli("bench scaling --quiet --min-nodes 5 --max-nodes 2"),
+  expect_one_line_status_2(run_cli("bench scaling --min-nodes 5 --max-nodes 2"),
                            "min nodes (5) is more than max nodes (2)");
 }
 
 TEST(FaultCli, ReportListsEveryJobsAttemptsFailuresCheckpointsAndRecovery) {
   const FaultFile file(
       "model: {mtbf_hours: 0.02, repair_seconds: 30, transients_per_device_hour: 30}\n"
-      "checkpoint: {mode: daly}\n"
+      "checkpoint: {interval_seconds: 2}\n"
       "predictor: {inspection_seconds: 30}\n"
       "telemetry: {sample_seconds: 1, degradation_lead_seconds: 20, ecc_per_hour: 90,\n"
       "            degraded_ecc_per_hour: 5400, burst_ecc_per_hour: 3600, burst_seconds: 10}\n",

@@ -25,12 +25,7 @@ void FaultOptions::validate(const Cluster& cluster) const {
   if (!(retry.backoff_seconds >= 0) || !(retry.max_backoff_seconds >= 0))
     throw InputError("retry backoff must be 0 seconds or more");
   if (replicas == 0) throw InputError("replicas must be at least 1, got 0");
-  if (predictor.enabled &&
-      (!(predictor.recall >= 0 && predictor.recall <= 1) || !(predictor.lead_seconds >= 0) ||
-       !(predictor.false_alarms_per_device_hour >= 0) || !(predictor.inspection_seconds >= 0)))
-    throw InputError(
-        "predictor: recall must be in [0, 1], lead time, false-alarm rate and "
-        "inspection time 0 or more");
+  if (predictor.enabled) predictor.validate();
 }
 
 }  // namespace hetsched

@@ -160,8 +160,9 @@ void run_run(const RunOptions& options) {
     return;
   }
   std::cout << fmt::format("{} DAG, {} tasks, on {} workers under {} with the {} model\n",
-                           options.workload.empty() ? options.dag : options.workload, run.report.tasks_total, devices.worker_count(),
-                           run.report.policy, run.report.perf_model);
+                           options.workload.empty() ? options.dag : options.workload,
+                           run.report.tasks_total, devices.worker_count(), run.report.policy,
+                           run.report.perf_model);
   std::cout << fmt::format("  measured makespan   {:.4f} s ({} of {} tasks)\n",
                            run.report.makespan_seconds, run.report.tasks_completed,
                            run.report.tasks_total);

@@ -261,10 +261,11 @@ void LocalBackend::worker_main(Worker& worker) {
     [[maybe_unused]] const bool pushed =
         worker.outbox.push(Completion{task, !error, start, finish});
     // Wake the dispatcher only when it has something to do now: a failure to retry,
-    // successors to release, or this worker running low. Other completions wait in the
+    // successors to release, this worker's queue crossing the low-water mark (once per
+    // refill, not at every task below it), or running dry. Other completions wait in the
     // outbox for the next round.
-    const bool urgent =
-        error || has_successors_[task] || worker.inbox.size_for_consumer() <= low_water_;
+    const std::size_t left = worker.inbox.size_for_consumer();
+    const bool urgent = error || has_successors_[task] || left == low_water_ || left == 0;
     if (!urgent) continue;
     completion_signal_.fetch_add(1, std::memory_order_seq_cst);
     if (dispatcher_asleep_.load(std::memory_order_seq_cst)) futex_wake_one(completion_signal_);

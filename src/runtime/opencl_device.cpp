@@ -213,8 +213,8 @@ std::optional<std::string> OpenClDevice::upload(std::uint32_t handle, DataRegist
     copy.bytes = data.bytes(handle);
   }
   cl_event event = nullptr;
-  err = clEnqueueWriteBuffer(m.transfer_queue ? m.transfer_queue : m.queue, copy.memory, CL_FALSE, 0, data.bytes(handle),
-                             data.data(handle), 0, nullptr, &event);
+  err = clEnqueueWriteBuffer(m.transfer_queue ? m.transfer_queue : m.queue, copy.memory, CL_FALSE,
+                             0, data.bytes(handle), data.data(handle), 0, nullptr, &event);
   if (err != CL_SUCCESS) return cl_error("clEnqueueWriteBuffer", err);
   if (copy.upload) clReleaseEvent(copy.upload);
   copy.upload = event;

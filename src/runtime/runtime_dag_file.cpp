@@ -164,9 +164,9 @@ class Reader {
       auto earlier = [&](const std::string& other, const SourcePosition& where) {
         const auto it = job_tasks.find(other);
         if (it != job_tasks.end()) return it->second;
-        throw InputError(where, fmt::format("{}; a task may only follow earlier tasks of its job",
-                                            unknown_name_message("earlier task", other,
-                                                                 job_task_names)));
+        throw InputError(where,
+                         fmt::format("{}; a task may only follow earlier tasks of its job",
+                                     unknown_name_message("earlier task", other, job_task_names)));
       };
       if (const YAML::Node* list = task.find("after")) {
         const std::size_t n = io_detail::list_length(*list, "after", file_);
@@ -205,8 +205,8 @@ class Reader {
                          fmt::format("task '{}' is missing required field 'size' (kernel {} "
                                      "needs its matrix side or element count)",
                                      name, kernel_text));
-      size = io_detail::whole_number_value(task.required("size"), "size", 1, max_size(*kernel),
-                                           file_);
+      size =
+          io_detail::whole_number_value(task.required("size"), "size", 1, max_size(*kernel), file_);
     } else if (task.has("size")) {
       size = io_detail::whole_number_value(task.required("size"), "size", 0, 0, file_);
     }
@@ -229,10 +229,9 @@ class Reader {
     for (std::size_t i = 0; i < kinds.size(); ++i) {
       const SourcePosition where =
           data_names.empty() ? task.position() : task.position_of_field("data");
-      const NamedHandle& h =
-          data_names.empty()
-              ? create(kinds[i], size, fmt::format("task '{}'", name), where)
-              : named(data_names[i], kinds[i], size, name, where);
+      const NamedHandle& h = data_names.empty()
+                                 ? create(kinds[i], size, fmt::format("task '{}'", name), where)
+                                 : named(data_names[i], kinds[i], size, name, where);
       call.handles[i] = h.handle;
       call.access[i] = signature[i];
       if (kinds[i] == ArgumentKind::graph) graph_edges = h.graph_edges;
@@ -245,10 +244,10 @@ class Reader {
                            const std::string& task_name, const SourcePosition& where) {
     const auto it = handles_.find(data_name);
     if (it == handles_.end()) {
-      NamedHandle h = create(kind, size,
-                             fmt::format("task '{}' ({}:{}:{})", task_name, where.file, where.line,
-                                         where.column),
-                             where);
+      NamedHandle h = create(
+          kind, size,
+          fmt::format("task '{}' ({}:{}:{})", task_name, where.file, where.line, where.column),
+          where);
       return handles_.emplace(data_name, std::move(h)).first->second;
     }
     const NamedHandle& h = it->second;

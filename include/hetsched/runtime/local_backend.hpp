@@ -10,7 +10,7 @@
 // completions. Rings are preallocated, so the hot path allocates nothing and takes no lock.
 // Wake-ups are batched: the dispatcher signals a worker once per round, however many tasks it
 // handed over, and a worker signals the dispatcher only when it matters — a failure, a task
-// whose successors wait for it, or its own queue running low (at most half full) — so a stream
+// whose successors wait for it, or its own queue crossing half full or running dry — so a stream
 // of tiny independent tasks costs one wake-up per half ring rather than one per task. Threads
 // spin briefly, then block on an atomic wait (futex), and are woken only when actually asleep.
 //
@@ -130,10 +130,10 @@ class LocalBackend final : public Backend {
   std::uint64_t launch_sequence_ = 0;
 
   // Dispatcher state (calling thread only).
-  std::vector<PlannedQueue> queued_;             // per device: placed, not handed over
-  std::vector<std::uint32_t> in_flight_;         // per device: handed over, not completed
-  std::vector<double> in_flight_seconds_;        // per device: their predicted seconds
-  std::vector<double> backlog_seconds_;          // per device: predicted seconds queued + in flight
+  std::vector<PlannedQueue> queued_;       // per device: placed, not handed over
+  std::vector<std::uint32_t> in_flight_;   // per device: handed over, not completed
+  std::vector<double> in_flight_seconds_;  // per device: their predicted seconds
+  std::vector<double> backlog_seconds_;    // per device: predicted seconds queued + in flight
   std::vector<double> predicted_sum_, measured_sum_;  // per device, for its lag
   std::vector<std::uint32_t> remaining_inputs_;       // per task
   std::vector<DeviceId> running_on_;                  // per task: where it actually runs
@@ -143,7 +143,7 @@ class LocalBackend final : public Backend {
   std::vector<std::uint8_t> broken_kernels_;          // per device × kernel: failed before
   std::vector<std::uint8_t> has_successors_;          // per task (read by workers too)
   std::vector<std::uint8_t> signal_pending_;          // per device: handed tasks, not signalled
-  std::size_t low_water_ = 1;  // a worker with this few tasks left wakes the dispatcher
+  std::size_t low_water_ = 1;  // a worker whose queue drops to this many wakes the dispatcher
   alignas(64) std::atomic<std::uint32_t> completion_signal_{0};
   std::atomic<bool> dispatcher_asleep_{false};
   std::size_t finished_ = 0;

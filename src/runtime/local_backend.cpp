@@ -230,11 +230,9 @@ std::optional<std::string> LocalBackend::execute(Worker& worker, TaskIndex task)
 
 void LocalBackend::worker_main(Worker& worker) {
   if (worker.kind == WorkerKind::cpu) use_single_threaded_blas();
-  double last_finish = -1;  // when the previous task finished; -1 after a wait
   for (;;) {
     TaskIndex task;
     bool got = worker.inbox.pop(task);
-    if (!got) last_finish = -1;
     for (int spin = 0; !got && spin < kSpinsBeforeSleep; ++spin) {
       cpu_relax();
       got = worker.inbox.pop(task);
@@ -251,11 +249,9 @@ void LocalBackend::worker_main(Worker& worker) {
       if (!got) continue;
     }
     if (task == kStopWorker) return;
-    // Back to back, the task starts when the previous one finished (one clock read per task).
-    const double start = last_finish >= 0 ? last_finish : seconds_since_start();
+    const double start = seconds_since_start();
     std::optional<std::string> error = execute(worker, task);
     const double finish = seconds_since_start();
-    last_finish = finish;
     if (error) errors_[task] = std::move(*error);  // read by the dispatcher after the pop
     // Never full: the outbox holds as many as can be in flight (see hand_to_worker).
     [[maybe_unused]] const bool pushed =

@@ -3,7 +3,8 @@
 // from the data each task names, as StarPU infers them from handle accesses in
 // submission order; `after:` (names of earlier tasks of the same job) and `edges:` add
 // ordering edges. A handle is created, with its kind and size fixed, by its first use;
-// a later use as another kind or size is an error naming both uses. Sizes are checked
+// a later use as another kind or size is an error naming both uses (arrays of doubles of
+// the same bytes — a matrix and a vector, say — are interchangeable). Sizes are checked
 // against the limits before any data is allocated.
 #include "hetsched/runtime/runtime_dag_file.hpp"
 
@@ -84,6 +85,11 @@ std::int64_t max_size(KernelId kernel) {
     default:
       return std::int64_t{1} << 26;
   }
+}
+
+bool holds_doubles(ArgumentKind kind) {
+  return kind == ArgumentKind::matrix || kind == ArgumentKind::vector ||
+         kind == ArgumentKind::scalar;
 }
 
 constexpr std::uint32_t kExtraEdgesPerVertex = 4;  // random graphs for BFS, as in the mix DAG
@@ -251,7 +257,12 @@ class Reader {
       return handles_.emplace(data_name, std::move(h)).first->second;
     }
     const NamedHandle& h = it->second;
-    if (h.kind != kind || h.size != size)
+    // Arrays of doubles (matrix, vector, scalar) are interchangeable when their bytes match:
+    // a stencil's n×n grid is a reduction's n² vector.
+    const bool compatible = (h.kind == kind && h.size == size) ||
+                            (holds_doubles(h.kind) && holds_doubles(kind) &&
+                             argument_bytes(h.kind, h.size) == argument_bytes(kind, size));
+    if (!compatible)
       throw InputError(where, fmt::format("data '{}' is used as a {} of size {} here, but {} "
                                           "made it a {} of size {}",
                                           data_name, describe(kind), size, h.first_use,

@@ -90,6 +90,7 @@ Problem make_problem(const RunOptions& o) {
 }
 
 void run_run(const RunOptions& options) {
+  Problem problem = make_problem(options);  // bad input fails before any device is opened
   LocalDevices devices(LocalDevicesOptions{options.cpu_workers, !options.no_opencl, true});
   if (!devices.notice().empty()) std::cerr << "hetsched: " << devices.notice() << "\n";
   RooflineModel roofline(devices.cluster());
@@ -99,7 +100,6 @@ void run_run(const RunOptions& options) {
     learned->load(options.perf_model, devices.fingerprint());
   }
   const PerfModel& perf = learned ? static_cast<const PerfModel&>(*learned) : roofline;
-  Problem problem = make_problem(options);
 
   // What the simulator predicts for this DAG under the same policy and model.
   auto sim_policy = make_policy(options.policy, PolicyOptions{options.seed});

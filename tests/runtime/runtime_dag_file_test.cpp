@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "hetsched/core/input_error.hpp"
-#include "support/cli_runner.hpp"
+#include "../support/cli_runner.hpp"
 
 namespace hetsched {
 namespace {

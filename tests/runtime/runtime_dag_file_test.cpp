@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "hetsched/core/input_error.hpp"
 #include "../support/cli_runner.hpp"
+#include "hetsched/core/input_error.hpp"
 
 namespace hetsched {
 namespace {

@@ -84,8 +84,8 @@ void sync_with_api(KubeApi& api, KubeExtender& extender) {
     try {
       extender.load_nodes(nodes.body, true);
     } catch (const InputError& e) {
-      std::cerr << "hetsched kube-extender: warning: node list from the API server: "
-                << e.what() << "\n";
+      std::cerr << "hetsched kube-extender: warning: node list from the API server: " << e.what()
+                << "\n";
     }
   } else {
     std::cerr << "hetsched kube-extender: warning: " << nodes.error << "\n";
@@ -96,8 +96,7 @@ void sync_with_api(KubeApi& api, KubeExtender& extender) {
     return;
   }
   std::set<std::string> live;
-  if (const auto items = pods.body.find("items");
-      items != pods.body.end() && items->is_array()) {
+  if (const auto items = pods.body.find("items"); items != pods.body.end() && items->is_array()) {
     for (const auto& pod : *items) {
       const auto metadata = pod.find("metadata");
       if (metadata == pod.end() || !metadata->is_object()) continue;
@@ -144,8 +143,8 @@ void run_kube_extender(const KubeExtenderOptions& options) {
   const int bound_port =
       port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
   if (bound_port < 0)
-    throw InputError(fmt::format("--listen: cannot listen on {} (address in use or not local)",
-                                 options.listen));
+    throw InputError(
+        fmt::format("--listen: cannot listen on {} (address in use or not local)", options.listen));
 
   std::mutex mutex;
   std::condition_variable wake;
@@ -203,11 +202,11 @@ void add_kube_extender_command(CLI::App& app) {
                       "file holding the bearer token for --kube-api");
   command->add_option("--kube-ca-file", options->ca_file,
                       "PEM CA bundle to verify an https --kube-api");
-  command->add_option("--max-body-bytes", options->max_body_bytes,
-                      "largest request body accepted")
+  command->add_option("--max-body-bytes", options->max_body_bytes, "largest request body accepted")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 31));
-  command->add_option("--sync-seconds", options->sync_seconds,
-                      "how often to refresh nodes and release ended pods from --kube-api")
+  command
+      ->add_option("--sync-seconds", options->sync_seconds,
+                   "how often to refresh nodes and release ended pods from --kube-api")
       ->check(CLI::Range(0.1, 3600.0));
   command->callback([options] { run_kube_extender(*options); });
 }

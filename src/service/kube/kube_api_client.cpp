@@ -31,7 +31,8 @@ KubeApiClient::KubeApiClient(KubeApiOptions options) : options_(std::move(option
   while (url.size() > 8 && url.back() == '/') url.pop_back();
   connection_ = std::make_unique<Connection>(url);
   if (!connection_->client.is_valid())
-    throw InputError("--kube-api: '" + options_.url + "' is not a valid URL (http(s)://host[:port])");
+    throw InputError("--kube-api: '" + options_.url +
+                     "' is not a valid URL (http(s)://host[:port])");
   auto& client = connection_->client;
   const auto seconds = static_cast<time_t>(std::floor(options_.timeout_seconds));
   const auto micros =
@@ -53,9 +54,8 @@ KubeApiResult KubeApiClient::request(const std::string& method, const std::strin
   KubeApiResult result;
   std::lock_guard lock(connection_->mutex);
   auto& client = connection_->client;
-  httplib::Result response = method == "POST"
-                                 ? client.Post(path, body, "application/json")
-                                 : client.Get(path, {{"Accept", "application/json"}});
+  httplib::Result response = method == "POST" ? client.Post(path, body, "application/json")
+                                              : client.Get(path, {{"Accept", "application/json"}});
   if (!response) {
     result.error = fmt::format("{} {}{}: {}", method, options_.url, path,
                                httplib::to_string(response.error()));
@@ -79,15 +79,16 @@ KubeApiResult KubeApiClient::request(const std::string& method, const std::strin
 }
 
 KubeApiResult KubeApiClient::create_binding(const std::string& pod_namespace,
-                                            const std::string& pod_name,
-                                            const std::string& pod_uid, const std::string& node) {
+                                            const std::string& pod_name, const std::string& pod_uid,
+                                            const std::string& node) {
   nlohmann::ordered_json binding;
   binding["apiVersion"] = "v1";
   binding["kind"] = "Binding";
   binding["metadata"] = {{"name", pod_name}, {"namespace", pod_namespace}};
   if (!pod_uid.empty()) binding["metadata"]["uid"] = pod_uid;
   binding["target"] = {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}};
-  return request("POST", fmt::format("/api/v1/namespaces/{}/pods/{}/binding", pod_namespace, pod_name),
+  return request("POST",
+                 fmt::format("/api/v1/namespaces/{}/pods/{}/binding", pod_namespace, pod_name),
                  binding.dump());
 }
 
@@ -99,9 +100,9 @@ KubeApiResult KubeApiClient::get_pod(const std::string& pod_namespace,
 KubeApiResult KubeApiClient::list_nodes() { return request("GET", "/api/v1/nodes", ""); }
 
 KubeApiResult KubeApiClient::list_live_pods() {
-  return request("GET",
-                 "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed",
-                 "");
+  return request(
+      "GET", "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed",
+      "");
 }
 
 std::string read_kube_token_file(const std::string& path) {

@@ -52,8 +52,8 @@ Prediction predict(const Task& work, const DeviceSpec& part) {
 nlohmann::json parse_body(std::string_view body, std::string& error) {
   try {
     nlohmann::json value = nlohmann::json::parse(body);
-    if (!value.is_object()) error = "request body is a JSON " + std::string(value.type_name()) +
-                                    ", expected an object";
+    if (!value.is_object())
+      error = "request body is a JSON " + std::string(value.type_name()) + ", expected an object";
     return value;
   } catch (const nlohmann::json::exception& e) {
     error = std::string("request body is not JSON: ") + e.what();
@@ -129,26 +129,25 @@ KubeNodeVerdict KubeExtender::judge_locked(const KubePod& pod, const KubeNode& n
     used_after = held_count + count;
     allocatable = accelerator.allocatable;
     if (used_after > allocatable + 1e-9)
-      return fail(true, fmt::format("{} of {} {} free ({} held by pods hetsched bound), the pod "
-                                    "needs {}",
-                                    amount(std::max(0.0, allocatable - held_count)),
-                                    amount(allocatable), resource, amount(held_count),
-                                    amount(count)));
+      return fail(true,
+                  fmt::format("{} of {} {} free ({} held by pods hetsched bound), the pod "
+                              "needs {}",
+                              amount(std::max(0.0, allocatable - held_count)), amount(allocatable),
+                              resource, amount(held_count), amount(count)));
   } else {
     used_after = held.cpu_cores + pod.cpu_cores;
     allocatable = node.cpu_cores;
   }
-  if (!pod.allowed_models.empty() &&
-      std::find(pod.allowed_models.begin(), pod.allowed_models.end(), part.model) ==
-          pod.allowed_models.end()) {
+  if (!pod.allowed_models.empty() && std::find(pod.allowed_models.begin(), pod.allowed_models.end(),
+                                               part.model) == pod.allowed_models.end()) {
     std::string allowed;
     for (const auto& model : pod.allowed_models) allowed += (allowed.empty() ? "" : ", ") + model;
     return fail(false, fmt::format("node's {} is {}, not one of hetsched.io/allowed-models ({})",
                                    resource.empty() ? "cpu" : resource, part.model, allowed));
   }
   if (!part.supports(pod.work.precision))
-    return fail(false, fmt::format("{} does not support {}", part.model,
-                                   to_string(pod.work.precision)));
+    return fail(false,
+                fmt::format("{} does not support {}", part.model, to_string(pod.work.precision)));
   if (pod.work.memory_bytes > part.memory_bytes)
     return fail(false, fmt::format("the pod needs {} of memory on each device, {} has {}",
                                    gigabytes(pod.work.memory_bytes), part.model,
@@ -160,11 +159,11 @@ KubeNodeVerdict KubeExtender::judge_locked(const KubePod& pod, const KubeNode& n
     return fail(false, fmt::format("node has {} memory allocatable, the pod needs {}",
                                    gigabytes(node.memory_bytes), gigabytes(pod.memory_bytes)));
   if (pod.cpu_cores > node.cpu_cores - held.cpu_cores + 1e-9)
-    return fail(true, fmt::format("{} of {} cpu free ({} held by pods hetsched bound), the pod "
-                                  "needs {}",
-                                  amount(std::max(0.0, node.cpu_cores - held.cpu_cores)),
-                                  amount(node.cpu_cores), amount(held.cpu_cores),
-                                  amount(pod.cpu_cores)));
+    return fail(true,
+                fmt::format("{} of {} cpu free ({} held by pods hetsched bound), the pod "
+                            "needs {}",
+                            amount(std::max(0.0, node.cpu_cores - held.cpu_cores)),
+                            amount(node.cpu_cores), amount(held.cpu_cores), amount(pod.cpu_cores)));
   if (pod.memory_bytes > node.memory_bytes - held.memory_bytes)
     return fail(true, fmt::format("{} of {} memory free ({} held by pods hetsched bound), the "
                                   "pod needs {}",
@@ -207,8 +206,7 @@ std::vector<KubeNode> KubeExtender::candidates(const nlohmann::json& args, bool&
     for (const KubeNode& node : nodes) nodes_[node.name] = node;
     return nodes;
   }
-  if (names == nullptr)
-    throw InputError("ExtenderArgs: neither Nodes nor NodeNames is given");
+  if (names == nullptr) throw InputError("ExtenderArgs: neither Nodes nor NodeNames is given");
   if (!names->is_array())
     throw InputError("ExtenderArgs.NodeNames: expected an array, found " +
                      std::string(names->type_name()));
@@ -338,13 +336,14 @@ ExtenderAnswer KubeExtender::bind(std::string_view body) {
         kube_json::require_string(args, "PodNamespace", "ExtenderBindingArgs");
     const std::string pod_uid = kube_json::require_string(args, "PodUID", "ExtenderBindingArgs");
     const std::string node_name = kube_json::require_string(args, "Node", "ExtenderBindingArgs");
-    for (const auto& [field, value] : {std::pair{"PodName", pod_name},
-                                       std::pair{"PodNamespace", pod_namespace},
-                                       std::pair{"Node", node_name}})
+    for (const auto& [field, value] :
+         {std::pair{"PodName", pod_name}, std::pair{"PodNamespace", pod_namespace},
+          std::pair{"Node", node_name}})
       if (!is_object_name(value))
-        throw InputError(fmt::format("ExtenderBindingArgs.{}: '{}' is not a Kubernetes object "
-                                     "name (lowercase letters, digits, '-' and '.')",
-                                     field, value));
+        throw InputError(
+            fmt::format("ExtenderBindingArgs.{}: '{}' is not a Kubernetes object "
+                        "name (lowercase letters, digits, '-' and '.')",
+                        field, value));
     if (api_ == nullptr)
       return error_answer(200,
                           "the hetsched extender has no Kubernetes API server configured "
@@ -411,7 +410,8 @@ void KubeExtender::load_nodes(const nlohmann::json& node_list, bool replace_all)
 
 std::size_t KubeExtender::reconcile(const std::set<std::string>& live_pod_uids) {
   std::lock_guard lock(mutex_);
-  return std::erase_if(bound_, [&](const auto& entry) { return !live_pod_uids.contains(entry.first); });
+  return std::erase_if(bound_,
+                       [&](const auto& entry) { return !live_pod_uids.contains(entry.first); });
 }
 
 std::vector<KubeBoundPod> KubeExtender::bound_pods() const {

@@ -48,7 +48,8 @@ void KubeExtenderHttp::mount(httplib::Server& server, const std::string& prefix)
   route("bind", &KubeExtender::bind);
   server.Get(prefix + "/healthz", [extender](const httplib::Request&, httplib::Response& response) {
     send_json(response, 200,
-              nlohmann::json{{"status", "ok"}, {"cached_nodes", extender->cached_node_count()},
+              nlohmann::json{{"status", "ok"},
+                             {"cached_nodes", extender->cached_node_count()},
                              {"bound_pods", extender->bound_pods().size()}}
                   .dump());
   });

@@ -240,9 +240,14 @@ KubeNode parse_kube_node(const nlohmann::json& object) {
 
 std::vector<KubeNode> parse_kube_node_list(const nlohmann::json& node_list) {
   kube_json::require_object(node_list, "NodeList");
+  if (!node_list.contains("items"))
+    throw InputError("NodeList.items: missing (expected a v1.NodeList with its items)");
+  if (const nlohmann::json* kind = kube_json::member(node_list, "kind");
+      kind != nullptr && *kind != "NodeList" && *kind != "List")
+    throw InputError("NodeList.kind: expected NodeList or List, found " + kind->dump());
   const nlohmann::json* items = kube_json::member(node_list, "items");
   std::vector<KubeNode> nodes;
-  if (items == nullptr) return nodes;  // an empty list serializes items as null
+  if (items == nullptr) return nodes;  // Go encodes an empty list's items as null
   if (!items->is_array())
     throw InputError("NodeList.items: expected an array, found " +
                      kube_json::describe_type(*items));

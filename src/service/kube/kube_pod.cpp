@@ -73,8 +73,7 @@ std::vector<Resources> container_requests(const nlohmann::json& spec, std::strin
   if (!list->is_array())
     throw InputError(list_path + ": expected an array, found " + kube_json::describe_type(*list));
   for (std::size_t i = 0; i < list->size(); ++i)
-    requests.push_back(
-        container_request((*list)[i], list_path + "[" + std::to_string(i) + "]"));
+    requests.push_back(container_request((*list)[i], list_path + "[" + std::to_string(i) + "]"));
   return requests;
 }
 
@@ -171,8 +170,7 @@ KubePod parse_kube_pod(const nlohmann::json& object) {
   if (spec == nullptr) throw InputError(path + ".spec: missing (expected an object)");
   kube_json::require_object(*spec, path + ".spec");
   Resources total;
-  for (const Resources& r : container_requests(*spec, "containers", path + ".spec"))
-    total.add(r);
+  for (const Resources& r : container_requests(*spec, "containers", path + ".spec")) total.add(r);
   for (const Resources& r : container_requests(*spec, "initContainers", path + ".spec"))
     total.raise_to(r);
   if (const nlohmann::json* overhead = kube_json::member(*spec, "overhead")) {
@@ -183,13 +181,13 @@ KubePod parse_kube_pod(const nlohmann::json& object) {
   pod.cpu_cores = total.cpu;
   pod.memory_bytes = total.memory;
   for (const auto& [name, count] : total.accelerators) {
-    if (count < 0)
-      throw InputError(path + ": requests a negative amount of " + name);
+    if (count < 0) throw InputError(path + ": requests a negative amount of " + name);
     if (count > 0) pod.accelerators[name] = count;
   }
   if (pod.accelerators.size() > 1) {
     std::string names;
-    for (const auto& [name, count] : pod.accelerators) names += (names.empty() ? "" : " and ") + name;
+    for (const auto& [name, count] : pod.accelerators)
+      names += (names.empty() ? "" : " and ") + name;
     throw InputError(path + ": requests both " + names +
                      "; hetsched places a pod on one accelerator kind");
   }

@@ -3,12 +3,11 @@
 // with a bearer token; the extender only needs this interface.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace hetsched {
 

@@ -4,8 +4,8 @@
 // discovery, GKE and AMD's node labeller set:
 //   nvidia.com/gpu.product            "NVIDIA-H100-80GB-HBM3", "NVIDIA-A100-SXM4-40GB", "Tesla-T4"
 //   cloud.google.com/gke-accelerator  "nvidia-tesla-a100", "nvidia-h100-80gb", "nvidia-l4"
-//   cloud.google.com/gke-tpu-accelerator  "tpu-v4-podslice", "tpu-v5-lite-podslice", "tpu-v5p-slice"
-//   amd.com/gpu.product-name          "AMD_Instinct_MI300X_OAM"
+//   cloud.google.com/gke-tpu-accelerator  "tpu-v4-podslice", "tpu-v5-lite-podslice",
+//   "tpu-v5p-slice" amd.com/gpu.product-name          "AMD_Instinct_MI300X_OAM"
 //   hetsched.io/accelerator-model     a catalog name, overriding the others
 //   hetsched.io/cpu-model             a catalog CPU name ("EPYC-9654", "Xeon-8480+")
 // A model the catalog does not hold is scored as its kind's reference part

@@ -10,9 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../support/cli_runner.hpp"
 #include "hetsched/service/kube/kube_extender.hpp"
 #include "kube_test_support.hpp"
-#include "support/cli_runner.hpp"
 
 extern char** environ;
 

@@ -149,15 +149,19 @@ void run_kube_extender(const KubeExtenderOptions& options) {
   std::mutex mutex;
   std::condition_variable wake;
   bool stopping = false;
+  bool listen_done = false;
   std::thread signal_thread([&] {
     int received = 0;
     sigwait(&signals, &received);
-    {
-      std::lock_guard lock(mutex);
-      stopping = true;
-    }
+    std::unique_lock lock(mutex);
+    stopping = true;
     wake.notify_all();
-    server.stop();
+    // A signal may come before listen_after_bind runs, when stop() has nothing to stop
+    // yet: repeat it until the server has ended.
+    while (!listen_done) {
+      server.stop();
+      wake.wait_for(lock, std::chrono::milliseconds(50), [&] { return listen_done; });
+    }
   });
   std::thread sync_thread;
   if (api) {
@@ -178,6 +182,7 @@ void run_kube_extender(const KubeExtenderOptions& options) {
   {
     std::lock_guard lock(mutex);
     stopping = true;
+    listen_done = true;
   }
   wake.notify_all();
   pthread_kill(signal_thread.native_handle(), SIGTERM);  // ends sigwait if no signal came

@@ -2,10 +2,12 @@
 // prioritize, bind) and /healthz until SIGINT or SIGTERM. With --kube-api it binds
 // pods through the API server and, every --sync-seconds, refreshes its node cache and
 // releases the resources of pods that ended.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <httplib.h>
-#include <pthread.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -107,6 +109,15 @@ void sync_with_api(KubeApi& api, KubeExtender& extender) {
   }
 }
 
+int stop_pipe[2] = {-1, -1};
+
+void write_stop_byte(int) {
+  const int saved = errno;
+  const char byte = 1;
+  [[maybe_unused]] const auto written = ::write(stop_pipe[1], &byte, 1);
+  errno = saved;
+}
+
 void run_kube_extender(const KubeExtenderOptions& options) {
   const auto [host, port] = split_listen(options.listen);
   std::unique_ptr<KubeApiClient> api;
@@ -130,12 +141,15 @@ void run_kube_extender(const KubeExtenderOptions& options) {
     }
   }
 
-  // Signals go to one thread that stops the server; every other thread blocks them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // SIGINT and SIGTERM write a byte to a pipe (all a handler may safely do, in whatever
+  // thread the signal lands: libraries start threads of their own before main); one
+  // thread reads it and stops the server.
+  if (::pipe2(stop_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
+  struct sigaction on_signal {};
+  on_signal.sa_handler = write_stop_byte;
+  sigemptyset(&on_signal.sa_mask);
+  ::sigaction(SIGINT, &on_signal, nullptr);
+  ::sigaction(SIGTERM, &on_signal, nullptr);
 
   httplib::Server server;
   server.set_payload_max_length(options.max_body_bytes);
@@ -151,8 +165,9 @@ void run_kube_extender(const KubeExtenderOptions& options) {
   bool stopping = false;
   bool listen_done = false;
   std::thread signal_thread([&] {
-    int received = 0;
-    sigwait(&signals, &received);
+    char byte = 0;
+    while (::read(stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
     std::unique_lock lock(mutex);
     stopping = true;
     wake.notify_all();
@@ -185,9 +200,13 @@ void run_kube_extender(const KubeExtenderOptions& options) {
     listen_done = true;
   }
   wake.notify_all();
-  pthread_kill(signal_thread.native_handle(), SIGTERM);  // ends sigwait if no signal came
+  write_stop_byte(0);  // ends the signal thread's wait if no signal came
   signal_thread.join();
   if (sync_thread.joinable()) sync_thread.join();
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::close(stop_pipe[0]);
+  ::close(stop_pipe[1]);
 }
 
 }  // namespace

@@ -318,6 +318,42 @@ TEST(KubeExtender, UnreachableApiServerIsAnErrorAnswerNotACrash) {
   EXPECT_TRUE(extender.bound_pods().empty());
 }
 
+TEST(KubeApiClient, ListsNodesAndLivePodsForTheCacheAndTheRelease) {
+  LoopbackServer api_server;
+  std::string field_selector, authorization;
+  api_server.server().Get("/api/v1/nodes",
+                          [](const httplib::Request&, httplib::Response& response) {
+                            response.set_content(kube_recording("nodes.json"), "application/json");
+                          });
+  api_server.server().Get(
+      "/api/v1/pods", [&](const httplib::Request& request, httplib::Response& response) {
+        field_selector = request.get_param_value("fieldSelector");
+        authorization = request.get_header_value("Authorization");
+        response.set_content(R"({"kind":"PodList","items":[{"metadata":{"uid":"u1"}}]})",
+                             "application/json");
+      });
+  api_server.start();
+  KubeApiClient api(KubeApiOptions{api_server.url(), "sync-token", "", 5});
+  KubeExtender extender(&api);
+  const KubeApiResult nodes = api.list_nodes();
+  ASSERT_TRUE(nodes.ok) << nodes.error;
+  extender.load_nodes(nodes.body, true);
+  EXPECT_EQ(extender.cached_node_count(), 4u);
+  const KubeApiResult pods = api.list_live_pods();
+  ASSERT_TRUE(pods.ok) << pods.error;
+  EXPECT_EQ(field_selector, "status.phase!=Succeeded,status.phase!=Failed");
+  EXPECT_EQ(authorization, "Bearer sync-token");
+  EXPECT_EQ(pods.body["items"][0]["metadata"]["uid"], "u1");
+  // A whole-cluster list replaces the cache: nodes gone from it are dropped.
+  json one = kube_recording_json("nodes.json");
+  one["items"] = json::array({one["items"][0]});
+  extender.load_nodes(one, true);
+  EXPECT_EQ(extender.cached_node_names(), std::vector<std::string>{"gpu-h100-1"});
+  const KubeApiResult missing = api.get_pod("ml", "nobody");
+  EXPECT_FALSE(missing.ok);
+  EXPECT_NE(missing.error.find("404"), std::string::npos) << missing.error;
+}
+
 TEST(KubeExtender, MalformedRequestsGetClearErrors) {
   KubeExtender extender;
   const auto error_of = [](const ExtenderAnswer& answer) {

@@ -12,6 +12,8 @@ packages=(
   # local runtime: topology discovery, OpenCL loader + headers + PoCL (a real OpenCL device on
   # the CPU, used by tests and CI), OpenBLAS and LAPACKE for the CPU kernels, clinfo to inspect
   libhwloc-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libopenblas-dev liblapacke-dev clinfo
+  # service: the Kubernetes scheduler extender's HTTP server and API-server client
+  libcpp-httplib-dev
   # benchmark peer only (bench/starpu/run_starpu_bench.sh builds against it; never linked)
   libstarpu-dev
 )

@@ -24,5 +24,6 @@ void add_bench_energy_command(CLI::App& bench);
 void add_bench_partition_command(CLI::App& bench);
 void add_bench_faults_command(CLI::App& bench);
 void add_bench_scaling_command(CLI::App& bench);
+void add_kube_extender_command(CLI::App& app);
 
 }  // namespace hetsched::cli

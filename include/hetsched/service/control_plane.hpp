@@ -59,6 +59,8 @@ struct ControlPlaneOptions {
   double time_scale = 1.0;
   std::uint32_t max_task_retries = 3;
   std::chrono::milliseconds tick{2};  // the scheduling thread's poll interval
+  // How often engine.nodes() is asked (a real engine runs sinfo or a REST call).
+  std::chrono::milliseconds node_refresh{200};
   // Tight bounds for submitted text (a service faces untrusted input).
   WorkloadFileLimits workload_limits{.max_job_replicas = 1000,
                                      .max_jobs = 1000,
@@ -123,16 +125,23 @@ class ControlPlane {
   struct QueueEntry {
     double planned_start = 0;
     std::uint64_t job = 0;
+    std::uint32_t topological_rank = 0;  // ties: predecessors first
     std::uint32_t task = 0;
     auto operator<=>(const QueueEntry&) const = default;
   };
   struct DeviceModel;
 
   void scheduling_loop();
-  void refresh_cluster();
+  void refresh_cluster(bool force);
+  std::unique_ptr<LiveJob> make_live_job(ServiceJob record, const std::string& text,
+                                         const std::shared_ptr<const Cluster>& parsed_on);
+  void enqueue(LiveJob& job, std::uint32_t task);
   void take_submissions();
   void handle_cancels();
-  void handle_engine_reports(std::vector<EngineTaskStatus> reports, bool first_after_recovery);
+  void handle_engine_reports(const std::vector<EngineTaskStatus>& reports,
+                             bool first_after_recovery);
+  void task_failed(LiveJob& job, std::uint32_t task, const std::string& reason);
+  void publish_metrics();
   void move_off_lost_nodes();
   void plan_waiting_jobs();
   void plan_job(LiveJob& job, bool replan);
@@ -155,6 +164,10 @@ class ControlPlane {
   std::map<std::string, std::set<QueueEntry>> device_queues_;  // by device name
   std::map<std::string, std::pair<std::uint64_t, std::uint32_t>> busy_devices_;
   std::map<std::string, std::pair<std::uint64_t, std::uint32_t>> launched_;  // by launch key
+  std::map<std::string, double> predicted_free_;  // model seconds, by device name
+  std::map<std::string, std::unique_ptr<SchedulingPolicy>> policies_;
+  std::chrono::steady_clock::time_point last_node_refresh_{};
+  bool nodes_changed_ = true;
   std::set<std::uint64_t> dirty_;
   std::set<std::uint64_t> needs_plan_;
   std::unique_ptr<DeviceModel> model_;
@@ -163,7 +176,7 @@ class ControlPlane {
   // Shared with the HTTP threads, under mutex_.
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::uint64_t> submitted_;
+  std::deque<std::unique_ptr<LiveJob>> submitted_;
   std::deque<std::uint64_t> cancel_requests_;
   std::map<std::uint64_t, ServiceJob> view_;      // every job, as last published
   std::shared_ptr<const Cluster> parse_cluster_;  // for parsing submissions
@@ -171,6 +184,9 @@ class ControlPlane {
   ServiceMetrics metrics_;
   std::vector<double> latency_samples_;
   double deciding_seconds_ = 0;
+  std::uint64_t decisions_ = 0, failures_ = 0, replans_ = 0, submitted_total_ = 0;
+  std::uint64_t planning_calls_ = 0;
+  double energy_joules_ = 0;
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -62,7 +62,7 @@ struct ServiceJob {
 std::string service_job_key(std::uint64_t id);
 inline constexpr std::string_view kServiceJobPrefix = "jobs/";
 
-nlohmann::json to_json(const ServiceJob& job, bool with_source = true);
+nlohmann::ordered_json to_json(const ServiceJob& job, bool with_source = true);
 // Throws std::runtime_error (nlohmann's) on a malformed record.
 ServiceJob service_job_from_json(const nlohmann::json& json);
 

@@ -328,6 +328,7 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
     }
     result.decisions = static_cast<std::uint64_t>(decisions - decisions_before);
     result.decisions_per_second = (decisions - decisions_before) / seconds_since(dag_started);
+    result.policy_decisions_per_second = metric_value(metrics(), "hetsched_decisions_per_second");
   }
   {
     RestartDeployment deployment(params.cli_path, serve_arguments("failover.db"), token);

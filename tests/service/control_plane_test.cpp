@@ -10,6 +10,7 @@
 
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/cluster/device_catalog.hpp"
+#include "hetsched/core/input_error.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"

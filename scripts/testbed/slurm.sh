@@ -92,7 +92,8 @@ write_config() {
     echo "SchedulerParameters=sched_min_interval=0,sched_interval=1,bf_interval=1"
     # Ended jobs stay visible to squeue for an hour, so their end state is never missed.
     echo "MinJobAge=3600"
-    echo "ReturnToService=2"
+    # A node downed by an operator (or a test) stays down until resumed.
+    echo "ReturnToService=1"
     echo "SlurmdParameters=config_overrides"
     echo "SlurmctldTimeout=30"
     echo "SlurmdTimeout=300"

@@ -366,6 +366,10 @@ void SlurmEngine::adopt_existing_jobs() {
 std::vector<EngineTaskStatus> SlurmEngine::poll() {
   if (!adopted_) adopt_existing_jobs();
   std::vector<EngineTaskStatus> statuses;
+  const auto now = std::chrono::steady_clock::now();
+  if (polled_ && now - last_poll_ < options_.poll_interval) return statuses;
+  polled_ = true;
+  last_poll_ = now;
   if (jobs_by_key_.empty()) return statuses;
   const json document = json::parse(run_tool({"squeue", "--json"}), nullptr, false);
   if (document.is_discarded() || !document.contains("jobs")) {
@@ -412,7 +416,16 @@ void SlurmEngine::down_node(std::string_view node, std::string_view reason) {
 }
 
 void SlurmEngine::resume_node(std::string_view node) {
-  run_tool({"scontrol", "update", "NodeName=" + std::string(node), "State=RESUME"});
+  try {
+    run_tool({"scontrol", "update", "NodeName=" + std::string(node), "State=RESUME"});
+  } catch (const EngineError&) {
+    // Slurm refuses to resume a node that is already up (it may have returned to
+    // service by itself); only a node that is still not up is a failure.
+    for (const auto& known : nodes()) {
+      if (known.name == node && known.state == EngineNodeState::up) return;
+    }
+    throw;
+  }
 }
 
 }  // namespace hetsched

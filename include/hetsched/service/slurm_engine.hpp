@@ -35,6 +35,9 @@ struct SlurmEngineOptions {
   double sleep_seconds_per_predicted_second = 1.0;
   double minimum_sleep_seconds = 0.0;
   std::chrono::milliseconds command_timeout{15000};
+  // squeue runs at most this often; a poll() in between reports nothing new. The
+  // first poll() always asks Slurm (a restarted service reconciles on it).
+  std::chrono::milliseconds poll_interval{250};
 };
 
 // A Slurm GRES type word ("h100", "a100", "v4") as a catalog model name when one
@@ -74,6 +77,8 @@ class SlurmEngine final : public ClusterEngine {
 
   SlurmEngineOptions options_;
   bool adopted_ = false;
+  bool polled_ = false;
+  std::chrono::steady_clock::time_point last_poll_{};
   // Launched (or adopted) and not yet reported as ended.
   std::map<std::string, TrackedJob, std::less<>> jobs_by_key_;
   // node → (catalog model → Slurm GRES type word), learnt from the inventory

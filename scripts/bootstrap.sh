@@ -16,6 +16,9 @@ packages=(
   # brings up (scripts/testbed/): Slurm (munge, slurmctld, slurmd, client tools, slurmrestd)
   # and a three-member etcd, plus curl for the testbed's readiness checks
   libcurl4-openssl-dev curl munge slurm-wlm slurm-client slurmrestd etcd-server etcd-client
+  # service (`hetsched serve`): SQLite for durable state, cpp-httplib for the REST API (its
+  # Debian build enables TLS and compression, so its header needs OpenSSL, zlib and Brotli headers)
+  libsqlite3-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
   # benchmark peer only (bench/starpu/run_starpu_bench.sh builds against it; never linked)
   libstarpu-dev
 )

@@ -10,6 +10,20 @@
 #include <charconv>
 
 namespace hetsched {
+namespace {
+
+// etcd's failures as the StateStore reports them (nothing of the call was made
+// durable: a transaction is all or none, and a failed request changed nothing).
+template <typename Call>
+auto as_store_error(Call&& call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const EtcdError& error) {
+    throw StateStoreError(error.what());
+  }
+}
+
+}  // namespace
 
 EtcdStateStore::EtcdStateStore(std::shared_ptr<EtcdClient> client, std::string key_prefix)
     : client_(std::move(client)), key_prefix_(std::move(key_prefix)) {}
@@ -22,11 +36,11 @@ void EtcdStateStore::put(std::span<const StoredRecord> records) {
     operations.push_back(
         EtcdOperation{EtcdOperation::Kind::put, full_key(record.key), record.value});
   }
-  client_->txn({}, operations);
+  as_store_error([&] { return client_->txn({}, operations); });
 }
 
 std::optional<std::string> EtcdStateStore::get(std::string_view key) {
-  auto found = client_->get(full_key(key));
+  auto found = as_store_error([&] { return client_->get(full_key(key)); });
   if (!found) return std::nullopt;
   return std::move(found->value);
 }
@@ -34,15 +48,23 @@ std::optional<std::string> EtcdStateStore::get(std::string_view key) {
 std::vector<StoredRecord> EtcdStateStore::list(std::string_view prefix) {
   const std::string start = full_key(prefix);
   std::vector<StoredRecord> records;
-  for (auto& kv : client_->range(start, EtcdClient::prefix_end(start))) {
+  auto values =
+      as_store_error([&] { return client_->range(start, EtcdClient::prefix_end(start)); });
+  for (auto& kv : values) {
     records.push_back(StoredRecord{kv.key.substr(key_prefix_.size()), std::move(kv.value)});
   }
   return records;
 }
 
-void EtcdStateStore::erase(std::string_view key) { client_->delete_range(full_key(key)); }
+void EtcdStateStore::erase(std::string_view key) {
+  as_store_error([&] { return client_->delete_range(full_key(key)); });
+}
 
 std::uint64_t EtcdStateStore::next_sequence(std::string_view counter) {
+  return as_store_error([&] { return next_sequence_in_etcd(counter); });
+}
+
+std::uint64_t EtcdStateStore::next_sequence_in_etcd(std::string_view counter) {
   const std::string key = full_key("sequences/" + std::string(counter));
   for (int attempt = 0; attempt < 1000; ++attempt) {
     const auto current = client_->get(key);

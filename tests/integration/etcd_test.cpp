@@ -57,7 +57,7 @@ TEST(EtcdStateStoreIntegration, MultiRecordPutIsAllOrNothing) {
   // and not one of its records is written.
   std::vector<StoredRecord> too_many;
   for (int i = 0; i < 1100; ++i) too_many.push_back({"big/" + std::to_string(10000 + i), "v"});
-  EXPECT_THROW(store.put(too_many), EtcdError);
+  EXPECT_THROW(store.put(too_many), StateStoreError);
   EXPECT_TRUE(store.list("big/").empty());
 }
 

@@ -4,7 +4,8 @@
 // transaction (atomic: all or none; at most etcd's --max-txn-ops records, 128 by
 // default); list() is one range read over [prefix, prefix_end); next_sequence() is a
 // compare-and-swap loop on the counter's mod_revision, so two replicas racing never
-// get the same value. A write that returns has been committed by a quorum.
+// get the same value. A write that returns has been committed by a quorum. etcd's
+// failures come out as StateStoreError.
 #pragma once
 
 #include <memory>
@@ -29,6 +30,7 @@ class EtcdStateStore final : public StateStore {
   EtcdClient& client() { return *client_; }
 
  private:
+  std::uint64_t next_sequence_in_etcd(std::string_view counter);
   std::string full_key(std::string_view key) const { return key_prefix_ + std::string(key); }
 
   std::shared_ptr<EtcdClient> client_;

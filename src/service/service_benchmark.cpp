@@ -103,8 +103,9 @@ std::optional<std::set<std::uint64_t>> listed_ids(const std::vector<std::string>
     if (answer.status != 200) continue;
     try {
       std::set<std::uint64_t> ids;
-      for (const auto& job : nlohmann::json::parse(answer.body).at("jobs"))
-        ids.insert(job.at("id").get<std::uint64_t>());
+      // The parsed document must outlive the loop (a temporary's member would not).
+      const nlohmann::json listing = nlohmann::json::parse(answer.body);
+      for (const auto& job : listing.at("jobs")) ids.insert(job.at("id").get<std::uint64_t>());
       return ids;
     } catch (const std::exception&) {
       continue;

@@ -242,7 +242,8 @@ TEST(ServeOnEtcd, KillingTheLeaderHandsOverWithinFiveSecondsAndLosesNoAcknowledg
   const HttpAnswer listed = http_call(next_leader, "GET", "/v1/jobs", kToken);
   ASSERT_EQ(listed.status, 200);
   std::set<std::uint64_t> present;
-  for (const json& job : json::parse(listed.body).at("jobs")) present.insert(job.at("id"));
+  const json listing = json::parse(listed.body);
+  for (const json& job : listing.at("jobs")) present.insert(job.at("id").get<std::uint64_t>());
   for (std::uint64_t id : acknowledged) EXPECT_TRUE(present.count(id)) << "job " << id << " lost";
 }
 

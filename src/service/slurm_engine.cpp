@@ -393,6 +393,14 @@ std::vector<EngineTaskStatus> SlurmEngine::poll() {
       status.node = json_string(job, "nodes");
       if (status.node.empty()) status.node = json_string(job, "required_nodes");
       status.reason = reason_of_slurm_job(job, status.state);
+      // Pinned to a node that is drained or down, a pending job would wait forever:
+      // cancel it and report it failed, so the service places the task elsewhere.
+      if (status.state == EngineTaskState::pending &&
+          status.reason.rfind("ReqNodeNotAvail", 0) == 0) {
+        run_tool({"scancel", tracked.job_id});
+        status.state = EngineTaskState::failed;
+        status.reason += "; cancelled before it started, to be placed elsewhere";
+      }
     }
     const bool ended = has_ended(status.state);
     statuses.push_back(std::move(status));

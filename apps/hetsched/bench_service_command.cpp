@@ -32,6 +32,7 @@ void run_bench_service(BenchServiceOptions options) {
     nlohmann::ordered_json out{{"submissions_per_second", r.submissions_per_second},
                                {"decisions_per_second", r.decisions_per_second},
                                {"decisions", r.decisions},
+                               {"policy_decisions_per_second", r.policy_decisions_per_second},
                                {"failover_seconds", r.failover_seconds},
                                {"failover_mode", r.failover_mode},
                                {"acked_jobs_lost", r.acked_jobs_lost},
@@ -46,6 +47,8 @@ void run_bench_service(BenchServiceOptions options) {
   std::cout << fmt::format(
       "scheduling decisions/s through the service ({}): {:.1f} ({} decisions)\n",
       options.params.policy, r.decisions_per_second, r.decisions);
+  std::cout << fmt::format("  of which inside the policy: {:.1f} decisions/s\n",
+                           r.policy_decisions_per_second);
   std::cout << fmt::format("failover ({}): {:.3f} s\n", r.failover_mode, r.failover_seconds);
   std::cout << fmt::format("acknowledged jobs lost to kill -9: {} of {}\n", r.acked_jobs_lost,
                            r.acked_jobs);

@@ -50,15 +50,15 @@ std::pair<std::string, int> parse_listen(const std::string& text) {
 void run_serve(const ServeOptions& options) {
   const auto [host, port] = parse_listen(options.listen);
   make_policy(options.policy, {});  // an unknown name is an InputError before anything is created
-  std::unique_ptr<StateStore> store;
+  std::unique_ptr<ClusterEngine> engine = open_cluster_engine(
+      options.engine,
+      EngineSpecOptions{.time_scale = options.time_scale, .slurm_job_tag = options.slurm_job_tag});
+  std::unique_ptr<StateStore> store;  // last of the checks: it creates files
   try {
     store = open_state_store(options.state);
   } catch (const StateStoreError& e) {
     throw InputError(SourcePosition{"--state"}, e.what());
   }
-  std::unique_ptr<ClusterEngine> engine = open_cluster_engine(
-      options.engine,
-      EngineSpecOptions{.time_scale = options.time_scale, .slurm_job_tag = options.slurm_job_tag});
   std::string token_path;
   const std::string token =
       load_or_create_token(options.token_file, state_directory(options.state), &token_path);

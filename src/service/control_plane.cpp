@@ -548,7 +548,12 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
       busy_devices_[task.device] = adopted->second;
     }
     const auto [id, t] = it->second;
-    LiveJob& job = *live_.at(id);
+    const auto live = live_.find(id);
+    if (live == live_.end()) {  // its job has ended; nothing more to learn
+      launched_.erase(it);
+      continue;
+    }
+    LiveJob& job = *live->second;
     ServiceTask& task = job.record.tasks[t];
     switch (status.state) {
       case EngineTaskState::pending:
@@ -600,7 +605,12 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
       continue;
     }
     const auto [id, t] = it->second;
-    LiveJob& job = *live_.at(id);
+    const auto live = live_.find(id);
+    if (live == live_.end()) {
+      it = launched_.erase(it);
+      continue;
+    }
+    LiveJob& job = *live->second;
     ServiceTask& task = job.record.tasks[t];
     if (auto busy = busy_devices_.find(task.device);
         busy != busy_devices_.end() && busy->second == std::make_pair(id, t))

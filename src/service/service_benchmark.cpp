@@ -103,7 +103,7 @@ std::optional<std::set<std::uint64_t>> listed_ids(const std::vector<std::string>
     if (answer.status != 200) continue;
     try {
       std::set<std::uint64_t> ids;
-      // The parsed document must outlive the loop (a temporary's member would not).
+      // Parsed into a named value first: a range-for over a member of a temporary dangles.
       const nlohmann::json listing = nlohmann::json::parse(answer.body);
       for (const auto& job : listing.at("jobs")) ids.insert(job.at("id").get<std::uint64_t>());
       return ids;
@@ -330,6 +330,7 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
     }
     result.decisions = static_cast<std::uint64_t>(decisions - decisions_before);
     result.decisions_per_second = (decisions - decisions_before) / seconds_since(dag_started);
+    result.policy_decisions_per_second = metric_value(metrics(), "hetsched_decisions_per_second");
   }
   // With etcd: replicas on one etcd state, each measurement in a namespace of its own.
   const auto make_deployment = [&](const std::string& name) -> std::unique_ptr<ServiceDeployment> {

@@ -63,10 +63,20 @@ Json node_json(const EngineNode& node) {
           {"devices", std::move(devices)}};
 }
 
+// The query string's parameters only. (httplib also files the fields of a form-encoded
+// body under Request::params, and `curl --data-binary` sends workloads as exactly that.)
+httplib::Params query_of(const httplib::Request& req) {
+  httplib::Params params;
+  const std::size_t mark = req.target.find('?');
+  if (mark != std::string::npos)
+    httplib::detail::parse_query_text(req.target.substr(mark + 1), params);
+  return params;
+}
+
 // Rejects query parameters a route does not know, naming the first.
 bool only_parameters(const httplib::Request& req, httplib::Response& res,
                      std::initializer_list<std::string_view> known) {
-  for (const auto& [name, value] : req.params) {
+  for (const auto& [name, value] : query_of(req)) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       error_answer(res, 400, fmt::format("unknown query parameter '{}'", name), name);
       return false;
@@ -207,8 +217,10 @@ void ServiceHttpServer::install_routes() {
 
   s.Post("/v1/jobs", [this](const httplib::Request& req, httplib::Response& res) {
     if (!only_parameters(req, res, {"policy"})) return;
-    const std::string policy = req.get_param_value("policy");
-    if (req.has_param("policy") && policy.empty())
+    const httplib::Params query = query_of(req);
+    const auto policy_param = query.find("policy");
+    const std::string policy = policy_param == query.end() ? std::string() : policy_param->second;
+    if (policy_param != query.end() && policy.empty())
       return error_answer(res, 400, "query parameter 'policy' is empty", "policy");
     if (req.body.empty())
       return error_answer(res, 400, "the body must be a workload (YAML or JSON)", "body");

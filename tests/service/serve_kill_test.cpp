@@ -39,16 +39,20 @@ TEST(ServeProcess, KillNineDuringSubmissionsLosesNoAcknowledgedJob) {
   // Every acknowledged job completes after the restart.
   const std::string address = deployment.addresses().at(0);
   std::size_t completed = 0;
+  HttpAnswer last;
   ASSERT_TRUE(eventually([&] {
     const HttpAnswer answer = http_call(address, "GET", "/v1/jobs", token);
+    last = answer;
     if (answer.status != 200) return false;
     completed = 0;
-    for (const auto& job : nlohmann::json::parse(answer.body).at("jobs"))
+    const nlohmann::json listing = nlohmann::json::parse(answer.body);
+    for (const auto& job : listing.at("jobs"))
       if (acknowledged.count(job.at("id").get<std::uint64_t>()) && job.at("state") == "completed")
         ++completed;
     return completed == acknowledged.size();
   })) << completed
-      << " of " << acknowledged.size() << " completed";
+      << " of " << acknowledged.size() << " completed; " << address << " answered " << last.status
+      << ": " << last.body.substr(0, 300);
 }
 
 TEST(ServeProcess, BadFlagsAreOneLineAndExitStatusTwo) {

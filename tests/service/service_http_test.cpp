@@ -146,7 +146,8 @@ TEST(ServiceHttp, UnauthenticatedAndMalformedRequestsAreRefusedAndChangeNothing)
   const auto expect_field = [&](const HttpAnswer& a, int status, const std::string& field) {
     EXPECT_EQ(a.status, status) << a.body;
     const nlohmann::json body = nlohmann::json::parse(a.body);
-    EXPECT_EQ(body.at("field"), field) << a.body;
+    // A text error names "body" or, when it can tell, the field inside it ("body.kernel").
+    EXPECT_EQ(body.at("field").get<std::string>().rfind(field, 0), 0u) << a.body;
     EXPECT_FALSE(body.at("error").get<std::string>().empty());
   };
   expect_field(s.call("POST", "/v1/jobs", "jobs: [ {name: x, tasks: [ {name: a, kernel: warp}]}]"),
@@ -167,7 +168,7 @@ TEST(ServiceHttp, UnauthenticatedAndMalformedRequestsAreRefusedAndChangeNothing)
   EXPECT_EQ(s.call("GET", "/v1/nope").status, 404);
   EXPECT_EQ(s.call("GET", "/").status, 404);
   EXPECT_EQ(
-      s.call("POST", "/v1/nodes", "nodes: [ {name: gpu-x, devices: [{model: H200}]} ]").status,
+      s.call("POST", "/v1/nodes", "nodes: [ {name: gpu-x, devices: [{model: H900}]} ]").status,
       400);
 
   EXPECT_EQ(s.store.list("").size(), stored_before.size());

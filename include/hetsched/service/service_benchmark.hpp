@@ -90,8 +90,9 @@ struct ServiceBenchmarkParams {
 
 struct ServiceBenchmarkResult {
   double submissions_per_second = 0;
-  double decisions_per_second = 0;
+  double decisions_per_second = 0;  // end to end: first DAG submission to last placement
   std::uint64_t decisions = 0;
+  double policy_decisions_per_second = 0;  // inside the policy only (/metrics gauge)
   double failover_seconds = 0;
   std::string failover_mode;
   std::uint64_t acked_jobs_lost = 0;

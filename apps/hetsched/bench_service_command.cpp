@@ -80,6 +80,12 @@ void add_bench_service_command(CLI::App& bench) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}));
   command->add_option("--policy", p.policy, "policy of the DAG jobs")->capture_default_str();
   command->add_option("--work-dir", p.work_dir, "where the state files go (kept when given)");
+  command->add_option(
+      "--etcd", p.etcd_state,
+      "etcd://HOST:PORT,...: measure failover and kill -9 on replicas sharing this etcd");
+  command->add_option("--replicas", p.replicas, "replicas on etcd")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{2}, std::size_t{9}));
   command->add_option("--seed", p.seed, "seed of the job generator and the kill point")
       ->capture_default_str();
   command->add_option("--format", options->format, "table or json")

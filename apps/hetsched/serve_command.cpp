@@ -4,12 +4,15 @@
 
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <memory>
 
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/service/control_plane.hpp"
+#include "hetsched/service/deferred_leadership.hpp"
 #include "hetsched/service/service_factories.hpp"
 #include "hetsched/service/service_http_server.hpp"
 #include "hetsched/service/simulated_engine.hpp"
@@ -24,6 +27,7 @@ struct ServeOptions {
   std::string policy = "heft";
   std::string token_file;
   double time_scale = 1.0;
+  std::string slurm_job_tag;
   std::size_t max_body_bytes = 1u << 20;
   std::size_t threads = 8;
 };
@@ -46,8 +50,9 @@ std::pair<std::string, int> parse_listen(const std::string& text) {
 void run_serve(const ServeOptions& options) {
   const auto [host, port] = parse_listen(options.listen);
   make_policy(options.policy, {});  // an unknown name is an InputError before anything is created
-  std::unique_ptr<ClusterEngine> engine =
-      open_cluster_engine(options.engine, EngineSpecOptions{.time_scale = options.time_scale});
+  std::unique_ptr<ClusterEngine> engine = open_cluster_engine(
+      options.engine,
+      EngineSpecOptions{.time_scale = options.time_scale, .slurm_job_tag = options.slurm_job_tag});
   std::unique_ptr<StateStore> store;  // last of the checks: it creates files
   try {
     store = open_state_store(options.state);
@@ -57,22 +62,24 @@ void run_serve(const ServeOptions& options) {
   std::string token_path;
   const std::string token =
       load_or_create_token(options.token_file, state_directory(options.state), &token_path);
-  SoleLeader leadership(fmt::format("http://{}", options.listen));
+  // Leadership is known once the port is bound (it advertises the address); until
+  // this replica leads and its control plane has reloaded the state, writes are
+  // redirected to the leader (see DeferredLeadership).
+  DeferredLeadership leadership;
   ControlPlaneOptions plane_options;
   plane_options.default_policy = options.policy;
   plane_options.time_scale = options.time_scale;
   plane_options.node_registry = dynamic_cast<SimulatedEngine*>(engine.get());
   ControlPlane control_plane(*store, *engine, leadership, plane_options);
 
-  // SIGINT and SIGTERM end the server; they are taken by sigwait below, never by a
-  // handler, so every thread started from here on blocks them.
+  // SIGINT and SIGTERM end the server; they are taken by sigtimedwait below, never by
+  // a handler, so every thread started from here on blocks them.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  control_plane.start();  // reloads the store and reconciles with the engine
   ServiceHttpServer server(
       control_plane,
       HttpServerOptions{
@@ -82,11 +89,32 @@ void run_serve(const ServeOptions& options) {
   } catch (const std::runtime_error& e) {
     throw InputError(SourcePosition{"--listen"}, e.what());
   }
+  leadership.set(open_leadership(options.state, server.address()));
+  bool leading = false;
+  const auto lead_if_elected = [&] {
+    if (leading || !leadership.inner()->is_leader()) return;
+    control_plane.start();  // reloads the store and reconciles with the engine
+    leadership.open();
+    leading = true;
+  };
+  lead_if_elected();  // a sole leader starts before it answers anything
   server.start();
   std::printf("listening on %s\ntoken file: %s\n", server.address().c_str(), token_path.c_str());
   std::fflush(stdout);
-  int received = 0;
-  sigwait(&signals, &received);
+  while (true) {
+    timespec period{0, 100'000'000};
+    if (sigtimedwait(&signals, nullptr, &period) > 0) break;
+    if (leading && !leadership.inner()->is_leader()) {
+      // Another replica may lead now: stop at once rather than act on stale state;
+      // a supervisor restarts this one as a follower.
+      std::fprintf(stderr, "hetsched serve: lost leadership; exiting\n");
+      server.stop();
+      control_plane.stop();
+      std::fflush(stdout);
+      std::_Exit(3);
+    }
+    lead_if_elected();
+  }
   server.stop();
   control_plane.stop();
 }
@@ -100,11 +128,15 @@ void add_serve_command(CLI::App& app) {
       "run the control plane: REST API, durable state, placements carried out by an engine");
   command->add_option("--listen", options->listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();
-  command->add_option("--state", options->state, "where the state lives: sqlite:PATH")
+  command
+      ->add_option("--state", options->state,
+                   "where the state lives: sqlite:PATH, or etcd://HOST:PORT,...[/NAMESPACE] "
+                   "(replicas on one etcd elect a leader)")
       ->capture_default_str();
   command
       ->add_option("--engine", options->engine,
-                   "what carries out placements: sim or sim:CLUSTER_FILE (the digital twin)")
+                   "what carries out placements: sim or sim:CLUSTER_FILE (the digital twin), slurm "
+                   "or slurm:SLURM_CONF (a real Slurm)")
       ->capture_default_str();
   command->add_option("--policy", options->policy, "default DAG policy (see `hetsched policies`)")
       ->capture_default_str();
@@ -116,6 +148,9 @@ void add_serve_command(CLI::App& app) {
                    "sim engine: simulated seconds per real second")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  command->add_option(
+      "--slurm-job-tag", options->slurm_job_tag,
+      "slurm engine: the Slurm job comment marking this service's jobs (default hetsched)");
   command->add_option("--max-body-bytes", options->max_body_bytes, "larger request bodies get 413")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));

@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "hetsched/service/replica_deployment.hpp"
 #include "hetsched/service/serve_process.hpp"
 
 namespace hetsched {
@@ -331,15 +332,28 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
     result.decisions_per_second = (decisions - decisions_before) / seconds_since(dag_started);
     result.policy_decisions_per_second = metric_value(metrics(), "hetsched_decisions_per_second");
   }
+  // With etcd: replicas on one etcd state, each measurement in a namespace of its own.
+  const auto make_deployment = [&](const std::string& name) -> std::unique_ptr<ServiceDeployment> {
+    if (params.etcd_state.empty())
+      return std::make_unique<RestartDeployment>(params.cli_path, serve_arguments(name + ".db"),
+                                                 token);
+    const std::string state = fmt::format("{}/bench-{}-{}-{}", params.etcd_state, name, ::getpid(),
+                                          rng.next_u64() % 1000000);
+    return std::make_unique<ReplicaDeployment>(
+        params.cli_path,
+        std::vector<std::string>{"--state", state, "--engine", "sim", "--token-file", token_file,
+                                 "--policy", params.policy, "--time-scale", "1000000"},
+        token, params.replicas);
+  };
   {
-    RestartDeployment deployment(params.cli_path, serve_arguments("failover.db"), token);
-    result.failover_seconds = measure_failover_seconds(deployment, 200);
-    result.failover_mode = deployment.failover_mode();
+    const auto deployment = make_deployment("failover");
+    result.failover_seconds = measure_failover_seconds(*deployment, 200);
+    result.failover_mode = deployment->failover_mode();
   }
   {
-    RestartDeployment deployment(params.cli_path, serve_arguments("kill.db"), token);
+    const auto deployment = make_deployment("kill");
     const AckedLossResult loss =
-        measure_acked_loss(deployment, params.kill_submissions, params.client_threads, rng);
+        measure_acked_loss(*deployment, params.kill_submissions, params.client_threads, rng);
     result.acked_jobs_lost = loss.lost;
     result.acked_jobs = loss.acknowledged;
   }

@@ -13,7 +13,10 @@
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/cluster_file.hpp"
+#include "hetsched/service/etcd_leader_election.hpp"
+#include "hetsched/service/etcd_state_store.hpp"
 #include "hetsched/service/simulated_engine.hpp"
+#include "hetsched/service/slurm_engine.hpp"
 #include "hetsched/service/sqlite_state_store.hpp"
 
 namespace hetsched {
@@ -31,17 +34,53 @@ std::pair<std::string, std::string> split_scheme(std::string_view text) {
 }  // namespace
 
 const std::vector<std::string>& state_store_schemes() {
-  static const std::vector<std::string> schemes{"sqlite"};
+  static const std::vector<std::string> schemes{"sqlite", "etcd"};
   return schemes;
 }
 
 const std::vector<std::string>& cluster_engine_names() {
-  static const std::vector<std::string> names{"sim"};
+  static const std::vector<std::string> names{"sim", "slurm"};
   return names;
+}
+
+EtcdStateUrl parse_etcd_state_url(std::string_view url) {
+  const auto [scheme, rest] = split_scheme(url);
+  if (scheme != "etcd")
+    throw InputError(SourcePosition{"--state"}, "expected etcd://HOST:PORT,...");
+  EtcdStateUrl parsed;
+  std::string_view hosts = rest;
+  if (const auto slash = hosts.find('/'); slash != std::string_view::npos) {
+    const std::string_view space = hosts.substr(slash + 1);
+    hosts = hosts.substr(0, slash);
+    if (space.empty() || space.find_first_of("/ ") != std::string_view::npos)
+      throw InputError(
+          SourcePosition{"--state"},
+          fmt::format("etcd namespace '{}' must be one word (etcd://HOST:PORT,.../NAME)", space));
+    parsed.key_prefix = "/" + std::string(space) + "/";
+  }
+  try {
+    parsed.endpoints = EtcdClient::parse_endpoints(hosts);
+  } catch (const EtcdError& e) {
+    throw InputError(SourcePosition{"--state"}, e.what());
+  }
+  return parsed;
+}
+
+std::unique_ptr<Leadership> open_leadership(std::string_view state_url, std::string my_address) {
+  if (split_scheme(state_url).first != "etcd") return std::make_unique<SoleLeader>(my_address);
+  const EtcdStateUrl etcd = parse_etcd_state_url(state_url);
+  EtcdLeaderElectionOptions options;
+  options.election_key = etcd.key_prefix + "leader";
+  return std::make_unique<EtcdLeaderElection>(etcd.endpoints, std::move(my_address), options);
 }
 
 std::unique_ptr<StateStore> open_state_store(std::string_view url) {
   const auto [scheme, rest] = split_scheme(url);
+  if (scheme == "etcd") {
+    const EtcdStateUrl etcd = parse_etcd_state_url(url);
+    return std::make_unique<EtcdStateStore>(std::make_shared<EtcdClient>(etcd.endpoints),
+                                            etcd.key_prefix);
+  }
   if (scheme == "sqlite") {
     if (rest.empty())
       throw InputError(SourcePosition{"--state"}, "sqlite: needs a path (sqlite:PATH)");
@@ -65,6 +104,17 @@ std::unique_ptr<ClusterEngine> open_cluster_engine(std::string_view spec,
       throw InputError(SourcePosition{"--time-scale"}, "the time scale must be > 0");
     const Cluster cluster = rest.empty() ? default_cluster() : load_cluster_file(rest);
     return std::make_unique<SimulatedEngine>(cluster, options.time_scale);
+  }
+  if (name == "slurm") {
+    if (!(options.time_scale > 0))
+      throw InputError(SourcePosition{"--time-scale"}, "the time scale must be > 0");
+    SlurmEngineOptions slurm;
+    slurm.slurm_conf = rest;  // empty: SLURM_CONF or Slurm's default
+    // Tasks without a command sleep their predicted (model) seconds, compressed by
+    // the time scale like the simulated engine's.
+    slurm.sleep_seconds_per_predicted_second = 1.0 / options.time_scale;
+    if (!options.slurm_job_tag.empty()) slurm.job_tag = options.slurm_job_tag;
+    return std::make_unique<SlurmEngine>(slurm);
   }
   throw InputError(SourcePosition{"--engine"},
                    unknown_name_message("engine", name, cluster_engine_names()));

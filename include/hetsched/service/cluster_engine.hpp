@@ -48,6 +48,9 @@ struct EngineLaunch {
   std::string device_model;
   std::uint32_t device_count = 1;
   double expected_seconds = 0;  // the perf model's prediction; engines may run it
+  // A shell command that is the task's real work; empty: the engine runs a stand-in
+  // that lasts expected_seconds (see docs/engines.md).
+  std::string command;
 };
 
 enum class EngineTaskState { pending, running, completed, failed, cancelled };

@@ -82,6 +82,10 @@ struct ServiceBenchmarkParams {
   std::size_t tasks_per_job = 20;
   std::string policy = "heft";
   std::uint64_t seed = 1;
+  // etcd://HOST:PORT,... : failover and kill -9 are measured on `replicas` servers
+  // sharing this etcd (a follower takes over) instead of one restarted SQLite server.
+  std::string etcd_state;
+  std::size_t replicas = 3;
 };
 
 struct ServiceBenchmarkResult {

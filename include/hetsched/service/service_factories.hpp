@@ -1,6 +1,6 @@
 // Building the parts of `hetsched serve` from the command line's words:
-//   --state sqlite:PATH                 (the engines' etcd://host:port,... joins here)
-//   --engine sim | sim:CLUSTER_FILE     (the engines' slurm joins here)
+//   --state sqlite:PATH | etcd://HOST:PORT,HOST:PORT,...[/NAMESPACE]
+//   --engine sim | sim:CLUSTER_FILE | slurm | slurm:SLURM_CONF
 // and the bearer token: read from a file, or generated once into the state directory.
 #pragma once
 
@@ -11,6 +11,7 @@
 
 #include "hetsched/cluster/cluster.hpp"
 #include "hetsched/service/cluster_engine.hpp"
+#include "hetsched/service/leadership.hpp"
 #include "hetsched/service/state_store.hpp"
 
 namespace hetsched {
@@ -23,7 +24,21 @@ const std::vector<std::string>& state_store_schemes();
 
 struct EngineSpecOptions {
   double time_scale = 1.0;  // SimulatedEngine: simulated seconds per real second
+  // SlurmEngine: the Slurm comment marking this service's jobs (empty: "hetsched").
+  std::string slurm_job_tag;
 };
+
+// etcd://h1:p1,h2:p2[/NAMESPACE]: the members, and the key prefix ("/hetsched/", or
+// "/NAMESPACE/") under which this service keeps its state and its election key.
+struct EtcdStateUrl {
+  std::vector<std::string> endpoints;
+  std::string key_prefix = "/hetsched/";
+};
+EtcdStateUrl parse_etcd_state_url(std::string_view url);  // InputError when malformed
+
+// Who may write: SoleLeader for a local store, an EtcdLeaderElection among the
+// replicas sharing an etcd state (campaigning starts at once).
+std::unique_ptr<Leadership> open_leadership(std::string_view state_url, std::string my_address);
 // The engine the spec names; throws InputError (unknown engine with the closest names,
 // bad cluster file).
 std::unique_ptr<ClusterEngine> open_cluster_engine(std::string_view spec,

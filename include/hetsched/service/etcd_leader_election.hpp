@@ -1,0 +1,74 @@
+// EtcdLeaderElection: one leader among the `hetsched serve` replicas that share an
+// etcd cluster, after etcd's own election recipe (clientv3/concurrency). Each
+// replica holds a lease with a short TTL, renewed by a keepalive thread. To lead, a
+// replica runs the transaction "if create_revision(key) == 0 then put(key, my
+// address, my lease)": exactly one wins. The key disappears with its lease, so when
+// the leader dies (no more keepalives) or resigns (revokes its lease), the key is
+// gone within the TTL and the next follower to poll takes over. Followers read the
+// key for the leader's address. A leader that cannot renew its lease before the TTL
+// runs out stops calling itself leader, so two replicas never both act as leader
+// for longer than the clock skew between them.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "hetsched/service/etcd_client.hpp"
+#include "hetsched/service/leadership.hpp"
+
+namespace hetsched {
+
+struct EtcdLeaderElectionOptions {
+  std::string election_key = "/hetsched/leader";
+  std::int64_t lease_ttl_seconds = 2;
+  std::chrono::milliseconds poll_interval{200};  // followers' campaign/read period
+};
+
+class EtcdLeaderElection final : public Leadership {
+ public:
+  // Starts campaigning at once (a background thread); my_address is what followers
+  // are told (http://host:port).
+  EtcdLeaderElection(std::vector<std::string> endpoints, std::string my_address,
+                     EtcdLeaderElectionOptions options = {});
+  ~EtcdLeaderElection() override;  // resigns
+
+  bool is_leader() const override;
+  std::optional<std::string> leader_address() const override;
+  const std::string& my_address() const { return my_address_; }
+
+  // Gives leadership up now: stops campaigning and revokes the lease, so a follower
+  // takes over at its next poll.
+  void resign();
+  // Stops campaigning and keepalives without revoking, as a crashed replica would;
+  // the lease then expires after its TTL.
+  void abandon();
+  // Blocks until this replica leads or the timeout passes; returns is_leader().
+  bool wait_for_leadership(std::chrono::milliseconds timeout) const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void run();
+  void step();
+  void stop(bool revoke);
+
+  std::unique_ptr<EtcdClient> client_;
+  std::string my_address_;
+  EtcdLeaderElectionOptions options_;
+
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  bool stopping_ = false;
+  std::int64_t lease_id_ = 0;
+  Clock::time_point lease_valid_until_{};
+  bool leading_ = false;
+  std::optional<std::string> leader_address_;
+  std::thread thread_;
+};
+
+}  // namespace hetsched

@@ -1,0 +1,262 @@
+// `hetsched serve` end to end on the loopback testbed: DAG jobs submitted over REST
+// run on the real Slurm where the policy placed them (checked with scontrol), a node
+// drained mid-run has its waiting work moved, and replicas on the real etcd hand
+// leadership over after kill -9 of the leader without losing an acknowledged job.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "hetsched/core/rng.hpp"
+#include "hetsched/service/replica_deployment.hpp"
+#include "hetsched/service/serve_process.hpp"
+#include "hetsched/service/service_benchmark.hpp"
+#include "testbed.hpp"
+
+namespace hetsched {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::eventually;
+using testing::unique_word;
+
+constexpr const char* kToken = "integration-test-token-0123456789abcdef";
+
+// A fresh directory with a token file, removed afterwards.
+struct ServeDir {
+  fs::path path = fs::temp_directory_path() / unique_word("hetsched-serve");
+  ServeDir() {
+    fs::create_directories(path);
+    std::ofstream(path / "token") << kToken << "\n";
+    fs::permissions(path / "token", fs::perms::owner_read | fs::perms::owner_write,
+                    fs::perm_options::replace);
+  }
+  ~ServeDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  std::string token_file() const { return (path / "token").string(); }
+};
+
+std::vector<std::string> slurm_serve_arguments(const ServeDir& dir, const std::string& tag) {
+  return {"--state",         "sqlite:" + (dir.path / "state.db").string(),
+          "--engine",        "slurm:" + testing::slurm_conf_path(),
+          "--slurm-job-tag", tag,
+          "--token-file",    dir.token_file(),
+          "--policy",        "heft"};
+}
+
+std::uint64_t submit(const std::string& address, const std::string& yaml) {
+  const HttpAnswer answer = http_call(address, "POST", "/v1/jobs", kToken, yaml);
+  EXPECT_EQ(answer.status, 201) << answer.body;
+  return json::parse(answer.body).at("ids").at(0).get<std::uint64_t>();
+}
+
+json job_view(const std::string& address, std::uint64_t id) {
+  const HttpAnswer answer = http_call(address, "GET", "/v1/jobs/" + std::to_string(id), kToken);
+  if (answer.status != 200) return json::object();
+  return json::parse(answer.body, nullptr, false);
+}
+
+bool job_ended(const json& job) {
+  const std::string state = job.value("state", "");
+  return state == "completed" || state == "failed" || state == "cancelled";
+}
+
+std::map<std::string, std::string> scontrol_show_job(const std::string& job_id) {
+  ProcessRequest request;
+  request.argv = {"scontrol", "show", "job", job_id};
+  request.environment = {{"SLURM_CONF", testing::slurm_conf_path()}};
+  const ProcessResult result = run_process(request);
+  std::map<std::string, std::string> fields;
+  static const std::regex pair(R"(([A-Za-z:/]+)=(\S*))");
+  for (std::sregex_iterator it(result.standard_output.begin(), result.standard_output.end(), pair),
+       end;
+       it != end; ++it) {
+    fields.emplace((*it)[1].str(), (*it)[2].str());
+  }
+  return fields;
+}
+
+// The GRES word the testbed gives each node's accelerators.
+std::string gres_of_testbed_node(const std::string& node) {
+  if (node == "node1") return "gpu:h100";
+  if (node == "node2") return "gpu:a100";
+  return "tpu:v4";
+}
+
+TEST(ServeOnSlurm, DagJobRunsToCompletionWhereThePolicyPlacedIt) {
+  ServeDir dir;
+  ServeProcess server(HETSCHED_CLI_PATH, slurm_serve_arguments(dir, unique_word("serve-dag")));
+  // A diamond: a → (b, c) → d, about a second each on these parts.
+  const std::string yaml =
+      "jobs:\n"
+      "  - name: diamond\n"
+      "    tasks:\n"
+      "      - {name: a, kernel: dense_matmul, flops: 4.0e13, bytes: 1.0e9}\n"
+      "      - {name: b, kernel: dense_matmul, flops: 4.0e13, bytes: 1.0e9, after: [a]}\n"
+      "      - {name: c, kernel: dense_matmul, flops: 4.0e13, bytes: 1.0e9, after: [a]}\n"
+      "      - {name: d, kernel: elementwise, flops: 1.0e11, bytes: 1.0e10, after: [b, c]}\n";
+  const std::uint64_t id = submit(server.address(), yaml);
+  json job;
+  ASSERT_TRUE(eventually(
+      [&] {
+        job = job_view(server.address(), id);
+        return job_ended(job);
+      },
+      std::chrono::seconds(90)))
+      << job.dump(2);
+  ASSERT_EQ(job.at("state"), "completed") << job.dump(2);
+  std::map<std::string, double> started, finished;
+  for (const json& task : job.at("tasks")) {
+    const std::string node = task.at("node");
+    const std::string engine_id = task.at("engine_id");
+    ASSERT_FALSE(engine_id.empty()) << task.dump();
+    // Slurm's own view: the job of this task ran on the node the policy chose, with
+    // the devices it chose, and completed.
+    const auto slurm = scontrol_show_job(engine_id);
+    EXPECT_EQ(slurm.at("JobName"), task.at("launch_key")) << task.dump();
+    EXPECT_EQ(slurm.at("NodeList"), node) << task.dump();
+    EXPECT_EQ(slurm.at("JobState"), "COMPLETED") << task.dump();
+    EXPECT_NE(slurm.at("TresPerNode").find(gres_of_testbed_node(node)), std::string::npos)
+        << slurm.at("TresPerNode") << " on " << node;
+    started[task.at("name")] = task.at("started_at").get<double>();
+    finished[task.at("name")] = task.at("finished_at").get<double>();
+  }
+  // Dependencies held on the real cluster.
+  EXPECT_GE(started["b"], finished["a"]);
+  EXPECT_GE(started["c"], finished["a"]);
+  EXPECT_GE(started["d"], std::max(finished["b"], finished["c"]));
+}
+
+TEST(ServeOnSlurm, DrainingANodeMidRunMovesItsWaitingWork) {
+  ServeDir dir;
+  const std::string tag = unique_word("serve-drain");
+  ServeProcess server(HETSCHED_CLI_PATH, slurm_serve_arguments(dir, tag));
+  // Sixteen independent GPU tasks for eight GPUs: both GPU nodes get a queue.
+  std::string yaml = "jobs:\n  - name: wide\n    tasks:\n";
+  for (int t = 0; t < 16; ++t) {
+    yaml += fmt::format(
+        "      - {{name: t{}, kernel: dense_matmul, flops: 6.0e13, bytes: 1.0e9, kinds: [gpu]}}\n",
+        t);
+  }
+  const std::uint64_t id = submit(server.address(), yaml);
+
+  // As soon as the plan shows a node with tasks planned but not yet started, drain it.
+  std::string drained;
+  std::set<std::string> planned_there;
+  json job;
+  ASSERT_TRUE(eventually(
+      [&] {
+        job = job_view(server.address(), id);
+        if (!job.contains("tasks")) return false;
+        std::map<std::string, std::set<std::string>> planned_on;
+        for (const json& task : job.at("tasks")) {
+          if (task.at("state") == "planned") planned_on[task.at("node")].insert(task.at("name"));
+        }
+        if (planned_on.empty()) return false;
+        drained = planned_on.begin()->first;
+        planned_there = planned_on.begin()->second;
+        return true;
+      },
+      std::chrono::seconds(30)))
+      << job.dump(2);
+  SlurmEngine slurm(testing::testbed_slurm_options(unique_word("drain-helper")));
+  slurm.drain_node(drained, "hetsched integration test");
+  // What had been handed to Slurm on that node by now may finish there.
+  std::set<std::string> handed_over_before_drain;
+  job = job_view(server.address(), id);
+  for (const json& task : job.at("tasks")) {
+    if (task.at("node") == drained && task.at("state") != "planned" &&
+        task.at("state") != "waiting") {
+      handed_over_before_drain.insert(task.at("name"));
+    }
+  }
+  const bool ended = eventually(
+      [&] {
+        job = job_view(server.address(), id);
+        return job_ended(job);
+      },
+      std::chrono::seconds(110));
+  slurm.resume_node(drained);
+  ASSERT_TRUE(ended) << job.dump(2);
+  ASSERT_EQ(job.at("state"), "completed") << job.dump(2);
+  std::size_t moved = 0;
+  for (const json& task : job.at("tasks")) {
+    const std::string name = task.at("name");
+    const auto slurm_view = scontrol_show_job(task.at("engine_id"));
+    EXPECT_EQ(slurm_view.at("NodeList"), task.at("node")) << name;
+    if (slurm_view.at("NodeList") == drained) {
+      EXPECT_TRUE(handed_over_before_drain.count(name))
+          << name << " started on " << drained << " after it was drained";
+    } else if (planned_there.count(name)) {
+      ++moved;
+    }
+  }
+  EXPECT_GT(moved, 0u) << "no task planned on " << drained << " moved elsewhere";
+}
+
+std::vector<std::string> etcd_serve_arguments(const ServeDir& dir, const std::string& space) {
+  std::string endpoints;
+  for (const auto& endpoint : testing::etcd_endpoints()) {
+    endpoints += (endpoints.empty() ? "" : ",") + endpoint;
+  }
+  return {"--state",      "etcd://" + endpoints + "/" + space,
+          "--engine",     "sim",
+          "--token-file", dir.token_file(),
+          "--time-scale", "1000"};
+}
+
+TEST(ServeOnEtcd, KillingTheLeaderHandsOverWithinFiveSecondsAndLosesNoAcknowledgedJob) {
+  ServeDir dir;
+  ReplicaDeployment replicas(HETSCHED_CLI_PATH, etcd_serve_arguments(dir, unique_word("handover")),
+                             kToken, 2);
+  const std::string first_leader = replicas.wait_for_leader(std::chrono::seconds(10));
+  ASSERT_FALSE(first_leader.empty());
+  // A follower redirects writes to the leader.
+  for (const auto& address : replicas.addresses()) {
+    if (address == first_leader) continue;
+    const HttpAnswer redirected =
+        http_call(address, "POST", "/v1/jobs", kToken, "jobs: []\n", "application/yaml");
+    EXPECT_EQ(redirected.status, 307) << redirected.body;
+    EXPECT_EQ(redirected.location.rfind(first_leader, 0), 0u) << redirected.location;
+  }
+  std::set<std::uint64_t> acknowledged;
+  for (int i = 0; i < 20; ++i) {
+    acknowledged.insert(submit(first_leader, fmt::format("jobs:\n  - name: before-{}\n    tasks:\n"
+                                                         "      - {{name: t, kernel: elementwise, "
+                                                         "flops: 1.0e9, bytes: 1.0e9}}\n",
+                                                         i)));
+  }
+  replicas.kill_leader();
+  const std::string next_leader = replicas.wait_for_leader(std::chrono::seconds(5));
+  ASSERT_FALSE(next_leader.empty()) << "no follower took over within 5 s";
+  EXPECT_NE(next_leader, first_leader);
+  const HttpAnswer listed = http_call(next_leader, "GET", "/v1/jobs", kToken);
+  ASSERT_EQ(listed.status, 200);
+  std::set<std::uint64_t> present;
+  const json listing = json::parse(listed.body);
+  for (const json& job : listing.at("jobs")) present.insert(job.at("id").get<std::uint64_t>());
+  for (std::uint64_t id : acknowledged) EXPECT_TRUE(present.count(id)) << "job " << id << " lost";
+}
+
+TEST(ServeOnEtcd, KillNineDuringSubmissionsLosesNoAcknowledgedJob) {
+  ServeDir dir;
+  ReplicaDeployment replicas(HETSCHED_CLI_PATH, etcd_serve_arguments(dir, unique_word("kill")),
+                             kToken, 2);
+  Rng rng(7);
+  const AckedLossResult loss = measure_acked_loss(replicas, 200, 4, rng);
+  EXPECT_GT(loss.killed_after, 0u);
+  EXPECT_GT(loss.acknowledged, loss.killed_after);
+  EXPECT_EQ(loss.lost, 0u);
+}
+
+}  // namespace
+}  // namespace hetsched

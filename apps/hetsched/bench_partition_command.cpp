@@ -28,7 +28,15 @@ void run_bench_partition(const std::string& format) {
         {"stencil_split_speedup", r.stencil_split_speedup},
         {"pipeline_bottleneck_seconds", r.pipeline_bottleneck_seconds},
         {"pipeline_equal_layers_bottleneck_seconds", r.pipeline_equal_layers_bottleneck_seconds},
-        {"pipeline_speedup", r.pipeline_speedup}};
+        {"pipeline_speedup", r.pipeline_speedup},
+        {"map_reduce_fastest_to_slowest", r.map_reduce_fastest_to_slowest},
+        {"map_reduce_seconds", r.map_reduce_seconds},
+        {"map_reduce_equal_seconds", r.map_reduce_equal_seconds},
+        {"map_reduce_fetch_seconds", r.map_reduce_fetch_seconds},
+        {"map_reduce_map_seconds", r.map_reduce_map_seconds},
+        {"map_reduce_shuffle_seconds", r.map_reduce_shuffle_seconds},
+        {"map_reduce_reduce_seconds", r.map_reduce_reduce_seconds},
+        {"map_reduce_split_speedup", r.map_reduce_split_speedup}};
     std::cout << out.dump() << "\n";
     return;
   }
@@ -39,12 +47,17 @@ void run_bench_partition(const std::string& format) {
       "  stencil iteration (1024^3 fp32)         {:.4f} s vs {:.4f} s  speedup {:.2f}x  "
       "({} devices used, fastest/slowest {:.1f}x)\n"
       "  pipeline, 48 layers (DP vs 6 per device) {:.3f} s vs {:.3f} s  speedup {:.2f}x\n"
+      "  map-reduce, 20 GB image inference       {:.3f} s vs {:.3f} s  speedup {:.2f}x  "
+      "(fetch {:.3f} + map {:.3f} + shuffle {:.3f} + reduce {:.3f} s, fastest/slowest {:.1f}x)\n"
       "  goal: >= 1.5x on a mix whose fastest device is >= 3x the slowest: {}\n",
       r.devices, r.training_step_seconds, r.training_equal_step_seconds, r.training_split_speedup,
       r.training_devices_used, r.training_allreduce_seconds, r.training_fastest_to_slowest,
       r.stencil_iteration_seconds, r.stencil_equal_iteration_seconds, r.stencil_split_speedup,
       r.stencil_devices_used, r.stencil_fastest_to_slowest, r.pipeline_bottleneck_seconds,
-      r.pipeline_equal_layers_bottleneck_seconds, r.pipeline_speedup,
+      r.pipeline_equal_layers_bottleneck_seconds, r.pipeline_speedup, r.map_reduce_seconds,
+      r.map_reduce_equal_seconds, r.map_reduce_split_speedup, r.map_reduce_fetch_seconds,
+      r.map_reduce_map_seconds, r.map_reduce_shuffle_seconds, r.map_reduce_reduce_seconds,
+      r.map_reduce_fastest_to_slowest,
       r.training_split_speedup >= 1.5 && r.stencil_split_speedup >= 1.5 ? "met" : "NOT met");
 }
 
@@ -53,7 +66,8 @@ void run_bench_partition(const std::string& format) {
 void add_bench_partition_command(CLI::App& bench) {
   auto format = std::make_shared<std::string>("table");
   CLI::App* command = bench.add_subcommand(
-      "partition", "heterogeneity-aware split against an equal split: training, stencil, pipeline");
+      "partition",
+      "heterogeneity-aware split against an equal split: training, stencil, pipeline, map-reduce");
   command->add_option("--format", *format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   command->callback([format] { run_bench_partition(*format); });

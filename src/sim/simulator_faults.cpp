@@ -47,6 +47,7 @@ enum FaultEvent : std::uint32_t {
   replica_finish,           // subject: index into FaultRuntime::replicas
   predictor_alarm,          // subject: index into FaultRuntime::alarms
   alarm_cleared,            // subject: device
+  clone_check,              // subject: task
 };
 }  // namespace
 
@@ -66,6 +67,7 @@ struct Simulator::FaultRuntime {
     DeviceId device;
     double start, finish, work;
     bool live;
+    bool clone = false;  // started by the straggler rule (CloneOptions)
   };
   struct Alarm {
     DeviceId device;
@@ -94,6 +96,8 @@ struct Simulator::FaultRuntime {
   std::vector<bool> critical, ended;
   std::size_t cancelled = 0;
   std::vector<TaskIndex> replica_candidates;
+  std::vector<double> clone_check_at;  // per task: the pending clone check, or -1
+  std::vector<double> clone_period;    // per task: a quarter of its predicted time
   std::size_t refused_seen = 0;
   std::size_t reoffers_without_start = 0;
   bool reoffer_pending = false;
@@ -121,6 +125,9 @@ void Simulator::start_faults() {
   f.lost_at.assign(tasks, -1.0);
   f.replica_winner.assign(tasks, -1);
   f.task_replicas.resize(tasks);
+  f.clone_check_at.assign(tasks, -1.0);
+  f.clone_period.assign(tasks, 0.0);
+  f.report.cloning = o.clone.enabled;
   f.ended.assign(graph_.job_count(), false);
   f.critical.assign(graph_.job_count(), false);
   if (o.replicas > 1)
@@ -231,6 +238,18 @@ double Simulator::begin_attempt(TaskIndex t, DeviceId d, double seconds) {
   // Replicas are started after this instant's decisions (after_decide), so they
   // take only devices the policy left idle.
   if (f.critical[j] && f.task_replicas[t].empty()) f.replica_candidates.push_back(t);
+  // Cloning: look again when the attempt has run `threshold` × its predicted time
+  // (no check is needed if it will have ended by then).
+  f.clone_check_at[t] = -1;
+  if (o.clone.enabled) {
+    const double predicted = a.restart + seconds * (1.0 - f.done[t]);
+    const double check = now_ + o.clone.threshold * predicted;
+    f.clone_period[t] = 0.25 * predicted;
+    if (check < a.finish) {
+      f.clone_check_at[t] = check;
+      events_.schedule(check, clone_check, t);
+    }
+  }
   return duration;
 }
 
@@ -611,6 +630,7 @@ void Simulator::handle_fault_event(const Event& e) {
       }
       f.undetected[a.device] = f.undetected[a.device] == t ? kNoTask : f.undetected[a.device];
       f.replica_winner[t] = e.subject;
+      if (r.clone) ++f.report.clones_won;
       start_[t] = r.start;
       joules_[t] =
           (now_ - r.start) * perf_.task_watts(graph_.task(t), cluster_.device(r.device), 0);
@@ -655,6 +675,45 @@ void Simulator::handle_fault_event(const Event& e) {
       devices_[d].busy = false;
       if (!alarm.true_alarm)
         events_.schedule(now_ + o.predictor.inspection_seconds, alarm_cleared, d);
+      break;
+    }
+    case clone_check: {
+      const TaskIndex t = e.subject;
+      if (f.clone_check_at[t] != now_) break;  // stale: the attempt ended or restarted
+      f.clone_check_at[t] = -1;
+      const FaultRuntime::Attempt& a = f.attempt[t];
+      if (!a.live || f.ended[graph_.job_of(t)] || a.finish <= now_) break;
+      bool copy_running = false;
+      for (std::uint32_t index : f.task_replicas[t]) copy_running |= f.replicas[index].live;
+      if (copy_running) break;
+      // The idle device (nothing queued) predicted to finish a fresh copy first.
+      const Task& task = graph_.task(t);
+      DeviceId best = 0;
+      double best_finish = kInfinity, best_work = 0;
+      for (DeviceId r = 0; r < cluster_.device_count(); ++r) {
+        if (r == a.device || devices_[r].busy || !f.alive[r] || loop_.device_is_down(r)) continue;
+        if (!cannot_start(r)) continue;  // it has queued work of its own
+        const Device& dev = cluster_.device(r);
+        if (!can_run(task, dev)) continue;
+        const double run = perf_.task_seconds(task, dev, 0);
+        if (run == kCannotRun) continue;
+        const double work = run * (now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0);
+        const double finish = now_ + a.restart + work * (1.0 - f.done[t]);
+        if (finish < best_finish) best = r, best_finish = finish, best_work = work;
+      }
+      if (best_finish < a.finish) {
+        f.replicas.push_back({t, best, now_, best_finish, best_work, true, true});
+        const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
+        f.task_replicas[t].push_back(index);
+        f.running_replica[best] = index;
+        devices_[best].busy = true;
+        events_.schedule(best_finish, replica_finish, index);
+        ++f.report.replicas_started;
+        ++f.report.clones_started;
+      } else if (f.clone_period[t] > 0 && now_ + f.clone_period[t] < a.finish) {
+        f.clone_check_at[t] = now_ + f.clone_period[t];  // no device helps yet: look again
+        events_.schedule(f.clone_check_at[t], clone_check, t);
+      }
       break;
     }
     case alarm_cleared: {

@@ -42,6 +42,20 @@ struct PredictorOptions {
   double inspection_seconds = 600;
 };
 
+// Task cloning against stragglers (speculative execution as in MapReduce's backup
+// tasks, LATE of Zaharia et al. 2008 and Mantri of Ananthanarayanan et al. 2010):
+// when an attempt is still running `threshold` × its predicted time after it began
+// (the performance model's time on its device, from its last checkpoint), a clone
+// starts on the idle device predicted to finish it first — only if that finish is
+// before the running attempt's, whose progress so far predicts its own end (LATE's
+// rule). With no idle device the check repeats every quarter of the predicted time.
+// The first copy to finish wins and the other is cancelled; the loser's device
+// time and energy are counted (FaultReport::replica_device_seconds, replica_joules).
+struct CloneOptions {
+  bool enabled = false;
+  double threshold = 1.5;  // × predicted duration; more than 1
+};
+
 struct FaultOptions {
   bool enabled = false;
   FailureModel model;     // used when `use_model`
@@ -53,6 +67,7 @@ struct FaultOptions {
   std::uint32_t replicas = 1;              // copies of each task of a critical job
   std::vector<std::string> critical_jobs;  // job names; empty with replicas > 1: every job
   PredictorOptions predictor;
+  CloneOptions clone;
 
   // Throws InputError on bad values (MTBF, intervals, targets, replicas 0, ...).
   void validate(const Cluster& cluster) const;

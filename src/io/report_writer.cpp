@@ -68,12 +68,16 @@ ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const Ta
   }
   out["devices"] = std::move(devices);
   // Power cap and thermal model: only when the run used them, so other reports are unchanged.
-  if (r.power_cap_watts > 0 || r.thermal_modeled) {
+  if (r.power_cap_watts > 0 || r.node_power_cap_watts > 0 || r.thermal_modeled) {
     ordered_json power{{"power_cap_watts", r.power_cap_watts},
                        {"peak_power_watts", r.peak_power_watts},
                        {"power_cap_slowdowns", r.power_cap_slowdowns},
                        {"power_cap_waits", r.power_cap_waits},
                        {"power_cap_refusals", r.power_cap_refusals}};
+    if (r.node_power_cap_watts > 0) {
+      power["node_power_cap_watts"] = r.node_power_cap_watts;
+      power["peak_node_power_watts"] = r.peak_node_power_watts;
+    }
     if (r.thermal_modeled) {
       power["thermal_throttle_events"] = r.thermal_throttle_events;
       ordered_json thermal = ordered_json::array();

@@ -72,7 +72,7 @@ void run_bench_partition(const std::string& format) {
       r.map_reduce_fastest_to_slowest,
       r.training_split_speedup >= 1.5 && r.stencil_split_speedup >= 1.5 ? "met" : "NOT met");
   std::cout << fmt::format(
-      "task cloning against stragglers ({} tasks, {} seeds, stragglers 4x for 20 s, 180/device-h)\n"
+      "task cloning against stragglers ({} tasks, {} seeds, stragglers 4x for 20 s, 36/device-h)\n"
       "  mean makespan {:.2f} s without vs {:.2f} s with clones at {:g}x predicted time: "
       "speedup {:.2f}x\n"
       "  {} stragglers, {} clones started, {} won; cancelled copies {:.1f} % of busy "

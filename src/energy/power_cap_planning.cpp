@@ -84,8 +84,8 @@ PowerCappedPlan fit_to_power_caps(const JobEnergyModel& model, const DvfsSchedul
     double ready = std::max(device_free[d], model.input_seconds(t, d));
     for (const DagNeighbor& q : instance.predecessors(t)) {
       const PlannedTask& producer = schedule.tasks[q.task];
-      ready = std::max(ready, producer.finish_seconds +
-                                  instance.comm_seconds(q.edge, producer.device, d));
+      ready = std::max(ready,
+                       producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, d));
     }
     const std::uint8_t planned = pstates[t];
     double best_start = ready, best_finish = inf, best_joules = inf;
@@ -134,12 +134,13 @@ PowerCappedPlan fit_to_power_caps(const JobEnergyModel& model, const DvfsSchedul
   }
   // Planned peaks: the draw is highest at some task's start.
   out.peak_watts = model.idle_watts_total();
-  for (NodeId n = 0; n < nodes; ++n) out.peak_node_watts = std::max(out.peak_node_watts, node_idle[n]);
+  for (NodeId n = 0; n < nodes; ++n)
+    out.peak_node_watts = std::max(out.peak_node_watts, node_idle[n]);
   for (const Draw& draw : draws) {
     out.peak_watts =
         std::max(out.peak_watts, model.idle_watts_total() + added_at(draws, draw.start, false, 0));
-    out.peak_node_watts = std::max(out.peak_node_watts, node_idle[draw.node] +
-                                                            added_at(draws, draw.start, true, draw.node));
+    out.peak_node_watts = std::max(
+        out.peak_node_watts, node_idle[draw.node] + added_at(draws, draw.start, true, draw.node));
   }
   return out;
 }

@@ -52,6 +52,9 @@ ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const Ta
     std::vector<std::string> job_names;
     for (const JobResult& j : r.jobs) job_names.push_back(j.name);
     out["faults"] = fault_report_to_json(*r.faults, job_names);
+    if (r.faults->cloning)  // task cloning (energy branch): only when it was on
+      out["faults"]["clones"] = {{"started", r.faults->clones_started},
+                                 {"won", r.faults->clones_won}};
   }
   ordered_json devices = ordered_json::array();
   for (const DeviceResult& d : r.devices) {

@@ -46,7 +46,7 @@ CloningBenchmarkResult run_cloning_benchmark(std::uint32_t runs, double threshol
       FaultOptions faults;
       faults.enabled = true;
       faults.model.crashes = false;
-      faults.model.stragglers_per_device_hour = 180;
+      faults.model.stragglers_per_device_hour = 36;
       faults.model.straggler_slowdown = 4;
       faults.model.straggler_seconds = 20;
       faults.clone.enabled = clone;

@@ -71,7 +71,8 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
   report_.power_cap_watts = options_.power_cap_watts;
   report_.peak_power_watts = cluster_watts_;
   report_.node_power_cap_watts = options_.node_power_cap_watts;
-  for (double w : node_watts_) report_.peak_node_power_watts = std::max(report_.peak_node_power_watts, w);
+  for (double w : node_watts_)
+    report_.peak_node_power_watts = std::max(report_.peak_node_power_watts, w);
   if (options_.thermal.enabled) {
     report_.thermal_modeled = true;
     for (const Device& d : cluster.devices()) {

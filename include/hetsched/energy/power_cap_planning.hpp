@@ -34,9 +34,9 @@ struct PowerCaps {
 struct PowerCappedPlan {
   DvfsSchedule plan;
   bool feasible = true;
-  std::string message;  // why not: a cap below idle power, a task that fits no P-state
-  double peak_watts = 0;       // planned peak of the cluster's draw
-  double peak_node_watts = 0;  // planned peak of any node's draw
+  std::string message;            // why not: a cap below idle power, a task that fits no P-state
+  double peak_watts = 0;          // planned peak of the cluster's draw
+  double peak_node_watts = 0;     // planned peak of any node's draw
   std::size_t tasks_slowed = 0;   // run below their planned P-state to fit
   std::size_t tasks_delayed = 0;  // start later than their inputs and device allow, to fit
 };

@@ -20,8 +20,9 @@
 // result is then handed to slack reclamation, and the candidates (slack
 // reclamation alone; re-mapping then reclamation; slack reclamation by steps of
 // the best energy saved per second of slack used) are compared: the least total
-// energy within the bound wins, so the result never uses more energy than slack
-// reclamation alone.
+// energy within the bound wins (with a stretch, the candidates found within the
+// original makespan too), so the result never uses more energy than slack
+// reclamation alone, nor than with less stretch.
 #pragma once
 
 #include <string>

@@ -11,9 +11,9 @@
 namespace hetsched::cli {
 namespace {
 
-void run_bench_partition(const std::string& format) {
+void run_bench_partition(const std::string& format, std::uint32_t cloning_runs) {
   const PartitionBenchmarkResult r = run_partition_benchmark();
-  const CloningBenchmarkResult c = run_cloning_benchmark();
+  const CloningBenchmarkResult c = run_cloning_benchmark(cloning_runs);
   if (format == "json") {
     nlohmann::ordered_json out{
         {"devices", r.devices},
@@ -86,12 +86,17 @@ void run_bench_partition(const std::string& format) {
 
 void add_bench_partition_command(CLI::App& bench) {
   auto format = std::make_shared<std::string>("table");
+  auto cloning_runs = std::make_shared<std::uint32_t>(10);
   CLI::App* command = bench.add_subcommand(
       "partition",
-      "heterogeneity-aware split against an equal split: training, stencil, pipeline, map-reduce");
+      "heterogeneity-aware split against an equal split: training, stencil, pipeline, "
+      "map-reduce; task cloning against stragglers");
   command->add_option("--format", *format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
-  command->callback([format] { run_bench_partition(*format); });
+  command->add_option("--cloning-runs", *cloning_runs, "seeds of the task-cloning figure")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  command->callback([format, cloning_runs] { run_bench_partition(*format, *cloning_runs); });
 }
 
 }  // namespace hetsched::cli

@@ -2,8 +2,8 @@
 // schedule, move tasks to the (device, P-state) where they cost the least energy
 // as long as the whole schedule still ends within the bound, then reclaim the
 // remaining slack by DVFS. This is the re-mapping step of the energy-efficient
-// DAG schedulers that start from HEFT (DEWTS, Tang et al. 2016; EES, Huang et al.
-// 2012, which moves tasks into the slack of other processors): a task whose
+// DAG schedulers that start from HEFT (DEWTS, Tang et al. 2016; EES, which moves
+// tasks into the slack of other processors): a task whose
 // fastest device is not its most energy-efficient one (an fp64 matmul that HEFT put
 // on a slower, hungrier GPU to shorten the schedule; branchy code on a GPU that a
 // CPU runs with less energy) goes where it costs less if the schedule's slack

@@ -12,6 +12,10 @@ packages=(
   # local runtime: topology discovery, OpenCL loader + headers + PoCL (a real OpenCL device on
   # the CPU, used by tests and CI), OpenBLAS and LAPACKE for the CPU kernels, clinfo to inspect
   libhwloc-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libopenblas-dev liblapacke-dev clinfo
+  # service (`hetsched serve`, `hetsched kube-extender`): SQLite for durable state, cpp-httplib
+  # for the REST API and the Kubernetes API client (its
+  # Debian build enables TLS and compression, so its header needs OpenSSL, zlib and Brotli headers)
+  libsqlite3-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
   # benchmark peer only (bench/starpu/run_starpu_bench.sh builds against it; never linked)
   libstarpu-dev
 )

@@ -37,15 +37,24 @@ void run_bench_cluster(BenchClusterOptions options) {
     nlohmann::ordered_json out;
     out["gavel"] = nlohmann::ordered_json::array();
     for (const auto& row : r.gavel)
-      out["gavel"].push_back({{"trace", row.trace},
-                              {"rate_jobs_per_hour", row.rate_jobs_per_hour},
-                              {"agnostic_avg_jct_hours", row.agnostic_avg_jct_hours},
-                              {"aware_avg_jct_hours", row.aware_avg_jct_hours},
-                              {"published_agnostic", row.published_agnostic},
-                              {"published_aware", row.published_aware},
-                              {"measured_jobs", row.measured_jobs},
-                              {"agnostic_wall_seconds", row.agnostic_wall_seconds},
-                              {"aware_wall_seconds", row.aware_wall_seconds}});
+      out["gavel"].push_back(
+          {{"trace", row.trace},
+           {"rate_jobs_per_hour", row.rate_jobs_per_hour},
+           {"agnostic_avg_jct_hours", row.agnostic_avg_jct_hours},
+           {"aware_avg_jct_hours", row.aware_avg_jct_hours},
+           {"published_agnostic", row.published_agnostic},
+           {"published_aware", row.published_aware},
+           {"measured_jobs", row.measured_jobs},
+           {"agnostic_wall_seconds", row.agnostic_wall_seconds},
+           {"aware_wall_seconds", row.aware_wall_seconds},
+           {"aware_policy", row.aware_policy},
+           {"aware_las_avg_jct_hours", row.aware_las_avg_jct_hours},
+           {"aware_space_sharing_avg_jct_hours", row.aware_space_sharing_avg_jct_hours},
+           {"published_aware_space_sharing", row.published_aware_space_sharing},
+           {"agnostic_ftf_rho_average", row.agnostic_ftf_rho_average},
+           {"aware_ftf_rho_average", row.aware_ftf_rho_average},
+           {"agnostic_jain", row.agnostic_jain},
+           {"aware_jain", row.aware_jain}});
     out["makespan"] = nlohmann::ordered_json::array();
     for (const auto& row : r.makespan)
       out["makespan"].push_back({{"jobs", row.jobs},
@@ -61,8 +70,9 @@ void run_bench_cluster(BenchClusterOptions options) {
     return;
   }
   std::cout << fmt::format(
-      "Gavel setting: 36 V100 + 36 P100 + 36 K80, jobs {}-{} measured, average JCT in hours\n",
-      r.measure_first, r.measure_last);
+      "Gavel setting: 36 V100 + 36 P100 + 36 K80, jobs {}-{} measured, average JCT in hours\n"
+      "agnostic: las; aware: {}\n",
+      r.measure_first, r.measure_last, r.gavel.empty() ? "" : r.gavel.front().aware_policy);
   std::cout << fmt::format("{:<11} {:>8} {:>10} {:>10} {:>7} {:>10} {:>10} {:>7} {:>9}\n", "trace",
                            "jobs/h", "agnostic", "aware", "ratio", "Gavel ag.", "Gavel aw.",
                            "ratio", "wall s");
@@ -73,6 +83,22 @@ void run_bench_cluster(BenchClusterOptions options) {
         row.agnostic_avg_jct_hours / row.aware_avg_jct_hours, row.published_agnostic,
         row.published_aware, row.published_agnostic / row.published_aware,
         row.agnostic_wall_seconds + row.aware_wall_seconds);
+  std::cout << "\nReference runs and fairness (rho: Themis finish-time fairness, average)\n";
+  std::cout << fmt::format("{:<11} {:>8} {:>10} {:>10} {:>11} {:>8} {:>8} {:>8} {:>8}\n", "trace",
+                           "jobs/h", "aware-las", "aware+SS", "Gavel SS", "rho ag.", "rho aw.",
+                           "Jain ag.", "Jain aw.");
+  for (const auto& row : r.gavel)
+    std::cout << fmt::format(
+        "{:<11} {:>8.1f} {:>10} {:>10} {:>11} {:>8.2f} {:>8.2f} {:>8.3f} {:>8.3f}\n", row.trace,
+        row.rate_jobs_per_hour,
+        row.aware_las_avg_jct_hours > 0 ? fmt::format("{:.2f}", row.aware_las_avg_jct_hours) : "-",
+        row.aware_space_sharing_avg_jct_hours > 0
+            ? fmt::format("{:.2f}", row.aware_space_sharing_avg_jct_hours)
+            : "-",
+        row.published_aware_space_sharing > 0
+            ? fmt::format("{:.2f}", row.published_aware_space_sharing)
+            : "-",
+        row.agnostic_ftf_rho_average, row.aware_ftf_rho_average, row.agnostic_jain, row.aware_jain);
   std::cout << "\nStatic multi-GPU traces, makespan in hours\n";
   std::cout << fmt::format("{:>6} {:>10} {:>10} {:>12} {:>12}\n", "jobs", "fifo", "aware",
                            "Gavel fifo", "Gavel aware");
@@ -107,6 +133,18 @@ void add_bench_cluster_command(CLI::App& bench) {
       ->add_option("--migration-seconds", options->params.migration_seconds,
                    "checkpoint/restart time charged when a job moves")
       ->capture_default_str();
+  command
+      ->add_option("--aware-policy", options->params.aware_policy,
+                   "our heterogeneity-aware stream policy")
+      ->capture_default_str();
+  command->add_option("--rate", options->params.rates,
+                      "only these arrival rates in jobs/h (4.0, 4.8, 5.6, 2.6, 2.8)");
+  command->add_flag("--no-static{false}", options->params.static_cases,
+                    "skip the static 100- and 700-job makespan cases");
+  command->add_flag("--no-alibaba{false}", options->params.alibaba,
+                    "skip the Alibaba placement runs");
+  command->add_flag("--no-reference{false}", options->params.reference_runs,
+                    "skip Gavel's aware-las and the space-sharing runs");
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");

@@ -48,10 +48,21 @@ void run_bench_runtime(BenchRuntimeOptions options) {
         {"gemm_tile", options.params.gemm_tile},
         {"mix_devices", r.mix_devices},
         {"policy", options.params.policy},
-        {"openblas_core", core}};
+        {"openblas_core", core},
+        {"overhead_sleeps", r.overhead_sleeps},
+        {"mix_uploads_during_kernel", r.mix_uploads_during_kernel},
+        {"mix_uploads_overlapped", r.mix_uploads_overlapped},
+        {"mix_overlap_seconds", r.mix_overlap_seconds},
+        {"mix_bytes_to_devices", r.mix_bytes_to_devices},
+        {"load_average_before", r.load_before},
+        {"load_average_after", r.load_after}};
     for (const auto& [key, value] : r.starpu_details) out["starpu_details"][key] = value;
     if (!r.starpu_error.empty()) out["starpu_error"] = r.starpu_error;
     if (!r.notice.empty()) out["notice"] = r.notice;
+    if (core == "Prescott")
+      out["openblas_notice"] =
+          "OpenBLAS fell back to generic Prescott kernels: rerun with OPENBLAS_CORETYPE=Haswell "
+          "(or SkylakeX) exported, which applies to both sides";
     std::cout << out.dump() << "\n";
     return;
   }
@@ -83,6 +94,13 @@ void run_bench_runtime(BenchRuntimeOptions options) {
     std::cout << fmt::format("  {} = {}\n", key, value);
   if (!r.starpu_error.empty()) std::cout << "  StarPU: " << r.starpu_error << "\n";
   if (!r.notice.empty()) std::cout << "  " << r.notice << "\n";
+  std::cout << fmt::format(
+      "  overhead run: {} futex sleeps; mix: {} uploads issued under a running kernel, {} "
+      "overlapped it ({:.4f} s)\n  load average (1 min) {:.2f} before, {:.2f} after our runs\n",
+      r.overhead_sleeps, r.mix_uploads_during_kernel, r.mix_uploads_overlapped,
+      r.mix_overlap_seconds, r.load_before, r.load_after);
+  if (core == "Prescott")
+    std::cout << "  OpenBLAS fell back to Prescott: export OPENBLAS_CORETYPE=Haswell and rerun\n";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/stream/stream_policy.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -67,8 +68,12 @@ void add_catalog_command(CLI::App& app) {
 void add_policies_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("policies", "list the scheduling policies");
   command->callback([] {
+    std::cout << "Task-graph and task-stream policies (hetsched schedule/simulate/run):\n";
     for (const PolicyInfo& info : policy_registry())
       std::cout << fmt::format("{:<16} {}\n", info.name, info.summary);
+    std::cout << "\nJob-stream policies (hetsched simulate with a kind: stream workload):\n";
+    for (const StreamPolicyInfo& info : stream_policy_registry())
+      std::cout << fmt::format("{:<20} {}\n", info.name, info.summary);
   });
 }
 

@@ -24,5 +24,8 @@ void add_bench_energy_command(CLI::App& bench);
 void add_bench_partition_command(CLI::App& bench);
 void add_bench_faults_command(CLI::App& bench);
 void add_bench_scaling_command(CLI::App& bench);
+void add_kube_extender_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
+void add_bench_service_command(CLI::App& bench);
 
 }  // namespace hetsched::cli

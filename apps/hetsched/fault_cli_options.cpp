@@ -79,9 +79,22 @@ std::string fault_summary(const SimReport& r) {
     out += fmt::format(
         "  clones: {} started, {} won; losing copies cost {:.1f} device-s and {:.0f} J\n",
         f.clones_started, f.clones_won, f.replica_device_seconds, f.replica_joules);
-  for (std::size_t j = 0; j < f.jobs.size() && j < r.jobs.size(); ++j)
-    if (!f.jobs[j].failure_reason.empty())
-      out += fmt::format("  {}: {}\n", r.jobs[j].name, f.jobs[j].failure_reason);
+  if (f.alarms > 0 || f.crashes > 0)
+    out += fmt::format(
+        "  predictor: {} alarms ({} true), precision {:.3f}, recall {:.3f}, mean lead {:.0f} s, "
+        "in-flight work saved {:.0f} s\n",
+        f.alarms, f.true_alarms, f.precision(), f.recall(), f.mean_lead_seconds(),
+        f.work_saved_seconds);
+  // Every job: what failures cost it (the report's invariant: nothing is lost silently).
+  out += fmt::format("  {:<28} {:>8} {:>8} {:>11} {:>10} {:>12}  {}\n", "job", "attempts",
+                     "failures", "checkpoints", "migrations", "recovery (s)", "outcome");
+  for (std::size_t j = 0; j < f.jobs.size() && j < r.jobs.size(); ++j) {
+    const FaultJobRecord& job = f.jobs[j];
+    out += fmt::format("  {:<28} {:>8} {:>8} {:>11} {:>10} {:>12.1f}  {}\n", r.jobs[j].name,
+                       job.attempts, job.failures, job.checkpoints, job.migrations,
+                       job.recovery_seconds,
+                       job.failure_reason.empty() ? "completed" : job.failure_reason);
+  }
   return out;
 }
 

@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   hetsched::cli::add_devices_command(app);
   hetsched::cli::add_calibrate_command(app);
   hetsched::cli::add_run_command(app);
+  hetsched::cli::add_kube_extender_command(app);
+  hetsched::cli::add_serve_command(app);
   CLI::App* bench = app.add_subcommand("bench", "benchmarks that print figures");
   bench->require_subcommand(1);
   hetsched::cli::add_bench_sim_command(*bench);
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
   hetsched::cli::add_bench_faults_command(*bench);
   hetsched::cli::add_bench_scaling_command(*bench);
   hetsched::cli::add_bench_runtime_command(*bench);
+  hetsched::cli::add_bench_service_command(*bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -13,6 +13,7 @@
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/runtime/local_backend.hpp"
+#include "hetsched/runtime/runtime_dag_file.hpp"
 #include "hetsched/sim/simulator.hpp"
 
 namespace hetsched::cli {
@@ -20,6 +21,7 @@ namespace {
 
 struct RunOptions {
   std::string dag = "cholesky";
+  std::string workload;  // a runtime DAG file instead of a built-in DAG
   std::uint32_t tiles = 8;
   std::uint32_t tile_size = 128;
   std::uint32_t tasks = 10000;
@@ -41,6 +43,8 @@ struct Problem {
 };
 
 Problem make_problem(const RunOptions& o) {
+  if (!o.workload.empty())
+    return Problem{load_runtime_dag_file(o.workload, o.seed), [] { return NAN; }};
   if (o.dag == "cholesky") {
     auto cholesky =
         std::make_shared<TiledCholesky>(make_tiled_cholesky(o.tiles, o.tile_size, o.seed));
@@ -86,6 +90,7 @@ Problem make_problem(const RunOptions& o) {
 }
 
 void run_run(const RunOptions& options) {
+  Problem problem = make_problem(options);  // bad input fails before any device is opened
   LocalDevices devices(LocalDevicesOptions{options.cpu_workers, !options.no_opencl, true});
   if (!devices.notice().empty()) std::cerr << "hetsched: " << devices.notice() << "\n";
   RooflineModel roofline(devices.cluster());
@@ -95,7 +100,6 @@ void run_run(const RunOptions& options) {
     learned->load(options.perf_model, devices.fingerprint());
   }
   const PerfModel& perf = learned ? static_cast<const PerfModel&>(*learned) : roofline;
-  Problem problem = make_problem(options);
 
   // What the simulator predicts for this DAG under the same policy and model.
   auto sim_policy = make_policy(options.policy, PolicyOptions{options.seed});
@@ -126,7 +130,7 @@ void run_run(const RunOptions& options) {
   }
   if (options.format == "json") {
     nlohmann::ordered_json out;
-    out["dag"] = options.dag;
+    out["dag"] = options.workload.empty() ? options.dag : options.workload;
     out["policy"] = run.report.policy;
     out["perf_model"] = run.report.perf_model;
     out["tasks"] = run.report.tasks_total;
@@ -138,6 +142,12 @@ void run_run(const RunOptions& options) {
     out["retries"] = run.retries;
     out["bytes_to_devices"] = run.bytes_to_devices;
     out["bytes_to_host"] = run.bytes_to_host;
+    out["prefetched_uploads"] = run.prefetched_uploads;
+    out["uploads_during_kernel"] = run.uploads_during_kernel;
+    out["uploads_overlapped"] = run.uploads_overlapped;
+    out["overlap_seconds"] = run.overlap_seconds;
+    out["dispatcher_sleeps"] = run.dispatcher_sleeps;
+    out["worker_sleeps"] = run.worker_sleeps;
     if (!std::isnan(error)) out["max_relative_error"] = error;
     out["failures"] = nlohmann::ordered_json::array();
     for (const TaskFailure& f : run.failures)
@@ -150,8 +160,9 @@ void run_run(const RunOptions& options) {
     return;
   }
   std::cout << fmt::format("{} DAG, {} tasks, on {} workers under {} with the {} model\n",
-                           options.dag, run.report.tasks_total, devices.worker_count(),
-                           run.report.policy, run.report.perf_model);
+                           options.workload.empty() ? options.dag : options.workload,
+                           run.report.tasks_total, devices.worker_count(), run.report.policy,
+                           run.report.perf_model);
   std::cout << fmt::format("  measured makespan   {:.4f} s ({} of {} tasks)\n",
                            run.report.makespan_seconds, run.report.tasks_completed,
                            run.report.tasks_total);
@@ -162,6 +173,12 @@ void run_run(const RunOptions& options) {
                              d.busy_seconds);
   std::cout << fmt::format("  steals {}, retries {}, host→device {} B, device→host {} B\n",
                            run.steals, run.retries, run.bytes_to_devices, run.bytes_to_host);
+  if (run.prefetched_uploads > 0)
+    std::cout << fmt::format(
+        "  overlap: {} uploads prefetched, {} issued while a kernel ran, {} ran under it "
+        "({:.4f} s)\n",
+        run.prefetched_uploads, run.uploads_during_kernel, run.uploads_overlapped,
+        run.overlap_seconds);
   if (!std::isnan(error))
     std::cout << fmt::format("  result check: max relative error {:.2e}\n", error);
   for (const TaskFailure& f : run.failures)
@@ -179,9 +196,13 @@ void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* command = app.add_subcommand(
       "run", "execute a DAG for real on this machine's CPU cores and OpenCL devices");
-  command->add_option("--dag", options->dag, "cholesky, gemm, mix or empty")
-      ->check(CLI::IsMember({"cholesky", "gemm", "mix", "empty"}))
-      ->capture_default_str();
+  CLI::Option* dag = command->add_option("--dag", options->dag, "cholesky, gemm, mix or empty")
+                         ->check(CLI::IsMember({"cholesky", "gemm", "mix", "empty"}))
+                         ->capture_default_str();
+  command
+      ->add_option("--workload", options->workload,
+                   "a DAG file: tasks naming runtime kernels and sizes (docs/local-runtime.md)")
+      ->excludes(dag);
   command->add_option("--tiles", options->tiles, "tiles per side (cholesky, gemm)")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));

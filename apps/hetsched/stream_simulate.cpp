@@ -48,6 +48,11 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
                                 {"makespan_seconds", r.makespan_seconds},
                                 {"utilisation", utilisation},
                                 {"jain_fairness", r.jain_fairness},
+                                {"ftf_rho_average", r.ftf_rho_average},
+                                {"ftf_rho_max", r.ftf_rho_max},
+                                {"ftf_unfair_fraction", r.ftf_unfair_fraction},
+                                {"jain_fairness_ftf", r.jain_fairness_ftf},
+                                {"colocated_rounds", r.colocated_rounds},
                                 {"slo_violations", r.slo_violations},
                                 {"cost_usd", r.cost_usd},
                                 {"allocation_fallbacks", r.fallbacks},
@@ -88,6 +93,11 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
         [&](const StreamReport& r) { return fmt::format("{:.1f}%", 100 * r.utilisation[k]); });
   row("Jain fairness",
       [](const StreamReport& r) { return fmt::format("{:.3f}", r.jain_fairness); });
+  row("FTF rho avg",
+      [](const StreamReport& r) { return fmt::format("{:.2f}", r.ftf_rho_average); });
+  row("FTF rho max", [](const StreamReport& r) { return fmt::format("{:.2f}", r.ftf_rho_max); });
+  row("FTF rho > 1",
+      [](const StreamReport& r) { return fmt::format("{:.1f}%", 100 * r.ftf_unfair_fraction); });
   row("SLO violations", [](const StreamReport& r) { return fmt::format("{}", r.slo_violations); });
   row("cost", [](const StreamReport& r) { return fmt::format("${:.2f}", r.cost_usd); });
   row("rejected", [](const StreamReport& r) { return fmt::format("{}", r.rejected); });

@@ -93,13 +93,17 @@ void SchedulingLoop::assign(const Assignment& a) {
   placement_[a.task] = a.device;
   pstate_[a.task] = a.pstate;
   if (state_[a.task] != TaskState::running) state_[a.task] = TaskState::placed;
-  const ClusterSnapshot view = snapshot(now_);
-  const double run = perf_.task_seconds(task, device, a.pstate);
-  const double earliest = view.data_ready_seconds(a.task, a.device);
-  const double start = a.planned_start_seconds == kAppend
-                           ? std::max(device_available_[a.device], earliest)
-                           : std::max(a.planned_start_seconds, earliest);
-  finish_[a.task] = start + run;
+  if (a.predicted_finish_seconds != kNotPredicted) {
+    finish_[a.task] = a.predicted_finish_seconds;
+  } else {
+    const ClusterSnapshot view = snapshot(now_);
+    const double run = perf_.task_seconds(task, device, a.pstate);
+    const double earliest = view.data_ready_seconds(a.task, a.device);
+    const double start = a.planned_start_seconds == kAppend
+                             ? std::max(device_available_[a.device], earliest)
+                             : std::max(a.planned_start_seconds, earliest);
+    finish_[a.task] = start + run;
+  }
   device_available_[a.device] = std::max(device_available_[a.device], finish_[a.task]);
   ++device_outstanding_[a.device];
   backend_.launch(a);

@@ -62,6 +62,14 @@ struct Reader {
       fail(node, fmt::format("{} must be a whole number of at least 1, got {}", what, v));
     return static_cast<std::uint32_t>(v);
   }
+  bool boolean(const YAML::Node& node, const char* what) const {
+    if (node.IsScalar()) {
+      const std::string v = node.Scalar();
+      if (v == "true") return true;
+      if (v == "false") return false;
+    }
+    fail(node, fmt::format("{}: expected true or false", what));
+  }
   std::string text(const YAML::Node& node, const char* what) const {
     if (!node.IsScalar()) fail(node, fmt::format("{}: expected a name", what));
     return node.Scalar();
@@ -86,7 +94,7 @@ FaultOptions parse_fault_yaml(const std::string& source, const std::string& file
   r.expect_map(root, "fault file");
   r.check_keys(root,
                {"model", "failures", "heartbeat", "retry", "checkpoint", "replicas",
-                "critical_jobs", "predictor"},
+                "critical_jobs", "replica_domain", "respawn_replicas", "predictor", "telemetry"},
                "fault file");
 
   if (const YAML::Node m = root["model"]) {
@@ -232,24 +240,75 @@ FaultOptions parse_fault_yaml(const std::string& source, const std::string& file
     if (!jobs.IsSequence()) r.fail(jobs, "critical_jobs: expected a list of job names");
     for (const YAML::Node& j : jobs) o.critical_jobs.push_back(r.text(j, "job name"));
   }
+  if (const YAML::Node d = root["replica_domain"]) {
+    const std::string domain = r.text(d, "replica domain");
+    if (domain == "any")
+      o.replica_domain = ReplicaDomain::any;
+    else if (domain == "node")
+      o.replica_domain = ReplicaDomain::node;
+    else if (domain == "rack")
+      o.replica_domain = ReplicaDomain::rack;
+    else
+      r.fail(d, unknown_name_message("replica domain", domain, {"any", "node", "rack"}));
+  }
+  if (const YAML::Node n = root["respawn_replicas"])
+    o.respawn_replicas = r.boolean(n, "respawn_replicas");
   if (const YAML::Node p = root["predictor"]) {
     r.expect_map(p, "predictor");
     r.check_keys(p,
-                 {"lead_seconds", "recall", "false_alarms_per_device_hour", "inspection_seconds"},
+                 {"ecc_reference_per_hour", "ecc_shift_per_hour", "ecc_cusum_threshold",
+                  "temperature_ewma_weight", "temperature_residual_celsius", "require_both",
+                  "inspection_seconds"},
                  "predictor");
-    o.predictor.enabled = true;
-    if (p["lead_seconds"])
-      o.predictor.lead_seconds = r.non_negative(p["lead_seconds"], "lead time");
-    if (p["recall"]) {
-      o.predictor.recall = r.number(p["recall"], "recall");
-      if (!(o.predictor.recall >= 0 && o.predictor.recall <= 1))
-        r.fail(p["recall"], "recall must be between 0 and 1");
+    PredictorOptions& q = o.predictor;
+    q.enabled = true;
+    if (p["ecc_reference_per_hour"])
+      q.ecc_reference_per_hour = r.positive(p["ecc_reference_per_hour"], "healthy error rate");
+    if (p["ecc_shift_per_hour"])
+      q.ecc_shift_per_hour = r.positive(p["ecc_shift_per_hour"], "error rate to detect");
+    if (q.ecc_shift_per_hour <= q.ecc_reference_per_hour)
+      r.fail(p, fmt::format("predictor: the error rate to detect ({}) must be more than the "
+                            "healthy rate ({})",
+                            q.ecc_shift_per_hour, q.ecc_reference_per_hour));
+    if (p["ecc_cusum_threshold"])
+      q.ecc_cusum_threshold = r.positive(p["ecc_cusum_threshold"], "CUSUM threshold");
+    if (p["temperature_ewma_weight"]) {
+      q.temperature_ewma_weight = r.positive(p["temperature_ewma_weight"], "EWMA weight");
+      if (q.temperature_ewma_weight > 1)
+        r.fail(p["temperature_ewma_weight"], "EWMA weight must be at most 1");
     }
-    if (p["false_alarms_per_device_hour"])
-      o.predictor.false_alarms_per_device_hour =
-          r.non_negative(p["false_alarms_per_device_hour"], "false-alarm rate");
+    if (p["temperature_residual_celsius"])
+      q.temperature_residual_celsius =
+          r.number(p["temperature_residual_celsius"], "temperature residual threshold");
+    if (p["require_both"]) q.require_both = r.boolean(p["require_both"], "require_both");
     if (p["inspection_seconds"])
-      o.predictor.inspection_seconds = r.non_negative(p["inspection_seconds"], "inspection time");
+      q.inspection_seconds = r.non_negative(p["inspection_seconds"], "inspection time");
+  }
+  if (const YAML::Node t = root["telemetry"]) {
+    r.expect_map(t, "telemetry");
+    r.check_keys(
+        t,
+        {"sample_seconds", "noise_celsius", "ecc_per_hour", "degradation_lead_seconds",
+         "precursor_fraction", "degraded_ecc_per_hour", "degraded_extra_celsius",
+         "bursts_per_device_hour", "burst_seconds", "burst_ecc_per_hour", "burst_extra_celsius"},
+        "telemetry");
+    TelemetryOptions& m = o.predictor.telemetry;
+    if (t["sample_seconds"]) m.sample_seconds = r.positive(t["sample_seconds"], "sample period");
+    const auto set = [&](const char* key, double& field) {
+      if (t[key]) field = r.non_negative(t[key], key);
+    };
+    set("noise_celsius", m.noise_celsius);
+    set("ecc_per_hour", m.ecc_per_hour);
+    set("degradation_lead_seconds", m.degradation_lead_seconds);
+    set("precursor_fraction", m.precursor_fraction);
+    if (m.precursor_fraction > 1)
+      r.fail(t["precursor_fraction"], "precursor fraction must be at most 1");
+    set("degraded_ecc_per_hour", m.degraded_ecc_per_hour);
+    set("degraded_extra_celsius", m.degraded_extra_celsius);
+    set("bursts_per_device_hour", m.bursts_per_device_hour);
+    set("burst_seconds", m.burst_seconds);
+    set("burst_ecc_per_hour", m.burst_ecc_per_hour);
+    set("burst_extra_celsius", m.burst_extra_celsius);
   }
   return o;
 }

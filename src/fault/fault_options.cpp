@@ -28,12 +28,7 @@ void FaultOptions::validate(const Cluster& cluster) const {
   if (clone.enabled && !(clone.threshold > 1))
     throw InputError(fmt::format(
         "clone threshold must be more than 1 (× the predicted time), got {}", clone.threshold));
-  if (predictor.enabled &&
-      (!(predictor.recall >= 0 && predictor.recall <= 1) || !(predictor.lead_seconds >= 0) ||
-       !(predictor.false_alarms_per_device_hour >= 0) || !(predictor.inspection_seconds >= 0)))
-    throw InputError(
-        "predictor: recall must be in [0, 1], lead time, false-alarm rate and "
-        "inspection time 0 or more");
+  if (predictor.enabled) predictor.validate();
 }
 
 }  // namespace hetsched

@@ -42,6 +42,7 @@ nlohmann::ordered_json fault_report_to_json(const FaultReport& r,
                                                  {"predicted_crashes", r.predicted_crashes},
                                                  {"precision", r.precision()},
                                                  {"recall", r.recall()},
+                                                 {"mean_lead_seconds", r.mean_lead_seconds()},
                                                  {"work_saved_seconds", r.work_saved_seconds}}},
                       {"jobs", std::move(jobs)}};
 }

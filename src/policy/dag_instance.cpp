@@ -5,18 +5,20 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <stdexcept>
 
 namespace hetsched {
 
 DagInstance::DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& perf)
-    : device_count_(perf.cluster().device_count()),
+    : task_count_(graph.end_task(job) - graph.first_task(job)),
+      device_count_(perf.cluster().device_count()),
       perf_(&perf),
       first_task_(graph.first_task(job)) {
   const TaskIndex end = graph.end_task(job);
-  compute_.assign(end - first_task_, std::vector<double>(device_count_, kCannotRun));
+  compute_.assign(task_count_ * device_count_, kCannotRun);
   for (TaskIndex t = first_task_; t < end; ++t) {
     for (const Device& d : perf.cluster().devices())
-      compute_[t - first_task_][d.id] = perf.task_seconds(graph.task(t), d, 0);
+      compute_[(t - first_task_) * device_count_ + d.id] = perf.task_seconds(graph.task(t), d, 0);
     for (const Dependency& s : graph.successors(t))
       edges_.push_back(DagEdge{t - first_task_, s.task - first_task_, s.bytes});
   }
@@ -26,9 +28,15 @@ DagInstance::DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& 
 
 DagInstance::DagInstance(std::vector<std::vector<double>> compute_seconds,
                          std::vector<DagEdge> edges)
-    : compute_(std::move(compute_seconds)),
-      edges_(std::move(edges)),
-      device_count_(compute_.empty() ? 0 : compute_.front().size()) {
+    : edges_(std::move(edges)),
+      task_count_(compute_seconds.size()),
+      device_count_(compute_seconds.empty() ? 0 : compute_seconds.front().size()) {
+  compute_.reserve(task_count_ * device_count_);
+  for (const std::vector<double>& row : compute_seconds) {
+    if (row.size() != device_count_)
+      throw std::invalid_argument("DagInstance: rows of the cost matrix differ in length");
+    compute_.insert(compute_.end(), row.begin(), row.end());
+  }
   index_edges();
   compute_means();
 }
@@ -38,8 +46,23 @@ double DagInstance::comm_seconds(std::uint32_t e, DeviceId a, DeviceId b) const 
   return perf_ ? perf_->transfer_seconds(edges_[e].bytes, a, b) : edges_[e].bytes;
 }
 
+void DagInstance::raise_arrivals(std::uint32_t e, DeviceId a, double sent,
+                                 std::span<double> arrival) const {
+  const double local = std::max(arrival[a], sent);
+  if (perf_) {
+    for (DeviceId b = 0; b < device_count_; ++b)
+      if (b != a)
+        arrival[b] = std::max(arrival[b], sent + perf_->transfer_seconds(edges_[e].bytes, a, b));
+  } else {
+    // A uniform network: the same time to every other device (a loop the compiler vectorises).
+    const double remote = sent + edges_[e].bytes;
+    for (double& b : arrival) b = std::max(b, remote);
+  }
+  arrival[a] = local;
+}
+
 void DagInstance::index_edges() {
-  const std::size_t n = compute_.size();
+  const std::size_t n = task_count_;
   pred_begin_.assign(n + 1, 0);
   succ_begin_.assign(n + 1, 0);
   for (const DagEdge& e : edges_) {
@@ -74,11 +97,11 @@ void DagInstance::index_edges() {
 }
 
 void DagInstance::compute_means() {
-  mean_compute_.assign(compute_.size(), 0.0);
-  for (std::size_t t = 0; t < compute_.size(); ++t) {
+  mean_compute_.assign(task_count_, 0.0);
+  for (std::uint32_t t = 0; t < task_count_; ++t) {
     double sum = 0;
     int count = 0;
-    for (double c : compute_[t])
+    for (double c : compute_row(t))
       if (c != kCannotRun) sum += c, ++count;
     mean_compute_[t] = count ? sum / count : kCannotRun;
   }

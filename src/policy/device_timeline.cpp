@@ -80,11 +80,13 @@ double DeviceTimeline::earliest_start(DeviceId device, double ready_seconds,
                                       double duration) const {
   const Lane& lane = devices_[device];
   const double ready = std::max(ready_seconds, lane.free_from);
+  const double last = last_finish(device);
+  // Nothing after `ready`, or no idle gap anywhere long enough: it goes at the end.
+  if (ready >= last || lane.tree.empty() || lane.tree[1] < duration) return std::max(ready, last);
   // The first block holding an interval that finishes after `ready`.
   auto block_it = std::partition_point(lane.blocks.begin(), lane.blocks.end(), [&](const Block& b) {
     return b.intervals.back().finish <= ready;
   });
-  if (block_it == lane.blocks.end()) return std::max(ready, last_finish(device));
   std::size_t block = static_cast<std::size_t>(block_it - lane.blocks.begin());
   const std::vector<Interval>& first = block_it->intervals;
   std::size_t index = static_cast<std::size_t>(
@@ -95,11 +97,14 @@ double DeviceTimeline::earliest_start(DeviceId device, double ready_seconds,
   double previous = index == 0 ? finish_before(lane, block) : first[index - 1].finish;
   const double candidate = std::max(ready, previous);
   if (candidate + duration <= first[index].start) return candidate;
-  // Later gaps of this block all begin after `ready`.
-  previous = first[index].finish;
-  for (std::size_t i = index + 1; i < first.size(); ++i) {
-    if (previous + duration <= first[i].start) return previous;
-    previous = first[i].finish;
+  // Later gaps of this block all begin after `ready` (none is long enough when the
+  // block's longest gap is not).
+  if (block_it->longest_gap >= duration) {
+    previous = first[index].finish;
+    for (std::size_t i = index + 1; i < first.size(); ++i) {
+      if (previous + duration <= first[i].start) return previous;
+      previous = first[i].finish;
+    }
   }
   // Whole blocks whose longest gap is too short are skipped.
   block = first_block_with_gap(lane, block + 1, duration);

@@ -68,7 +68,11 @@ class GreedyEftPolicy final : public SchedulingPolicy {
           consider(snapshot, t, d.id, snapshot.perf.task_seconds(task, d, 0), best);
       }
       if (best.device == kUnplaced) continue;  // no device can run it: left for the loop to report
-      out.assign(Assignment{t, best.device});
+      out.assign(Assignment{.task = t,
+                            .device = best.device,
+                            .pstate = 0,
+                            .planned_start_seconds = kAppend,
+                            .predicted_finish_seconds = best.finish});
     }
   }
 

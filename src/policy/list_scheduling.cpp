@@ -72,7 +72,9 @@ std::vector<std::uint32_t> order_by_decreasing(const DagInstance& instance,
 
 PartialSchedule::PartialSchedule(const DagInstance& instance,
                                  std::span<const double> device_free_seconds)
-    : instance_(&instance), timeline_(instance.device_count(), device_free_seconds) {
+    : instance_(&instance),
+      timeline_(instance.device_count(), device_free_seconds),
+      ready_scratch_(instance.device_count()) {
   schedule_.tasks.assign(instance.task_count(), PlannedTask{kNoDevice, 0, 0});
 }
 
@@ -85,6 +87,15 @@ double PartialSchedule::data_ready_seconds(std::uint32_t t, DeviceId d) const {
                      producer.finish_seconds + instance_->comm_seconds(p.edge, producer.device, d));
   }
   return ready;
+}
+
+void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<double> ready) const {
+  std::fill(ready.begin(), ready.end(), 0.0);
+  for (const DagNeighbor& p : instance_->predecessors(t)) {
+    const PlannedTask& producer = schedule_.tasks[p.task];
+    if (producer.device != kNoDevice)
+      instance_->raise_arrivals(p.edge, producer.device, producer.finish_seconds, ready);
+  }
 }
 
 PlannedTask PartialSchedule::earliest_placement(std::uint32_t t, DeviceId d) const {
@@ -102,16 +113,34 @@ PlannedTask PartialSchedule::appending_placement(std::uint32_t t, DeviceId d) co
 }
 
 PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t) const {
+  // Inputs' arrival plus run time bounds each device's finish from below (the
+  // timeline can only delay the start). The device with the lowest bound is tried
+  // first, which usually sets a finish that lets the bound rule out most others
+  // without a look at their timelines. Ties go to the lowest device id.
   PlannedTask best{kNoDevice, kCannotRun, kCannotRun};
-  for (DeviceId d = 0; d < instance_->device_count(); ++d) {
-    const double run = instance_->compute_seconds(t, d);
-    if (run == kCannotRun) continue;
-    const double ready = data_ready_seconds(t, d);
-    // The timeline can only delay the start: skip devices that cannot win.
-    if (ready + run >= best.finish_seconds) continue;
-    const double start = timeline_.earliest_start(d, ready, run);
-    if (start + run < best.finish_seconds) best = PlannedTask{d, start, start + run};
+  data_ready_on_every_device(t, ready_scratch_);
+  const std::span<const double> runs = instance_->compute_row(t);
+  DeviceId first = kNoDevice;
+  double lowest_bound = kCannotRun;
+  for (DeviceId d = 0; d < runs.size(); ++d) {
+    if (runs[d] == kCannotRun) continue;
+    const double bound = ready_scratch_[d] + runs[d];
+    if (bound < lowest_bound) lowest_bound = bound, first = d;
   }
+  if (first == kNoDevice) return best;
+  const auto try_device = [&](DeviceId d) {
+    const double run = runs[d];
+    const double ready = ready_scratch_[d];
+    const double bound = ready + run;
+    if (bound > best.finish_seconds || (bound == best.finish_seconds && d > best.device)) return;
+    const double start = timeline_.earliest_start(d, ready, run);
+    const double finish = start + run;
+    if (finish < best.finish_seconds || (finish == best.finish_seconds && d < best.device))
+      best = PlannedTask{d, start, finish};
+  };
+  try_device(first);
+  for (DeviceId d = 0; d < runs.size(); ++d)
+    if (d != first && runs[d] != kCannotRun) try_device(d);
   return best;
 }
 

@@ -1,8 +1,11 @@
 #include "hetsched/runtime/local_backend.hpp"
 
 #include <fmt/format.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -24,6 +27,18 @@ inline void cpu_relax() {
 #endif
 }
 
+// Sleeping and waking on a 32-bit atomic with the futex system call directly
+// (std::atomic::wait adds its own spinning with sched_yield on top of ours).
+static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) {
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected,
+            nullptr, nullptr, 0);
+}
+void futex_wake_one(std::atomic<std::uint32_t>& word) {
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr,
+            nullptr, 0);
+}
+
 std::int64_t clock_ticks() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
 constexpr double kSecondsPerTick =
     double(std::chrono::steady_clock::period::num) / std::chrono::steady_clock::period::den;
@@ -40,6 +55,7 @@ struct LocalBackend::Worker {
   SpscRing<Completion> outbox;
   alignas(64) std::atomic<std::uint32_t> inbox_signal{0};
   std::atomic<bool> asleep{false};
+  std::uint64_t sleeps = 0;  // the worker's own count; read after join
   std::thread thread;
 };
 
@@ -68,6 +84,10 @@ LocalBackend::LocalBackend(LocalDevices& devices, RuntimeDag& dag, const PerfMod
   tried_devices_.assign(tasks, 0);
   errors_.resize(tasks);
   broken_kernels_.assign(device_count * kKernelIdCount, 0);
+  has_successors_.resize(tasks);
+  for (TaskIndex t = 0; t < tasks; ++t) has_successors_[t] = !graph_.successors(t).empty();
+  signal_pending_.assign(device_count, 0);
+  low_water_ = std::max<std::size_t>(1, options_.max_tasks_ahead / 2);
   for (DeviceId d = 0; d < device_count; ++d)
     workers_.push_back(std::make_unique<Worker>(d, devices.kind(d), devices.opencl(d),
                                                 devices.pinned_pu(d),
@@ -113,9 +133,7 @@ void LocalBackend::launch(const Assignment& a) {
   if (!std::isfinite(predicted_[a.task])) predicted_[a.task] = 0;
   backlog_seconds_[device] += predicted_[a.task];
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
-  auto& heap = queued_[device];
-  heap.push_back(QueuedTask{key, launch_sequence_++, a.task});
-  std::push_heap(heap.begin(), heap.end(), std::greater<>{});
+  queued_[device].push(PlannedTask{key, launch_sequence_++, a.task});
 }
 
 void LocalBackend::hand_to_worker(DeviceId device, TaskIndex task) {
@@ -124,43 +142,50 @@ void LocalBackend::hand_to_worker(DeviceId device, TaskIndex task) {
   [[maybe_unused]] const bool pushed = worker.inbox.push(task);
   ++in_flight_[device];
   in_flight_seconds_[device] += predicted_[task];
-  worker.inbox_signal.fetch_add(1, std::memory_order_seq_cst);
-  if (worker.asleep.load(std::memory_order_seq_cst)) worker.inbox_signal.notify_one();
+  signal_pending_[device] = 1;  // one signal per round, after all hand-overs (signal_workers)
+}
+
+void LocalBackend::signal_workers() {
+  for (DeviceId d = 0; d < workers_.size(); ++d) {
+    if (!signal_pending_[d]) continue;
+    signal_pending_[d] = 0;
+    Worker& worker = *workers_[d];
+    worker.inbox_signal.fetch_add(1, std::memory_order_seq_cst);
+    if (worker.asleep.load(std::memory_order_seq_cst)) futex_wake_one(worker.inbox_signal);
+  }
 }
 
 void LocalBackend::dispatch() {
   for (DeviceId d = 0; d < workers_.size(); ++d) {
-    auto& heap = queued_[d];
-    while (in_flight_[d] < options_.max_tasks_ahead && !heap.empty() &&
+    PlannedQueue& queue = queued_[d];
+    while (in_flight_[d] < options_.max_tasks_ahead && !queue.empty() &&
            (in_flight_[d] == 0 || in_flight_seconds_[d] < options_.ahead_seconds)) {
-      const TaskIndex t = heap.front().task;
+      const TaskIndex t = queue.front().task;
       if (remaining_inputs_[t] != 0) break;  // the head waits for its inputs; order is kept
-      std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
-      heap.pop_back();
+      queue.pop_front();
       hand_to_worker(d, t);
     }
   }
-  if (!options_.work_stealing) return;
-  for (DeviceId d = 0; d < workers_.size(); ++d)
-    if (in_flight_[d] == 0 && queued_[d].empty()) try_steal(d);
+  if (options_.work_stealing)
+    for (DeviceId d = 0; d < workers_.size(); ++d)
+      if (in_flight_[d] == 0 && queued_[d].empty()) try_steal(d);
+  signal_workers();
 }
 
 bool LocalBackend::try_steal(DeviceId thief) {
-  constexpr std::size_t kScan = 64;  // heap leaves: the tasks that would run last
+  constexpr std::size_t kScan = 64;  // the latest-planned tasks: those that would run last
   const Device& thief_device = devices_.cluster().device(thief);
   DeviceId victim = kUnplaced;
-  std::size_t victim_slot = 0;
+  TaskIndex victim_task = 0;
   double best_gain = 0;
   for (DeviceId v = 0; v < workers_.size(); ++v) {
     if (v == thief || queued_[v].empty()) continue;
-    const auto& heap = queued_[v];
-    const std::size_t first = heap.size() > kScan ? heap.size() - kScan : 0;
-    for (std::size_t slot = heap.size(); slot-- > first;) {
-      const TaskIndex t = heap[slot].task;
-      if (remaining_inputs_[t] != 0 || !can_execute(t, thief)) continue;
+    queued_[v].visit_latest(kScan, [&](const PlannedTask& planned) {
+      const TaskIndex t = planned.task;
+      if (remaining_inputs_[t] != 0 || !can_execute(t, thief)) return false;
       const Task& task = graph_.task(t);
       double run = perf_.task_seconds(task, thief_device);
-      if (!std::isfinite(run)) continue;
+      if (!std::isfinite(run)) return false;
       const double transfer =
           devices_.kind(thief) == WorkerKind::opencl
               ? perf_.host_to_device_seconds(task.bytes, thief_device.node, thief)
@@ -170,16 +195,14 @@ bool LocalBackend::try_steal(DeviceId thief) {
       if (estimate.gain_seconds() > best_gain) {
         best_gain = estimate.gain_seconds();
         victim = v;
-        victim_slot = slot;
+        victim_task = t;
       }
-      break;  // one candidate per victim: the latest ready one
-    }
+      return true;  // one candidate per victim: the latest ready one
+    });
   }
   if (victim == kUnplaced) return false;
-  auto& heap = queued_[victim];
-  const TaskIndex t = heap[victim_slot].task;
-  heap.erase(heap.begin() + std::ptrdiff_t(victim_slot));
-  std::make_heap(heap.begin(), heap.end(), std::greater<>{});
+  const TaskIndex t = victim_task;
+  queued_[victim].erase(t);
   backlog_seconds_[victim] -= predicted_[t];
   running_on_[t] = thief;
   predicted_[t] = perf_.task_seconds(graph_.task(t), thief_device);
@@ -191,7 +214,13 @@ bool LocalBackend::try_steal(DeviceId thief) {
 
 std::optional<std::string> LocalBackend::execute(Worker& worker, TaskIndex task) {
   const KernelCall& call = dag_.calls()[task];
-  if (worker.kind == WorkerKind::opencl) return worker.opencl->run(call, dag_.data());
+  if (worker.kind == WorkerKind::opencl) {
+    // The task queued behind this one (its inputs are current on the host: it was handed
+    // over ready) has its uploads overlapped with this kernel.
+    const TaskIndex* next = worker.inbox.peek();
+    const KernelCall* next_call = next && *next != kStopWorker ? &dag_.calls()[*next] : nullptr;
+    return worker.opencl->run(call, dag_.data(), next_call);
+  }
   auto error = run_cpu_kernel(call, dag_.data());
   if (!error)
     for (std::size_t i = 0; i < call.handle_count; ++i)
@@ -212,7 +241,10 @@ void LocalBackend::worker_main(Worker& worker) {
       worker.asleep.store(true, std::memory_order_seq_cst);
       const std::uint32_t seen = worker.inbox_signal.load(std::memory_order_seq_cst);
       got = worker.inbox.pop(task);
-      if (!got) worker.inbox_signal.wait(seen, std::memory_order_seq_cst);
+      if (!got) {
+        ++worker.sleeps;
+        futex_wait(worker.inbox_signal, seen);
+      }
       worker.asleep.store(false, std::memory_order_relaxed);
       if (!got) continue;
     }
@@ -221,10 +253,18 @@ void LocalBackend::worker_main(Worker& worker) {
     std::optional<std::string> error = execute(worker, task);
     const double finish = seconds_since_start();
     if (error) errors_[task] = std::move(*error);  // read by the dispatcher after the pop
+    // Never full: the outbox holds as many as can be in flight (see hand_to_worker).
     [[maybe_unused]] const bool pushed =
         worker.outbox.push(Completion{task, !error, start, finish});
+    // Wake the dispatcher only when it has something to do now: a failure to retry,
+    // successors to release, this worker's queue crossing the low-water mark (once per
+    // refill, not at every task below it), or running dry. Other completions wait in the
+    // outbox for the next round.
+    const std::size_t left = worker.inbox.size_for_consumer();
+    const bool urgent = error || has_successors_[task] || left == low_water_ || left == 0;
+    if (!urgent) continue;
     completion_signal_.fetch_add(1, std::memory_order_seq_cst);
-    if (dispatcher_asleep_.load(std::memory_order_seq_cst)) completion_signal_.notify_one();
+    if (dispatcher_asleep_.load(std::memory_order_seq_cst)) futex_wake_one(completion_signal_);
   }
 }
 
@@ -264,17 +304,18 @@ void LocalBackend::complete(DeviceId device, const Completion& c) {
   for (const Dependency& s : graph_.successors(t)) --remaining_inputs_[s.task];
 }
 
-void LocalBackend::wait_for_completions() {
+void LocalBackend::wait_for_completions(std::uint32_t seen) {
+  // `seen` was read before the outboxes were last drained, so a signal sent since is
+  // not missed: the value differs and the wait returns at once.
   for (int spin = 0; spin < kSpinsBeforeSleep; ++spin) {
-    for (const auto& w : workers_)
-      if (!w->outbox.empty()) return;
+    if (completion_signal_.load(std::memory_order_acquire) != seen) return;
     cpu_relax();
   }
   dispatcher_asleep_.store(true, std::memory_order_seq_cst);
-  const std::uint32_t seen = completion_signal_.load(std::memory_order_seq_cst);
-  bool any = false;
-  for (const auto& w : workers_) any = any || !w->outbox.empty();
-  if (!any) completion_signal_.wait(seen, std::memory_order_seq_cst);
+  if (completion_signal_.load(std::memory_order_seq_cst) == seen) {
+    ++result_.dispatcher_sleeps;
+    futex_wait(completion_signal_, seen);
+  }
   dispatcher_asleep_.store(false, std::memory_order_relaxed);
 }
 
@@ -286,8 +327,9 @@ void LocalBackend::stop_workers() {
       std::this_thread::yield();
     }
     w->inbox_signal.fetch_add(1, std::memory_order_seq_cst);
-    w->inbox_signal.notify_one();
+    futex_wake_one(w->inbox_signal);
     w->thread.join();
+    result_.worker_sleeps += w->sleeps;
   }
 }
 
@@ -300,9 +342,11 @@ LocalRunReport LocalBackend::run() {
     result_.report.devices.push_back(DeviceResult{d, 0, 0, 0, 0});
   if (options_.record_schedule) result_.report.schedule.reserve(total);
   std::vector<std::uint64_t> bytes_before_in, bytes_before_out;
+  std::vector<OpenClTransferStats> transfers_before;
   for (const auto& w : workers_) {
     bytes_before_in.push_back(w->opencl ? w->opencl->bytes_to_device() : 0);
     bytes_before_out.push_back(w->opencl ? w->opencl->bytes_to_host() : 0);
+    transfers_before.push_back(w->opencl ? w->opencl->transfer_stats() : OpenClTransferStats{});
   }
 
   start_ticks_ = clock_ticks();
@@ -321,6 +365,7 @@ LocalRunReport LocalBackend::run() {
   loop_.decide(0.0);
   dispatch();
   while (finished_ + abandoned_ < total) {
+    const std::uint32_t seen = completion_signal_.load(std::memory_order_seq_cst);
     bool progressed = false;
     for (auto& w : workers_) {
       Completion c;
@@ -333,27 +378,31 @@ LocalRunReport LocalBackend::run() {
       now_ = seconds_since_start();
       loop_.decide(now_);
       dispatch();
-      continue;
+      if (finished_ + abandoned_ >= total) break;
     }
     std::uint32_t in_flight = 0;
     for (std::uint32_t n : in_flight_) in_flight += n;
     if (in_flight == 0) {
+      if (progressed) continue;
       // Nothing running: relax the planned order once, then give up on what is left.
       bool handed = false;
-      for (DeviceId d = 0; d < workers_.size() && !handed; ++d)
-        for (std::size_t slot = 0; slot < queued_[d].size(); ++slot) {
-          const TaskIndex t = queued_[d][slot].task;
-          if (remaining_inputs_[t] != 0) continue;
-          queued_[d].erase(queued_[d].begin() + std::ptrdiff_t(slot));
-          std::make_heap(queued_[d].begin(), queued_[d].end(), std::greater<>{});
-          hand_to_worker(d, t);
+      for (DeviceId d = 0; d < workers_.size() && !handed; ++d) {
+        TaskIndex ready = 0;
+        queued_[d].visit_all([&](const PlannedTask& planned) {
+          if (remaining_inputs_[planned.task] != 0) return false;
+          ready = planned.task;
           handed = true;
-          break;
-        }
+          return true;
+        });
+        if (!handed) continue;
+        queued_[d].erase(ready);
+        hand_to_worker(d, ready);
+        signal_workers();
+      }
       if (handed) continue;
       break;
     }
-    wait_for_completions();
+    wait_for_completions(seen);
   }
   stop_workers();
   result_.wall_seconds = seconds_since_start();
@@ -397,6 +446,12 @@ LocalRunReport LocalBackend::run() {
     if (workers_[i]->opencl) {
       result_.bytes_to_devices += workers_[i]->opencl->bytes_to_device() - bytes_before_in[i];
       result_.bytes_to_host += workers_[i]->opencl->bytes_to_host() - bytes_before_out[i];
+      const OpenClTransferStats& now = workers_[i]->opencl->transfer_stats();
+      const OpenClTransferStats& before = transfers_before[i];
+      result_.prefetched_uploads += now.prefetched - before.prefetched;
+      result_.uploads_during_kernel += now.uploads_during_kernel - before.uploads_during_kernel;
+      result_.uploads_overlapped += now.uploads_overlapped - before.uploads_overlapped;
+      result_.overlap_seconds += now.overlap_seconds - before.overlap_seconds;
     }
   report.transfer_bytes = double(result_.bytes_to_devices + result_.bytes_to_host);
   return std::move(result_);

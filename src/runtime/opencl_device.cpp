@@ -46,7 +46,15 @@ T device_value(cl_device_id device, cl_device_info what) {
 struct BufferCopy {
   cl_mem memory = nullptr;
   std::size_t bytes = 0;
-  std::uint64_t version = 0;  // 0: holds nothing valid
+  std::uint64_t version = 0;  // 0: holds nothing valid; else the version uploaded or being uploaded
+  cl_event upload = nullptr;  // the upload of `version` on the transfer queue, until known done
+};
+
+// A prefetch upload issued while a kernel ran, and that kernel's interval (device clock).
+struct OverlapProbe {
+  cl_event upload = nullptr;
+  cl_ulong kernel_start = 0;
+  cl_ulong kernel_end = 0;
 };
 
 constexpr std::size_t kTile = 16;
@@ -60,7 +68,9 @@ std::size_t round_up(std::size_t value, std::size_t multiple) {
 struct OpenClDevice::Impl {
   cl_device_id device = nullptr;
   cl_context context = nullptr;
-  cl_command_queue queue = nullptr;
+  cl_command_queue queue = nullptr;           // kernels and read-backs, in order
+  cl_command_queue transfer_queue = nullptr;  // uploads, overlapping the kernels
+  bool profiling = false;                     // both queues time their commands
   cl_program program = nullptr;
   std::string source{opencl_program_source()};
   std::optional<std::string> build_error;  // set once a build failed
@@ -69,20 +79,34 @@ struct OpenClDevice::Impl {
   std::vector<BufferCopy> copies;
   cl_mem scratch = nullptr;  // reduction partials, potrf status, bfs flag
   std::size_t scratch_bytes = 0;
+  std::vector<OverlapProbe> probes;  // prefetches whose overlap is not measured yet
+  cl_event first_kernel = nullptr, last_kernel = nullptr;  // of the task being run
 
   ~Impl() {
+    if (transfer_queue) clFinish(transfer_queue);
     release_copies();
+    for (OverlapProbe& p : probes) clReleaseEvent(p.upload);
+    release_kernel_events();
     if (scratch) clReleaseMemObject(scratch);
     for (cl_kernel k : kernels)
       if (k) clReleaseKernel(k);
     if (program) clReleaseProgram(program);
+    if (transfer_queue) clReleaseCommandQueue(transfer_queue);
     if (queue) clReleaseCommandQueue(queue);
     if (context) clReleaseContext(context);
   }
   void release_copies() {
-    for (BufferCopy& c : copies)
+    if (transfer_queue) clFinish(transfer_queue);
+    for (BufferCopy& c : copies) {
+      if (c.upload) clReleaseEvent(c.upload);
       if (c.memory) clReleaseMemObject(c.memory);
+    }
     copies.clear();
+  }
+  void release_kernel_events() {
+    if (first_kernel) clReleaseEvent(first_kernel);
+    if (last_kernel) clReleaseEvent(last_kernel);
+    first_kernel = last_kernel = nullptr;
   }
 };
 
@@ -157,8 +181,15 @@ std::vector<std::unique_ptr<OpenClDevice>> OpenClDevice::open_all(std::string& n
       cl_int err = CL_SUCCESS;
       impl->context = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &err);
       if (err != CL_SUCCESS) continue;
-      impl->queue = clCreateCommandQueue(impl->context, id, 0, &err);
+      impl->queue = clCreateCommandQueue(impl->context, id, CL_QUEUE_PROFILING_ENABLE, &err);
+      impl->profiling = err == CL_SUCCESS;
+      if (err != CL_SUCCESS) impl->queue = clCreateCommandQueue(impl->context, id, 0, &err);
       if (err != CL_SUCCESS) continue;
+      // A second in-order queue for uploads, so the next task's inputs move while the
+      // current kernel runs; without one, uploads share the kernel queue (no overlap).
+      impl->transfer_queue = clCreateCommandQueue(
+          impl->context, id, impl->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
+      if (err != CL_SUCCESS) impl->transfer_queue = nullptr;
       devices.push_back(
           std::unique_ptr<OpenClDevice>(new OpenClDevice(std::move(impl), std::move(info))));
     }
@@ -168,7 +199,91 @@ std::vector<std::unique_ptr<OpenClDevice>> OpenClDevice::open_all(std::string& n
   return devices;
 }
 
-std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistry& data) {
+std::optional<std::string> OpenClDevice::upload(std::uint32_t handle, DataRegistry& data) {
+  Impl& m = *impl_;
+  BufferCopy& copy = m.copies[handle];
+  cl_int err = CL_SUCCESS;
+  if (!copy.memory) {
+    copy.memory = clCreateBuffer(m.context, CL_MEM_READ_WRITE,
+                                 std::max<std::size_t>(data.bytes(handle), 8), nullptr, &err);
+    if (err != CL_SUCCESS) {
+      copy.memory = nullptr;
+      return cl_error("clCreateBuffer", err);
+    }
+    copy.bytes = data.bytes(handle);
+  }
+  cl_event event = nullptr;
+  err = clEnqueueWriteBuffer(m.transfer_queue ? m.transfer_queue : m.queue, copy.memory, CL_FALSE,
+                             0, data.bytes(handle), data.data(handle), 0, nullptr, &event);
+  if (err != CL_SUCCESS) return cl_error("clEnqueueWriteBuffer", err);
+  if (copy.upload) clReleaseEvent(copy.upload);
+  copy.upload = event;
+  copy.version = data.version(handle);
+  bytes_to_device_ += data.bytes(handle);
+  ++transfers_.uploads;
+  return std::nullopt;
+}
+
+void OpenClDevice::prefetch(const KernelCall& next, DataRegistry& data, bool kernel_in_flight) {
+  Impl& m = *impl_;
+  if (m.build_error || m.registry_serial != data.serial() || next.kernel == KernelId::empty) return;
+  if (m.copies.size() < data.count()) m.copies.resize(data.count());
+  for (std::size_t i = 0; i < next.handle_count; ++i) {
+    const HandleId h = next.handles[i];
+    if (next.access[i] == Access::write || m.copies[h].version == data.version(h)) continue;
+    if (upload(h, data)) continue;  // failed: run() tries again and reports it
+    ++transfers_.prefetched;
+    if (!kernel_in_flight) continue;
+    ++transfers_.uploads_during_kernel;
+    if (m.profiling && m.first_kernel && m.last_kernel) {
+      OverlapProbe probe;
+      probe.upload = m.copies[h].upload;
+      clRetainEvent(probe.upload);
+      m.probes.push_back(probe);  // the kernel's interval is filled in once it is known
+    }
+  }
+}
+
+void OpenClDevice::measure_overlaps(bool wait) {
+  Impl& m = *impl_;
+  std::size_t kept = 0;
+  for (OverlapProbe& p : m.probes) {
+    cl_int status = CL_QUEUED;
+    clGetEventInfo(p.upload, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    if (status > CL_COMPLETE && wait) {
+      clWaitForEvents(1, &p.upload);
+      status = CL_COMPLETE;
+    }
+    if (status > CL_COMPLETE || p.kernel_end == 0) {  // still running, or kernel not timed yet
+      m.probes[kept++] = p;
+      continue;
+    }
+    cl_ulong start = 0, end = 0;
+    if (status == CL_COMPLETE &&
+        clGetEventProfilingInfo(p.upload, CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                nullptr) == CL_SUCCESS &&
+        clGetEventProfilingInfo(p.upload, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) ==
+            CL_SUCCESS) {
+      const cl_ulong from = std::max(start, p.kernel_start), to = std::min(end, p.kernel_end);
+      if (to > from) {
+        transfers_.overlap_seconds += double(to - from) * 1e-9;
+        ++transfers_.uploads_overlapped;
+      }
+      transfers_.timed_upload_seconds += end > start ? double(end - start) * 1e-9 : 0.0;
+      ++transfers_.timed_uploads;
+    }
+    clReleaseEvent(p.upload);
+  }
+  m.probes.resize(kept);
+}
+
+const OpenClTransferStats& OpenClDevice::transfer_stats() {
+  measure_overlaps(true);
+  return transfers_;
+}
+
+std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistry& data,
+                                             const KernelCall* next) {
   Impl& m = *impl_;
   if (call.kernel == KernelId::empty) return std::nullopt;
   if (m.build_error) return m.build_error;
@@ -202,10 +317,16 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
   }
   if (m.copies.size() < data.count()) m.copies.resize(data.count());
 
-  // Inputs: upload what this device does not hold in its current version.
+  // Inputs: upload what this device does not hold in its current version (unless a
+  // prefetch already did, while the previous kernel ran), on the transfer queue; the
+  // kernels wait for those uploads through a barrier on the kernel queue.
   std::array<cl_mem, 3> buffers{};
+  std::array<cl_event, 3> waits{};
+  cl_uint wait_count = 0;
   for (std::size_t i = 0; i < call.handle_count; ++i) {
     const HandleId h = call.handles[i];
+    if (call.access[i] != Access::write && m.copies[h].version != data.version(h))
+      if (auto error = upload(h, data)) return error;
     BufferCopy& copy = m.copies[h];
     if (!copy.memory) {
       copy.memory = clCreateBuffer(m.context, CL_MEM_READ_WRITE,
@@ -216,14 +337,18 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
       }
       copy.bytes = data.bytes(h);
     }
-    if (call.access[i] != Access::write && copy.version != data.version(h)) {
-      err = clEnqueueWriteBuffer(m.queue, copy.memory, CL_FALSE, 0, data.bytes(h), data.data(h), 0,
-                                 nullptr, nullptr);
-      if (err != CL_SUCCESS) return cl_error("clEnqueueWriteBuffer", err);
-      bytes_to_device_ += data.bytes(h);
-    }
+    if (copy.upload && m.transfer_queue &&
+        std::find(waits.begin(), waits.begin() + wait_count, copy.upload) ==
+            waits.begin() + wait_count)
+      waits[wait_count++] = copy.upload;
     buffers[i] = copy.memory;
   }
+  if (wait_count > 0) {
+    clFlush(m.transfer_queue);
+    err = clEnqueueBarrierWithWaitList(m.queue, wait_count, waits.data(), nullptr);
+    if (err != CL_SUCCESS) return cl_error("clEnqueueBarrierWithWaitList", err);
+  }
+  m.release_kernel_events();
   const std::size_t scratch_needed = 4096 * sizeof(double);
   if (!m.scratch) {
     m.scratch = clCreateBuffer(m.context, CL_MEM_READ_WRITE, scratch_needed, nullptr, &err);
@@ -240,8 +365,17 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
   };
   auto launch = [&](cl_kernel k, cl_uint dims, const std::size_t* global,
                     const std::size_t* local) {
-    if (err == CL_SUCCESS)
-      err = clEnqueueNDRangeKernel(m.queue, k, dims, nullptr, global, local, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) return;
+    cl_event event = nullptr;
+    err = clEnqueueNDRangeKernel(m.queue, k, dims, nullptr, global, local, 0, nullptr,
+                                 m.profiling ? &event : nullptr);
+    if (!event) return;
+    if (!m.first_kernel) {
+      m.first_kernel = event;
+      return;
+    }
+    if (m.last_kernel) clReleaseEvent(m.last_kernel);
+    m.last_kernel = event;
   };
   const cl_int zero = 0;
   switch (call.kernel) {
@@ -385,12 +519,41 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
     if (err != CL_SUCCESS) return cl_error("clEnqueueReadBuffer", err);
     bytes_to_host_ += data.bytes(h);
   }
+  if (m.first_kernel && !m.last_kernel) {
+    m.last_kernel = m.first_kernel;
+    clRetainEvent(m.last_kernel);
+  }
+  // The kernel runs; meanwhile the next task's inputs go up on the transfer queue.
+  clFlush(m.queue);
+  const std::size_t probes_before = m.probes.size();
+  if (next && m.transfer_queue) prefetch(*next, data, true);
   err = clFinish(m.queue);
   if (err != CL_SUCCESS) return cl_error("clFinish", err);
+  cl_ulong kernel_start = 0, kernel_end = 0;
+  if (m.first_kernel &&
+      clGetEventProfilingInfo(m.first_kernel, CL_PROFILING_COMMAND_START, sizeof kernel_start,
+                              &kernel_start, nullptr) == CL_SUCCESS &&
+      clGetEventProfilingInfo(m.last_kernel, CL_PROFILING_COMMAND_END, sizeof kernel_end,
+                              &kernel_end, nullptr) == CL_SUCCESS)
+    for (std::size_t i = probes_before; i < m.probes.size(); ++i) {
+      m.probes[i].kernel_start = kernel_start;
+      m.probes[i].kernel_end = kernel_end;
+    }
+  else
+    for (std::size_t i = probes_before; i < m.probes.size(); ++i) m.probes[i].kernel_end = 1;
+  m.release_kernel_events();
+  measure_overlaps(false);
   for (std::size_t i = 0; i < call.handle_count; ++i) {
     const HandleId h = call.handles[i];
-    if (call.access[i] != Access::read) data.bump_version(h);
-    m.copies[h].version = data.version(h);
+    BufferCopy& copy = m.copies[h];
+    if (call.access[i] != Access::read) {
+      data.bump_version(h);
+      copy.version = data.version(h);
+      if (copy.upload) {  // the kernel waited for it; it is done
+        clReleaseEvent(copy.upload);
+        copy.upload = nullptr;
+      }
+    }
   }
   return std::nullopt;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "hetsched/perf/roofline_model.hpp"
@@ -21,6 +22,13 @@ LocalRunReport run_once(LocalDevices& devices, RuntimeDag& dag, const std::strin
   options.record_schedule = record;
   LocalBackend backend(devices, dag, roofline, *policy, options);
   return backend.run();
+}
+
+double load_average() {
+  std::ifstream file("/proc/loadavg");
+  double one_minute = 0;
+  file >> one_minute;
+  return one_minute;
 }
 
 void run_starpu(const RuntimeBenchmarkOptions& options, RuntimeBenchmarkResult& result) {
@@ -65,6 +73,7 @@ void run_starpu(const RuntimeBenchmarkOptions& options, RuntimeBenchmarkResult& 
 
 RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& options) {
   RuntimeBenchmarkResult result;
+  result.load_before = load_average();
   {
     LocalDevices cpus(LocalDevicesOptions{options.cpu_workers, false, true});
     auto empty = make_empty_dag(options.empty_tasks);
@@ -72,6 +81,7 @@ RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& opti
     // the first device; round-robin spreads them over both workers, as StarPU's eager does.
     const LocalRunReport overhead = run_once(cpus, *empty, "round-robin", false);
     result.overhead_us_per_task = overhead.wall_seconds * 1e6 / options.empty_tasks;
+    result.overhead_sleeps = overhead.dispatcher_sleeps + overhead.worker_sleeps;
 
     const std::uint32_t tiles = std::max<std::uint32_t>(1, options.gemm_side / options.gemm_tile);
     TiledGemm warmup = make_tiled_gemm(tiles, options.gemm_tile, 1);  // pages, caches, threads
@@ -106,9 +116,14 @@ RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& opti
     LocalBackendOptions mix_options;
     mix_options.record_schedule = false;
     mix_options.learner = &learned;
-    result.mix_makespan_seconds =
-        LocalBackend(mixed, *mix, learned, *policy, mix_options).run().wall_seconds;
+    const LocalRunReport mix_run = LocalBackend(mixed, *mix, learned, *policy, mix_options).run();
+    result.mix_makespan_seconds = mix_run.wall_seconds;
+    result.mix_uploads_during_kernel = mix_run.uploads_during_kernel;
+    result.mix_uploads_overlapped = mix_run.uploads_overlapped;
+    result.mix_overlap_seconds = mix_run.overlap_seconds;
+    result.mix_bytes_to_devices = double(mix_run.bytes_to_devices);
   }
+  result.load_after = load_average();
   if (!options.starpu_script.empty()) run_starpu(options, result);
   return result;
 }

@@ -13,7 +13,8 @@ RuntimeDag::RuntimeDag() {
   workload_.jobs.push_back(Job{.name = "runtime-dag", .family = "scientific"});
 }
 
-std::uint32_t RuntimeDag::add_task(std::string name, const KernelCall& call, double graph_edges) {
+std::uint32_t RuntimeDag::add_task(std::string name, const KernelCall& call, double graph_edges,
+                                   std::span<const std::uint32_t> after) {
   Job& job = workload_.jobs.front();
   const auto index = static_cast<std::uint32_t>(job.tasks.size());
   if (last_writer_.size() < data_.count()) {
@@ -40,6 +41,8 @@ std::uint32_t RuntimeDag::add_task(std::string name, const KernelCall& call, dou
       predecessors.insert(predecessors.end(), readers_since_[h].begin(), readers_since_[h].end());
     }
   }
+  for (std::uint32_t p : after)
+    if (p < index) predecessors.push_back(p);
   std::sort(predecessors.begin(), predecessors.end());
   predecessors.erase(std::unique(predecessors.begin(), predecessors.end()), predecessors.end());
   std::erase(predecessors, index);

@@ -126,8 +126,10 @@ void Simulator::send_input(TaskIndex consumer, NodeId from_node, DeviceId from_d
 
 void Simulator::try_start(DeviceId d) {
   DeviceState& device = devices_[d];
-  if (device.busy || device.queue.empty()) return;
+  if (device.queue.empty() || (device.busy && !fault_)) return;
+  // With faults, a busy device may hold a replica that gives way to queued work.
   if (fault_ && cannot_start(d)) return;
+  if (device.busy) return;
   const TaskIndex t = device.queue.top();
   if (unfinished_predecessors_[t] != 0) return;  // the head waits for its inputs; order is kept
   if (inputs_ready_at_[t] > now_) {

@@ -15,10 +15,27 @@
 // Checkpoints (Young 1974, Daly 2006): a task checkpoints every τ seconds of work;
 // each costs its state bytes over the storage bandwidth, and a restart reads it
 // back for the same cost. Replication: a task of a critical job runs on up to k
-// devices at once (the policy's choice plus idle devices that can run it); the
-// first copy to finish wins, the others are cancelled and their time and energy
-// counted as replica overhead. The predictor raises alarms ahead of crashes (and
-// some false ones); an alarm drains the device: its task checkpoints and moves.
+// devices at once (the policy's choice plus idle devices that can run it, outside
+// the failure domains — node, rack — of its other copies when one is free); every
+// copy checkpoints to shared storage, a copy lost while another lives is restarted
+// elsewhere from the newest checkpoint of any copy, and the first copy to finish
+// wins; the others are cancelled and their time and energy counted as replica
+// overhead. Failure prediction: every device reports telemetry (TelemetryModel:
+// temperature and correctable errors, degrading before a crash, with healthy
+// bursts); the FailurePredictor reads only those samples, and its alarm drains the
+// device: its task checkpoints and moves, and the device stays out while it alarms.
+// Alarms are scored afterwards against the crashes that followed.
+// Cloning (CloneOptions, LATE-style speculative execution): a primary attempt still
+// running `threshold` × its predicted time after it began gets one more copy, a
+// replica marked `clone`, on the idle device predicted to finish first from the
+// newest checkpoint — only when that beats the straggler's own finish; it is then
+// raced and accounted like any replica.
+//
+// Accounting: f.done[t] is the newest checkpointed fraction of task t over all its
+// copies. When a copy stops, the part of its saved work beyond f.done[t] is useful,
+// the saved part already done by another copy is replica overhead, the unsaved part
+// is lost; the winner's work beyond f.done[t] is useful. So useful + lost +
+// checkpoint + replica seconds is the device time the task's copies really used.
 //
 // Events from lost attempts and cancelled copies stay in the queue; a finish is
 // recognised as stale by its task and time and dropped, and a device-queue entry
@@ -45,8 +62,7 @@ enum FaultEvent : std::uint32_t {
   retry_ready,              // subject: task
   reoffer,                  // subject: unused
   replica_finish,           // subject: index into FaultRuntime::replicas
-  predictor_alarm,          // subject: index into FaultRuntime::alarms
-  alarm_cleared,            // subject: device
+  telemetry_tick,           // subject: unused; samples every device
   clone_check,              // subject: task
 };
 }  // namespace
@@ -61,24 +77,25 @@ struct Simulator::FaultRuntime {
     double interval = kInfinity;
     double checkpoint = 0;
     double finish = 0;
+    double from = 0;  // fraction of the task saved when this attempt started
   };
   struct Replica {
     TaskIndex task;
     DeviceId device;
-    double start, finish, work;
+    Attempt run;
     bool live;
     bool clone = false;  // started by the straggler rule (CloneOptions)
   };
-  struct Alarm {
-    DeviceId device;
-    bool true_alarm;
-  };
 
   std::unique_ptr<FailureProcess> process;
-  Rng predictor_rng{1};
+  std::unique_ptr<TelemetryModel> telemetry;
+  std::unique_ptr<FailurePredictor> predictor;
+  std::vector<ThermalModel> health_thermal;          // per device: what the predictor expects
+  std::vector<std::vector<double>> pending_crashes;  // per device: crash times to come
+  std::vector<double> quarantine_until;              // per device: < 0 when not drained
+  std::vector<double> episode_start;                 // per device: first alarm of its episode
   std::vector<FailureEvent> injected;
-  std::vector<Alarm> alarms;
-  std::size_t failure_events_pending = 0;  // injections and alarms in the queue
+  std::size_t failure_events_pending = 0;  // injections and telemetry ticks in the queue
   std::vector<bool> alive;                 // per device: physically up
   std::vector<TaskIndex> running;          // per device: primary attempt running there
   std::vector<std::int64_t> running_replica;
@@ -86,18 +103,19 @@ struct Simulator::FaultRuntime {
   std::vector<double> slow_until, slow_factor;
   std::vector<double> repair_at;
   std::vector<std::vector<double>> stale_finishes;
-  std::vector<double> done;  // per task: fraction of its work saved by checkpoints
+  std::vector<double> done;  // per task: newest checkpointed fraction over its copies
   std::vector<Attempt> attempt;
   std::vector<std::uint32_t> task_failures;
   std::vector<double> lost_at;
   std::vector<std::int64_t> replica_winner;
-  std::vector<std::vector<std::uint32_t>> task_replicas;
+  std::vector<std::vector<std::uint32_t>> task_replicas;  // live and stopped copies
   std::vector<Replica> replicas;
   std::vector<bool> critical, ended;
   std::size_t cancelled = 0;
-  std::vector<TaskIndex> replica_candidates;
-  std::vector<double> clone_check_at;  // per task: the pending clone check, or -1
-  std::vector<double> clone_period;    // per task: a quarter of its predicted time
+  std::vector<TaskIndex> replica_candidates;  // critical tasks that may need more copies
+  std::vector<TaskIndex> replica_waiting;     // scratch: those still short of copies
+  std::vector<double> clone_check_at;         // per task: the pending clone check, or -1
+  std::vector<double> clone_period;           // per task: a quarter of its predicted time
   std::size_t refused_seen = 0;
   std::size_t reoffers_without_start = 0;
   bool reoffer_pending = false;
@@ -110,7 +128,6 @@ void Simulator::start_faults() {
   fault_ = std::make_shared<FaultRuntime>();
   FaultRuntime& f = *fault_;
   const std::size_t devices = cluster_.device_count(), tasks = graph_.task_count();
-  f.predictor_rng = Rng(options_.seed ^ 0x7072656469637400ULL);
   f.alive.assign(devices, true);
   f.running.assign(devices, kNoTask);
   f.running_replica.assign(devices, -1);
@@ -137,7 +154,9 @@ void Simulator::start_faults() {
                                                graph_.job(j).name) != o.critical_jobs.end();
   f.report.jobs.resize(graph_.job_count());
 
+  f.pending_crashes.resize(devices);
   const auto inject = [&](const FailureEvent& e) {
+    if (e.kind == FailureKind::crash) f.pending_crashes[e.target].push_back(e.time_seconds);
     f.injected.push_back(e);
     ++f.failure_events_pending;
     events_.schedule(e.time_seconds, failure_injected,
@@ -153,25 +172,14 @@ void Simulator::start_faults() {
       if (auto e = f.process->next(FailureKind::partition, n, 0.0)) inject(*e);
   }
   if (o.predictor.enabled) {
-    // True alarms for the crashes known so far; each later crash gets its own draw
-    // when it is drawn. False alarms: a Poisson process per device.
-    const std::size_t known = f.injected.size();
-    for (std::size_t i = 0; i < known; ++i)
-      if (f.injected[i].kind == FailureKind::crash &&
-          f.predictor_rng.uniform() < o.predictor.recall) {
-        f.alarms.push_back({f.injected[i].target, true});
-        ++f.failure_events_pending;
-        events_.schedule(std::max(0.0, f.injected[i].time_seconds - o.predictor.lead_seconds),
-                         predictor_alarm, static_cast<std::uint32_t>(f.alarms.size() - 1));
-      }
-    if (o.predictor.false_alarms_per_device_hour > 0)
-      for (DeviceId d = 0; d < cluster_.device_count(); ++d) {
-        f.alarms.push_back({d, false});
-        ++f.failure_events_pending;
-        events_.schedule(
-            f.predictor_rng.exponential(3600.0 / o.predictor.false_alarms_per_device_hour),
-            predictor_alarm, static_cast<std::uint32_t>(f.alarms.size() - 1));
-      }
+    f.telemetry = std::make_unique<TelemetryModel>(devices, o.predictor.telemetry, options_.seed);
+    f.predictor = std::make_unique<FailurePredictor>(devices, o.predictor);
+    for (const Device& d : cluster_.devices())
+      f.health_thermal.emplace_back(d.spec, ThermalOptions{});
+    f.quarantine_until.assign(devices, -1.0);
+    f.episode_start.assign(devices, -kInfinity);
+    ++f.failure_events_pending;
+    events_.schedule(o.predictor.telemetry.sample_seconds, telemetry_tick, 0);
   }
 }
 
@@ -184,83 +192,49 @@ bool Simulator::accept_finish(TaskIndex task) {
   return true;
 }
 
-bool Simulator::cannot_start(DeviceId d) {
-  FaultRuntime& f = *fault_;
-  DeviceState& device = devices_[d];
-  // An entry is stale when its task was moved off this device (re-planned, retried
-  // elsewhere, cancelled) or already started from another entry on it.
-  while (!device.queue.empty() && (loop_.placement(device.queue.top()) != d ||
-                                   loop_.state(device.queue.top()) != TaskState::placed))
-    device.queue.pop();
-  return device.queue.empty() || !f.alive[d] || loop_.device_is_down(d);
-}
-
 // Forget where a task was going: its queue entry goes stale (cannot_start) and the
 // inputs sent to the old device no longer count.
 static void invalidate_placement(std::vector<double>& inputs_ready_at, TaskIndex t) {
   inputs_ready_at[t] = 0;  // inputs are sent again when it is placed again
 }
 
-double Simulator::begin_attempt(TaskIndex t, DeviceId d, double seconds) {
-  FaultRuntime& f = *fault_;
-  const FaultOptions& o = options_.faults;
-  const Task& task = graph_.task(t);
-  const JobIndex j = graph_.job_of(t);
-  f.reoffers_without_start = 0;
-  const double slow = now_ < f.slow_until[d] ? f.slow_factor[d] : 1.0;
-  FaultRuntime::Attempt& a = f.attempt[t];
+namespace {
+using Attempt = Simulator::FaultRuntime::Attempt;
+
+// A copy of a task that does `work` seconds for the whole task on a device of
+// `spec`, starting at `now` from the saved fraction `from`: its restart, checkpoint
+// cost and interval, and when it finishes if nothing fails.
+Attempt plan_run(const FaultOptions& o, const Task& task, const DeviceSpec& spec, double now,
+                 double work, double from) {
+  Attempt a;
   a.live = true;
-  a.device = d;
-  a.start = now_;
-  a.work = seconds * slow;
+  a.start = now;
+  a.work = work;
+  a.from = from;
   const double state = o.checkpoint.state_bytes ? *o.checkpoint.state_bytes : task.memory_bytes;
   a.checkpoint = state / o.checkpoint.storage_bandwidth;
-  a.restart = f.done[t] > 0 ? a.checkpoint : 0.0;
+  a.restart = from > 0 ? a.checkpoint : 0.0;
   a.interval = kInfinity;
   if (a.checkpoint > 0) {
     if (o.checkpoint.mode == CheckpointMode::fixed)
       a.interval = o.checkpoint.fixed_interval_seconds;
     if (o.checkpoint.mode == CheckpointMode::daly) {
-      const double mtbf = o.model.mtbf_seconds(cluster_.device(d).spec);
+      const double mtbf = o.model.mtbf_seconds(spec);
       if (mtbf > 0 && !std::isinf(mtbf)) a.interval = daly_interval_seconds(a.checkpoint, mtbf);
     }
   }
-  const double remaining = a.work * (1.0 - f.done[t]);
-  const double duration =
-      a.restart + checkpointed_duration_seconds(remaining, a.interval, a.checkpoint);
-  a.finish = now_ + duration;
-  f.running[d] = t;
-  ++f.report.jobs[j].attempts;
-  if (f.lost_at[t] >= 0) {
-    f.report.jobs[j].recovery_seconds += now_ - f.lost_at[t];
-    f.lost_at[t] = -1;
-  }
-  // Replicas are started after this instant's decisions (after_decide), so they
-  // take only devices the policy left idle.
-  if (f.critical[j] && f.task_replicas[t].empty()) f.replica_candidates.push_back(t);
-  // Cloning: look again when the attempt has run `threshold` × its predicted time
-  // (no check is needed if it will have ended by then).
-  f.clone_check_at[t] = -1;
-  if (o.clone.enabled) {
-    const double predicted = a.restart + seconds * (1.0 - f.done[t]);
-    const double check = now_ + o.clone.threshold * predicted;
-    f.clone_period[t] = 0.25 * predicted;
-    if (check < a.finish) {
-      f.clone_check_at[t] = check;
-      events_.schedule(check, clone_check, t);
-    }
-  }
-  return duration;
+  const double remaining = work * (1.0 - from);
+  a.finish = now + a.restart + checkpointed_duration_seconds(remaining, a.interval, a.checkpoint);
+  return a;
 }
 
-namespace {
 // How far an attempt got by `now`: work saved in checkpoints, time spent writing
 // and reading checkpoints, checkpoints written.
 struct Progress {
   double saved_work = 0, checkpoint_time = 0, elapsed_work = 0;
   std::uint32_t checkpoints = 0;
 };
-Progress attempt_progress(const Simulator::FaultRuntime::Attempt& a, double done, double now) {
+Progress attempt_progress(const Attempt& a, double now) {
   Progress p;
   const double elapsed = now - a.start;
   if (elapsed <= a.restart) {
@@ -268,7 +242,7 @@ Progress attempt_progress(const Simulator::FaultRuntime::Attempt& a, double done
     return p;
   }
   const double after_restart = elapsed - a.restart;
-  const double remaining = a.work * (1.0 - done);
+  const double remaining = a.work * (1.0 - a.from);
   double k = 0;
   if (!std::isinf(a.interval) && a.interval < remaining) {
     const double total = std::ceil(remaining / a.interval) - 1.0;
@@ -283,7 +257,136 @@ Progress attempt_progress(const Simulator::FaultRuntime::Attempt& a, double done
   p.checkpoint_time += std::max(0.0, past - a.interval);
   return p;
 }
+
+// The fraction of the task saved in the checkpoints a live attempt has written by `now`.
+double saved_fraction(const Attempt& a, double now) {
+  return std::min(1.0, a.from + attempt_progress(a, now).saved_work / a.work);
+}
+
+// How a copy of a task ends.
+enum class CopyEnd {
+  won,        // it finished the task
+  lost,       // a crash, transient or partition: work since its last checkpoint is lost
+  drained,    // moved on an alarm: it checkpoints now and keeps all its work
+  cancelled,  // another copy won: its time is replication's cost
+  abandoned,  // its job ended without completing: all its work is lost
+};
+
+// Accounts the device time of a copy of task `t` that ends at `now` (see the file's
+// account of the accounting) and raises the task's saved fraction.
+void settle_copy(Simulator::FaultRuntime& f, FaultJobRecord& job, TaskIndex t, const Attempt& a,
+                 double now, CopyEnd end, double watts) {
+  FaultReport& r = f.report;
+  const double remaining = a.work * (1.0 - a.from);
+  double kept = 0, elapsed_work = 0, checkpoint_time = 0;
+  std::uint32_t checkpoints = 0;
+  if (end == CopyEnd::won) {
+    const double n = (!std::isinf(a.interval) && a.interval < remaining)
+                         ? std::ceil(remaining / a.interval) - 1.0
+                         : 0.0;
+    kept = elapsed_work = remaining;
+    checkpoint_time = a.restart + n * a.checkpoint;
+    checkpoints = static_cast<std::uint32_t>(n);
+  } else {
+    const Progress p = attempt_progress(a, now);
+    kept = end == CopyEnd::drained     ? p.elapsed_work
+           : end == CopyEnd::abandoned ? 0.0
+                                       : p.saved_work;
+    elapsed_work = p.elapsed_work;
+    checkpoint_time = p.checkpoint_time;
+    checkpoints = p.checkpoints;
+  }
+  const double reached =
+      end == CopyEnd::abandoned ? f.done[t] : std::min(1.0, a.from + kept / a.work);
+  const double newly = std::max(0.0, reached - f.done[t]) * a.work;
+  f.done[t] = std::max(f.done[t], reached);
+  const double duplicate = std::max(0.0, kept - newly);
+  const double unsaved = std::max(0.0, elapsed_work - kept);
+  r.useful_device_seconds += newly;
+  r.replica_device_seconds += duplicate;
+  r.replica_joules += duplicate * watts;
+  if (end == CopyEnd::cancelled) {
+    r.replica_device_seconds += unsaved;
+    r.replica_joules += unsaved * watts;
+  } else {
+    r.lost_device_seconds += unsaved;
+  }
+  r.checkpoint_device_seconds += checkpoint_time;
+  job.checkpoints += checkpoints;
+}
 }  // namespace
+
+bool Simulator::cannot_start(DeviceId d) {
+  FaultRuntime& f = *fault_;
+  DeviceState& device = devices_[d];
+  // An entry is stale when its task was moved off this device (re-planned, retried
+  // elsewhere, cancelled) or already started from another entry on it.
+  while (!device.queue.empty() && (loop_.placement(device.queue.top()) != d ||
+                                   loop_.state(device.queue.top()) != TaskState::placed))
+    device.queue.pop();
+  if (device.queue.empty() || !f.alive[d] || loop_.device_is_down(d)) return true;
+  // A replica here gives way to the work the policy queued, when another copy of
+  // its task lives (replicas only use idle capacity). Its checkpoints stay on
+  // shared storage; its time is replication's cost; another idle device may take
+  // its place.
+  const std::int64_t index = f.running_replica[d];
+  if (device.busy && index >= 0) {
+    FaultRuntime::Replica& r = f.replicas[static_cast<std::size_t>(index)];
+    const TaskIndex t = r.task;
+    bool others = f.attempt[t].live;
+    for (std::uint32_t other : f.task_replicas[t])
+      others = others || (other != index && f.replicas[other].live);
+    if (!others) return true;  // it carries the task: the queued work waits
+    r.live = false;
+    const double watts = perf_.task_watts(graph_.task(t), cluster_.device(d), 0);
+    device.busy_seconds += now_ - r.run.start;
+    device.busy_joules += (now_ - r.run.start) * watts;
+    settle_copy(f, f.report.jobs[graph_.job_of(t)], t, r.run, now_, CopyEnd::cancelled, watts);
+    ++f.report.replicas_cancelled;
+    f.running_replica[d] = -1;
+    device.busy = false;
+    f.replica_candidates.push_back(t);
+  }
+  return device.busy;
+}
+
+double Simulator::begin_attempt(TaskIndex t, DeviceId d, double seconds) {
+  FaultRuntime& f = *fault_;
+  const JobIndex j = graph_.job_of(t);
+  f.reoffers_without_start = 0;
+  const double slow = now_ < f.slow_until[d] ? f.slow_factor[d] : 1.0;
+  FaultRuntime::Attempt& a = f.attempt[t];
+  a = plan_run(options_.faults, graph_.task(t), cluster_.device(d).spec, now_, seconds * slow,
+               f.done[t]);
+  a.device = d;
+  f.running[d] = t;
+  ++f.report.jobs[j].attempts;
+  if (f.lost_at[t] >= 0) {
+    f.report.jobs[j].recovery_seconds += now_ - f.lost_at[t];
+    f.lost_at[t] = -1;
+  }
+  // Replicas are started after this instant's decisions (after_decide), so they
+  // take only devices the policy left idle.
+  if (f.critical[j]) f.replica_candidates.push_back(t);
+  // The simulator schedules the finish at now_ + duration: keep a.finish equal to it
+  // bit for bit, so a stale finish is recognised.
+  const double duration = a.finish - now_;
+  a.finish = now_ + duration;
+  // Cloning: look again when the attempt has run `threshold` × its predicted time
+  // (no check is needed if it will have ended by then).
+  const FaultOptions& o = options_.faults;
+  f.clone_check_at[t] = -1;
+  if (o.clone.enabled) {
+    const double predicted = a.restart + seconds * (1.0 - a.from);
+    const double check = now_ + o.clone.threshold * predicted;
+    f.clone_period[t] = 0.25 * predicted;
+    if (check < a.finish) {
+      f.clone_check_at[t] = check;
+      events_.schedule(check, clone_check, t);
+    }
+  }
+  return duration;
+}
 
 // The device is busy until `until` with the attempt (work or overhead) and then free.
 static void charge_device(double& busy_seconds, double& busy_joules, double seconds, double watts) {
@@ -293,39 +396,33 @@ static void charge_device(double& busy_seconds, double& busy_joules, double seco
 
 void Simulator::attempt_completed(TaskIndex t) {
   FaultRuntime& f = *fault_;
-  const JobIndex j = graph_.job_of(t);
+  FaultJobRecord& job = f.report.jobs[graph_.job_of(t)];
   FaultRuntime::Attempt& a = f.attempt[t];
-  if (f.replica_winner[t] < 0) {
-    const double remaining = a.work * (1.0 - f.done[t]);
-    const double n = (!std::isinf(a.interval) && a.interval < remaining)
-                         ? std::ceil(remaining / a.interval) - 1.0
-                         : 0.0;
-    f.report.useful_device_seconds += remaining;
-    f.report.checkpoint_device_seconds += a.restart + n * a.checkpoint;
-    f.report.jobs[j].checkpoints += static_cast<std::uint32_t>(n);
-  } else {
-    const FaultRuntime::Replica& w = f.replicas[static_cast<std::size_t>(f.replica_winner[t])];
-    f.report.useful_device_seconds += w.work * (1.0 - f.done[t]);
-    f.report.checkpoint_device_seconds += f.done[t] > 0 ? a.checkpoint : 0.0;
-  }
-  a.live = false;
-  if (f.running[a.device] == t) f.running[a.device] = kNoTask;
-  f.done[t] = 1.0;
-  // The losing copies stop; their device time is the price of replication.
+  // The losing copies stop first; their device time is the price of replication.
   for (std::uint32_t index : f.task_replicas[t]) {
     FaultRuntime::Replica& r = f.replicas[index];
     if (!r.live || static_cast<std::int64_t>(index) == f.replica_winner[t]) continue;
     r.live = false;
     const double watts = perf_.task_watts(graph_.task(t), cluster_.device(r.device), 0);
-    charge_device(devices_[r.device].busy_seconds, devices_[r.device].busy_joules, now_ - r.start,
-                  watts);
-    f.report.replica_device_seconds += now_ - r.start;
-    f.report.replica_joules += (now_ - r.start) * watts;
+    charge_device(devices_[r.device].busy_seconds, devices_[r.device].busy_joules,
+                  now_ - r.run.start, watts);
+    settle_copy(f, job, t, r.run, now_, CopyEnd::cancelled, watts);
     ++f.report.replicas_cancelled;
     f.running_replica[r.device] = -1;
     devices_[r.device].busy = false;
     try_start(r.device);
   }
+  if (f.replica_winner[t] < 0) {
+    settle_copy(f, job, t, a, now_, CopyEnd::won,
+                perf_.task_watts(graph_.task(t), cluster_.device(a.device), 0));
+  } else {
+    const FaultRuntime::Replica& w = f.replicas[static_cast<std::size_t>(f.replica_winner[t])];
+    settle_copy(f, job, t, w.run, now_, CopyEnd::won,
+                perf_.task_watts(graph_.task(t), cluster_.device(w.device), 0));
+  }
+  a.live = false;
+  if (f.running[a.device] == t) f.running[a.device] = kNoTask;
+  f.done[t] = 1.0;
 }
 
 bool Simulator::faults_settled() const {
@@ -336,35 +433,68 @@ bool Simulator::faults_settled() const {
 void Simulator::after_decide() {
   FaultRuntime& f = *fault_;
   const FaultOptions& o = options_.faults;
-  // Replicas: idle, live devices with nothing queued that can run the task, up to
-  // k - 1 of them, for the critical tasks that started at this instant.
-  for (TaskIndex t : f.replica_candidates) {
-    const FaultRuntime::Attempt& a = f.attempt[t];
-    if (!a.live || a.start != now_ || !f.task_replicas[t].empty()) continue;
-    const Task& task = graph_.task(t);
-    const DeviceId d = a.device;
-    std::uint32_t copies = 1;
-    for (DeviceId r = 0; r < cluster_.device_count() && copies < o.replicas; ++r) {
-      if (r == d || devices_[r].busy || !f.alive[r] || loop_.device_is_down(r)) continue;
-      if (cannot_start(r) == false) continue;  // it has queued work of its own
-      const Device& dev = cluster_.device(r);
-      if (!can_run(task, dev)) continue;
-      const double run = perf_.task_seconds(task, dev, 0);
-      if (run == kCannotRun) continue;
-      const double slow_r = now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
-      const double work = run * slow_r;
-      const double finish = now_ + a.restart + work * (1.0 - f.done[t]);
-      f.replicas.push_back({t, r, now_, finish, work, true});
-      const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
-      f.task_replicas[t].push_back(index);
-      f.running_replica[r] = index;
-      devices_[r].busy = true;
-      events_.schedule(finish, replica_finish, index);
-      ++f.report.replicas_started;
-      ++copies;
+  // Replicas: idle, live devices with nothing queued that can run the task, for the
+  // critical tasks that started at this instant or lost a copy, up to k copies;
+  // devices outside the failure domains of the task's live copies first.
+  const auto same_domain = [&](DeviceId a, DeviceId b) {
+    const NodeId na = cluster_.device(a).node, nb = cluster_.device(b).node;
+    switch (o.replica_domain) {
+      case ReplicaDomain::any:
+        return false;
+      case ReplicaDomain::node:
+        return na == nb;
+      case ReplicaDomain::rack:
+        return cluster_.node(na).rack == cluster_.node(nb).rack;
     }
+    return false;
+  };
+  for (TaskIndex t : f.replica_candidates) {
+    if (f.ended[graph_.job_of(t)] || loop_.state(t) == TaskState::finished) continue;
+    const FaultRuntime::Attempt& a = f.attempt[t];
+    std::vector<DeviceId> copies;
+    double from = f.done[t];  // the newest checkpoint of any copy
+    if (a.live) {
+      copies.push_back(a.device);
+      from = std::max(from, saved_fraction(a, now_));
+    }
+    for (std::uint32_t index : f.task_replicas[t])
+      if (f.replicas[index].live) {
+        copies.push_back(f.replicas[index].device);
+        from = std::max(from, saved_fraction(f.replicas[index].run, now_));
+      }
+    if (copies.empty() || copies.size() >= o.replicas) continue;
+    if (std::find(f.replica_waiting.begin(), f.replica_waiting.end(), t) != f.replica_waiting.end())
+      continue;  // already handled at this instant
+    const Task& task = graph_.task(t);
+    for (int pass = 0; pass < 2 && copies.size() < o.replicas; ++pass)
+      for (DeviceId r = 0; r < cluster_.device_count() && copies.size() < o.replicas; ++r) {
+        if (std::find(copies.begin(), copies.end(), r) != copies.end()) continue;
+        if (devices_[r].busy || !f.alive[r] || loop_.device_is_down(r)) continue;
+        if (cannot_start(r) == false) continue;  // it has queued work of its own
+        if (pass == 0 && std::any_of(copies.begin(), copies.end(),
+                                     [&](DeviceId c) { return same_domain(r, c); }))
+          continue;
+        const Device& dev = cluster_.device(r);
+        if (!can_run(task, dev)) continue;
+        const double run = perf_.task_seconds(task, dev, 0);
+        if (run == kCannotRun) continue;
+        const double slow_r = now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
+        FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, now_, run * slow_r, from);
+        copy.device = r;
+        f.replicas.push_back({t, r, copy, true});
+        const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
+        f.task_replicas[t].push_back(index);
+        f.running_replica[r] = index;
+        devices_[r].busy = true;
+        events_.schedule(copy.finish, replica_finish, index);
+        ++f.report.replicas_started;
+        copies.push_back(r);
+      }
+    if (copies.size() < o.replicas && o.respawn_replicas) f.replica_waiting.push_back(t);
   }
-  f.replica_candidates.clear();
+  // Tasks still short of copies wait for a device to become idle.
+  f.replica_candidates.swap(f.replica_waiting);
+  f.replica_waiting.clear();
   if (loop_.refused_count() == f.refused_seen) return;
   f.refused_seen = loop_.refused_count();
   // A policy placed work on a device that is out; ask it again a heartbeat later,
@@ -402,24 +532,31 @@ void Simulator::finish_faults(SimReport& r) {
 void Simulator::handle_fault_event(const Event& e) {
   FaultRuntime& f = *fault_;
   const FaultOptions& o = options_.faults;
+  const auto watts_of = [&](TaskIndex t, DeviceId d) {
+    return perf_.task_watts(graph_.task(t), cluster_.device(d), 0);
+  };
+  // A critical task lost a copy while another lives: start a new one after the
+  // decisions of this instant, from the newest checkpoint.
+  const auto respawn = [&](TaskIndex t) {
+    if (o.respawn_replicas && f.critical[graph_.job_of(t)]) f.replica_candidates.push_back(t);
+  };
 
   // Ends a job that cannot complete: its tasks are cancelled, running copies stopped.
   const auto fail_job = [&](JobIndex j, const std::string& reason) {
     if (f.ended[j]) return;
     f.ended[j] = true;
-    f.report.jobs[j].failure_reason = reason;
+    FaultJobRecord& job = f.report.jobs[j];
+    job.failure_reason = reason;
     ++f.report.jobs_failed;
     std::vector<DeviceId> freed;
     for (TaskIndex t = graph_.first_task(j); t < graph_.end_task(j); ++t) {
       if (loop_.state(t) == TaskState::finished) continue;
       FaultRuntime::Attempt& a = f.attempt[t];
       if (a.live && f.alive[a.device]) {
-        const Progress p = attempt_progress(a, f.done[t], now_);
-        const double watts = perf_.task_watts(graph_.task(t), cluster_.device(a.device), 0);
+        const double watts = watts_of(t, a.device);
         charge_device(devices_[a.device].busy_seconds, devices_[a.device].busy_joules,
                       now_ - a.start, watts);
-        f.report.lost_device_seconds += now_ - a.start - p.checkpoint_time;
-        f.report.checkpoint_device_seconds += p.checkpoint_time;
+        settle_copy(f, job, t, a, now_, CopyEnd::abandoned, watts);
         f.stale_finishes[t].push_back(a.finish);
         f.running[a.device] = kNoTask;
         devices_[a.device].busy = false;
@@ -430,9 +567,10 @@ void Simulator::handle_fault_event(const Event& e) {
         FaultRuntime::Replica& r = f.replicas[index];
         if (!r.live) continue;
         r.live = false;
+        const double watts = watts_of(t, r.device);
         charge_device(devices_[r.device].busy_seconds, devices_[r.device].busy_joules,
-                      now_ - r.start, 0.0);
-        f.report.replica_device_seconds += now_ - r.start;
+                      now_ - r.run.start, watts);
+        settle_copy(f, job, t, r.run, now_, CopyEnd::abandoned, watts);
         f.running_replica[r.device] = -1;
         devices_[r.device].busy = false;
         freed.push_back(r.device);
@@ -440,7 +578,7 @@ void Simulator::handle_fault_event(const Event& e) {
       loop_.cancel(t);
       invalidate_placement(inputs_ready_at_, t);
       ++f.cancelled;
-      ++f.report.jobs[j].tasks_cancelled;
+      ++job.tasks_cancelled;
     }
     for (DeviceId d : freed) try_start(d);
   };
@@ -475,60 +613,90 @@ void Simulator::handle_fault_event(const Event& e) {
   };
 
   // The running attempt on `d` stops at now_: count what it saved and lost.
-  const auto stop_attempt = [&](DeviceId d, bool keep_all_progress) -> TaskIndex {
+  const auto stop_attempt = [&](DeviceId d, CopyEnd end) -> TaskIndex {
     const TaskIndex t = f.running[d];
     if (t == kNoTask) return kNoTask;
     FaultRuntime::Attempt& a = f.attempt[t];
-    const Progress p = attempt_progress(a, f.done[t], now_);
-    const double elapsed = now_ - a.start;
-    const double watts = perf_.task_watts(graph_.task(t), cluster_.device(d), 0);
-    charge_device(devices_[d].busy_seconds, devices_[d].busy_joules, elapsed, watts);
-    const double kept = keep_all_progress ? p.elapsed_work : p.saved_work;
-    f.report.useful_device_seconds += kept;
-    f.report.lost_device_seconds += p.elapsed_work - kept;
-    f.report.checkpoint_device_seconds += p.checkpoint_time;
-    f.report.jobs[graph_.job_of(t)].checkpoints += p.checkpoints;
-    f.done[t] = std::min(1.0, f.done[t] + kept / a.work);
+    const double watts = watts_of(t, d);
+    charge_device(devices_[d].busy_seconds, devices_[d].busy_joules, now_ - a.start, watts);
+    settle_copy(f, f.report.jobs[graph_.job_of(t)], t, a, now_, end, watts);
     f.stale_finishes[t].push_back(a.finish);
     a.live = false;
     f.running[d] = kNoTask;
+    set_device_watts(d, cluster_.device(d).spec.idle_watts);
     return t;
   };
-  // A replica on `d` is lost; if it was the task's last copy and the primary's loss
-  // is already known, the task is recovered like any lost attempt.
-  const auto stop_replica = [&](DeviceId d) {
+  // A replica on `d` stops; if it was the task's last copy and the primary's loss
+  // is already known, the task is recovered like any lost attempt, else a new copy
+  // takes its place.
+  const auto stop_replica = [&](DeviceId d, CopyEnd end) {
     const std::int64_t index = f.running_replica[d];
     if (index < 0) return;
     FaultRuntime::Replica& r = f.replicas[static_cast<std::size_t>(index)];
     r.live = false;
-    charge_device(devices_[d].busy_seconds, devices_[d].busy_joules, now_ - r.start,
-                  perf_.task_watts(graph_.task(r.task), cluster_.device(d), 0));
-    f.report.lost_device_seconds += now_ - r.start;
-    f.running_replica[d] = -1;
     const TaskIndex t = r.task;
+    const double watts = watts_of(t, d);
+    charge_device(devices_[d].busy_seconds, devices_[d].busy_joules, now_ - r.run.start, watts);
+    settle_copy(f, f.report.jobs[graph_.job_of(t)], t, r.run, now_, end, watts);
+    f.running_replica[d] = -1;
     const FaultRuntime::Attempt& a = f.attempt[t];
-    if (a.live || f.undetected[a.device] == t) return;
-    for (std::uint32_t other : f.task_replicas[t])
-      if (f.replicas[other].live) return;
+    bool others = a.live;
+    for (std::uint32_t other : f.task_replicas[t]) others = others || f.replicas[other].live;
+    if (others) {
+      respawn(t);
+      return;
+    }
+    if (f.undetected[a.device] == t) return;  // the primary's loss is noticed later
     recover(t, now_);
   };
   // A device goes down at now_ (crash or partition) and returns at `back`.
   const auto crash = [&](DeviceId d, double back) {
     if (!f.alive[d]) return;
     f.alive[d] = false;
-    const TaskIndex t = stop_attempt(d, false);
+    const TaskIndex t = stop_attempt(d, CopyEnd::lost);
     if (t != kNoTask) {
       ++f.report.jobs[graph_.job_of(t)].failures;
       f.undetected[d] = t;
       f.lost_at[t] = now_;
+      respawn(t);  // if replicas carry it, one more copy replaces this one
     }
-    stop_replica(d);
+    stop_replica(d, CopyEnd::lost);
     devices_[d].busy = false;
     const double detected = o.heartbeat.detection_time(now_);
     f.report.detection_delay_seconds += detected - now_;
     events_.schedule(detected, failure_detected, d);
     f.repair_at[d] = std::max(back, detected);
     if (!std::isinf(f.repair_at[d])) events_.schedule(f.repair_at[d], device_repaired, d);
+  };
+  // The predictor alarmed on `d`: take it out, checkpoint its running task now and
+  // move it. Returns the in-flight work it kept (since the last periodic checkpoint).
+  const auto drain = [&](DeviceId d) -> double {
+    for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(inputs_ready_at_, t);
+    stop_replica(d, CopyEnd::drained);
+    const TaskIndex running = f.running[d];
+    double kept = 0;
+    if (running != kNoTask) {
+      const Progress before = attempt_progress(f.attempt[running], now_);
+      kept = before.elapsed_work - before.saved_work;
+      stop_attempt(d, CopyEnd::drained);
+      const double checkpoint = f.attempt[running].checkpoint;
+      charge_device(devices_[d].busy_seconds, devices_[d].busy_joules, checkpoint, 0.0);
+      f.report.checkpoint_device_seconds += checkpoint;
+      ++f.report.jobs[graph_.job_of(running)].migrations;
+      bool others = false;
+      for (std::uint32_t index : f.task_replicas[running])
+        others = others || f.replicas[index].live;
+      if (others) {
+        respawn(running);
+      } else {
+        loop_.unplace(running);
+        invalidate_placement(inputs_ready_at_, running);
+        f.lost_at[running] = now_;
+        events_.schedule(now_ + checkpoint, retry_ready, running);
+      }
+    }
+    devices_[d].busy = false;
+    return kept;
   };
 
   switch (e.kind) {
@@ -541,24 +709,30 @@ void Simulator::handle_fault_event(const Event& e) {
         const double after = ev.kind == FailureKind::crash ? now_ + ev.duration_seconds : now_;
         if (!std::isinf(after))
           if (auto next = f.process->next(ev.kind, ev.target, after)) {
+            if (next->kind == FailureKind::crash)
+              f.pending_crashes[next->target].push_back(next->time_seconds);
             f.injected.push_back(*next);
             ++f.failure_events_pending;
             events_.schedule(next->time_seconds, failure_injected,
                              static_cast<std::uint32_t>(f.injected.size() - 1));
-            if (next->kind == FailureKind::crash && o.predictor.enabled &&
-                f.predictor_rng.uniform() < o.predictor.recall) {
-              f.alarms.push_back({next->target, true});
-              ++f.failure_events_pending;
-              events_.schedule(std::max(now_, next->time_seconds - o.predictor.lead_seconds),
-                               predictor_alarm, static_cast<std::uint32_t>(f.alarms.size() - 1));
-            }
           }
       }
       switch (ev.kind) {
-        case FailureKind::crash:
+        case FailureKind::crash: {
           ++f.report.crashes;
+          auto& pending = f.pending_crashes[ev.target];
+          if (auto it = std::find(pending.begin(), pending.end(), ev.time_seconds);
+              it != pending.end())
+            pending.erase(it);
+          // Scored afterwards: was this crash foreseen by an alarm in its lead window?
+          if (f.predictor && f.alive[ev.target] &&
+              f.episode_start[ev.target] >= now_ - o.predictor.telemetry.degradation_lead_seconds) {
+            ++f.report.predicted_crashes;
+            f.report.lead_seconds += now_ - f.episode_start[ev.target];
+          }
           crash(ev.target, now_ + ev.duration_seconds);
           break;
+        }
         case FailureKind::partition:
           ++f.report.partitions;
           for (DeviceId d : cluster_.node(ev.target).devices) crash(d, now_ + ev.duration_seconds);
@@ -572,11 +746,12 @@ void Simulator::handle_fault_event(const Event& e) {
           ++f.report.transients;
           const DeviceId d = ev.target;
           if (!f.alive[d]) break;
-          stop_replica(d);
-          const TaskIndex t = stop_attempt(d, false);
+          stop_replica(d, CopyEnd::lost);
+          const TaskIndex t = stop_attempt(d, CopyEnd::lost);
           devices_[d].busy = false;
           if (t != kNoTask) {
             ++f.report.jobs[graph_.job_of(t)].failures;
+            respawn(t);
             recover(t, now_);
           }
           try_start(d);
@@ -598,6 +773,11 @@ void Simulator::handle_fault_event(const Event& e) {
       const DeviceId d = e.subject;
       if (f.alive[d] || f.repair_at[d] != now_) break;
       f.alive[d] = true;
+      if (f.predictor) {  // a replaced device starts with a clean history
+        f.predictor->reset(d);
+        f.quarantine_until[d] = -1;
+        f.episode_start[d] = -kInfinity;
+      }
       loop_.device_up(d, now_);
       break;
     }
@@ -609,21 +789,21 @@ void Simulator::handle_fault_event(const Event& e) {
       break;
     case replica_finish: {
       FaultRuntime::Replica& r = f.replicas[e.subject];
-      if (!r.live || r.finish != now_) break;
+      if (!r.live || r.run.finish != now_) break;
       const TaskIndex t = r.task;
       r.live = false;
       f.running_replica[r.device] = -1;
       FaultRuntime::Attempt& a = f.attempt[t];
       if (a.live) {  // the primary copy loses
-        const double watts = perf_.task_watts(graph_.task(t), cluster_.device(a.device), 0);
+        const double watts = watts_of(t, a.device);
         charge_device(devices_[a.device].busy_seconds, devices_[a.device].busy_joules,
                       now_ - a.start, watts);
-        f.report.replica_device_seconds += now_ - a.start;
-        f.report.replica_joules += (now_ - a.start) * watts;
+        settle_copy(f, f.report.jobs[graph_.job_of(t)], t, a, now_, CopyEnd::cancelled, watts);
         ++f.report.replicas_cancelled;
         f.stale_finishes[t].push_back(a.finish);
         f.running[a.device] = kNoTask;
         devices_[a.device].busy = false;
+        set_device_watts(a.device, cluster_.device(a.device).spec.idle_watts);
         const DeviceId primary = a.device;
         a.live = false;
         try_start(primary);
@@ -631,50 +811,46 @@ void Simulator::handle_fault_event(const Event& e) {
       f.undetected[a.device] = f.undetected[a.device] == t ? kNoTask : f.undetected[a.device];
       f.replica_winner[t] = e.subject;
       if (r.clone) ++f.report.clones_won;
-      start_[t] = r.start;
-      joules_[t] =
-          (now_ - r.start) * perf_.task_watts(graph_.task(t), cluster_.device(r.device), 0);
+      start_[t] = r.run.start;
+      joules_[t] = (now_ - r.run.start) * watts_of(t, r.device);
       if (loop_.placement(t) == kUnplaced) break;  // cannot happen: a live copy keeps it placed
       loop_.relocate(t, r.device);
       devices_[r.device].busy = true;
       finish(t);
       break;
     }
-    case predictor_alarm: {
-      --f.failure_events_pending;
-      const FaultRuntime::Alarm alarm = f.alarms[e.subject];
-      if (!alarm.true_alarm && o.predictor.false_alarms_per_device_hour > 0) {
-        f.alarms.push_back({alarm.device, false});
-        ++f.failure_events_pending;
-        events_.schedule(
-            now_ + f.predictor_rng.exponential(3600.0 / o.predictor.false_alarms_per_device_hour),
-            predictor_alarm, static_cast<std::uint32_t>(f.alarms.size() - 1));
+    case telemetry_tick: {
+      // Every live device reports; the predictor reads the samples, nothing else.
+      const PredictorOptions& p = o.predictor;
+      for (DeviceId d = 0; d < cluster_.device_count(); ++d) {
+        if (!f.alive[d]) continue;
+        const double idle = cluster_.device(d).spec.idle_watts;
+        const double watts = f.running[d] != kNoTask ? devices_[d].watts
+                             : f.running_replica[d] >= 0
+                                 ? watts_of(f.replicas[std::size_t(f.running_replica[d])].task, d)
+                                 : idle;
+        const double healthy = f.health_thermal[d].steady_celsius(watts);
+        const auto& pending = f.pending_crashes[d];
+        const double next_crash =
+            pending.empty() ? kInfinity : *std::min_element(pending.begin(), pending.end());
+        const TelemetrySample sample = f.telemetry->sample(d, now_, watts, healthy, next_crash);
+        const bool alarm = f.predictor->observe(d, sample, healthy);
+        if (alarm && f.quarantine_until[d] >= 0) {
+          f.quarantine_until[d] = now_ + p.inspection_seconds;  // still failing: stays out
+        } else if (alarm) {
+          ++f.report.alarms;
+          f.episode_start[d] = now_;
+          const bool true_alarm = next_crash - now_ <= p.telemetry.degradation_lead_seconds;
+          if (true_alarm) ++f.report.true_alarms;
+          const double kept = drain(d);
+          if (true_alarm) f.report.work_saved_seconds += kept;
+          f.quarantine_until[d] = now_ + p.inspection_seconds;
+        } else if (f.quarantine_until[d] >= 0 && now_ >= f.quarantine_until[d]) {
+          f.quarantine_until[d] = -1;
+          if (f.undetected[d] == kNoTask) loop_.device_up(d, now_);
+        }
       }
-      const DeviceId d = alarm.device;
-      if (!f.alive[d] || loop_.device_is_down(d)) break;
-      ++f.report.alarms;
-      if (alarm.true_alarm) ++f.report.true_alarms, ++f.report.predicted_crashes;
-      // Drain: take the device out, checkpoint the running task now and move it.
-      for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(inputs_ready_at_, t);
-      stop_replica(d);
-      const TaskIndex running = f.running[d];
-      if (running != kNoTask) {
-        const Progress before = attempt_progress(f.attempt[running], f.done[running], now_);
-        stop_attempt(d, true);
-        const double checkpoint = f.attempt[running].checkpoint;
-        charge_device(devices_[d].busy_seconds, devices_[d].busy_joules, checkpoint, 0.0);
-        f.report.checkpoint_device_seconds += checkpoint;
-        if (alarm.true_alarm)
-          f.report.work_saved_seconds += before.elapsed_work - before.saved_work;
-        ++f.report.jobs[graph_.job_of(running)].migrations;
-        loop_.unplace(running);
-        invalidate_placement(inputs_ready_at_, running);
-        f.lost_at[running] = now_;
-        events_.schedule(now_ + checkpoint, retry_ready, running);
-      }
-      devices_[d].busy = false;
-      if (!alarm.true_alarm)
-        events_.schedule(now_ + o.predictor.inspection_seconds, alarm_cleared, d);
+      events_.schedule(now_ + p.telemetry.sample_seconds, telemetry_tick, 0);
       break;
     }
     case clone_check: {
@@ -686,10 +862,12 @@ void Simulator::handle_fault_event(const Event& e) {
       bool copy_running = false;
       for (std::uint32_t index : f.task_replicas[t]) copy_running |= f.replicas[index].live;
       if (copy_running) break;
+      // A clone starts from the newest checkpoint, like any replica (shared storage).
+      const double from = std::max(f.done[t], saved_fraction(a, now_));
       // The idle device (nothing queued) predicted to finish a fresh copy first.
       const Task& task = graph_.task(t);
-      DeviceId best = 0;
-      double best_finish = kInfinity, best_work = 0;
+      FaultRuntime::Attempt best;
+      best.finish = kInfinity;
       for (DeviceId r = 0; r < cluster_.device_count(); ++r) {
         if (r == a.device || devices_[r].busy || !f.alive[r] || loop_.device_is_down(r)) continue;
         if (!cannot_start(r)) continue;  // it has queued work of its own
@@ -697,28 +875,24 @@ void Simulator::handle_fault_event(const Event& e) {
         if (!can_run(task, dev)) continue;
         const double run = perf_.task_seconds(task, dev, 0);
         if (run == kCannotRun) continue;
-        const double work = run * (now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0);
-        const double finish = now_ + a.restart + work * (1.0 - f.done[t]);
-        if (finish < best_finish) best = r, best_finish = finish, best_work = work;
+        const double slow_r = now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
+        FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, now_, run * slow_r, from);
+        copy.device = r;
+        if (copy.finish < best.finish) best = copy;
       }
-      if (best_finish < a.finish) {
-        f.replicas.push_back({t, best, now_, best_finish, best_work, true, true});
+      if (best.finish < a.finish) {
+        f.replicas.push_back({t, best.device, best, true, true});
         const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
         f.task_replicas[t].push_back(index);
-        f.running_replica[best] = index;
-        devices_[best].busy = true;
-        events_.schedule(best_finish, replica_finish, index);
+        f.running_replica[best.device] = index;
+        devices_[best.device].busy = true;
+        events_.schedule(best.finish, replica_finish, index);
         ++f.report.replicas_started;
         ++f.report.clones_started;
       } else if (f.clone_period[t] > 0 && now_ + f.clone_period[t] < a.finish) {
         f.clone_check_at[t] = now_ + f.clone_period[t];  // no device helps yet: look again
         events_.schedule(f.clone_check_at[t], clone_check, t);
       }
-      break;
-    }
-    case alarm_cleared: {
-      const DeviceId d = e.subject;
-      if (f.alive[d] && f.undetected[d] == kNoTask) loop_.device_up(d, now_);
       break;
     }
   }

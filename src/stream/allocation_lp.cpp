@@ -1,9 +1,9 @@
 // Heterogeneity-aware allocation LPs (Gavel, OSDI 2020), solved with GLPK's simplex.
 // See allocation_lp.hpp for the formulations. Identical jobs (same rates, gang and
-// weight) are folded into one row with a multiplicity for the max-min fairness and
-// max-throughput objectives: both LPs are symmetric in identical jobs and convex, so
-// an optimum giving them equal shares exists, and the LP shrinks from hundreds of
-// jobs to at most one row per (job type, gang, weight).
+// weight) are folded into one row with a multiplicity for the max-min fairness,
+// max-throughput and priority-throughput objectives: these LPs are symmetric in identical jobs and
+// convex, so an optimum giving them equal shares exists, and the LP shrinks from hundreds of jobs
+// to at most one row per (job type, gang, weight).
 #include "hetsched/stream/allocation_lp.hpp"
 
 #include <glpk.h>
@@ -189,6 +189,10 @@ AllocationResult solve_unfolded(const AllocationProblem& problem, AllocationObje
         case AllocationObjective::max_throughput:
           spec.objective[j][k] = job.multiplicity * normalised;
           break;
+        case AllocationObjective::priority_throughput:
+          spec.objective[j][k] =
+              job.multiplicity * job.priority_weight * job.gang_size * normalised;
+          break;
         case AllocationObjective::min_cost:
           spec.objective[j][k] = job.multiplicity * job.gang_size * problem.price_per_hour[k];
           break;
@@ -280,7 +284,8 @@ AllocationResult equal_share_allocation(const AllocationProblem& problem) {
 
 AllocationResult solve_allocation(const AllocationProblem& problem, AllocationObjective objective) {
   const bool foldable = objective == AllocationObjective::max_min_fairness ||
-                        objective == AllocationObjective::max_throughput;
+                        objective == AllocationObjective::max_throughput ||
+                        objective == AllocationObjective::priority_throughput;
   if (!foldable) return solve_unfolded(problem, objective);
   using Key = std::tuple<std::vector<double>, int, double>;
   std::map<Key, std::size_t> class_of;

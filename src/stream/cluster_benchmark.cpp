@@ -1,6 +1,11 @@
 // The cluster-scheduling benchmark against Gavel's published figures (see header).
 #include "hetsched/stream/cluster_benchmark.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
 #include "hetsched/io/alibaba_trace.hpp"
 #include "hetsched/io/gavel_throughputs.hpp"
 #include "hetsched/stream/gavel_job_generator.hpp"
@@ -44,6 +49,12 @@ ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
                                 {"multi-gpu", true, 2.6, 70.54, 36.44},
                                 {"multi-gpu", true, 2.8, 169.93, 55.78}};
   if (params.quick) settings = {settings[0], settings[2], settings[3]};
+  if (!params.rates.empty())
+    std::erase_if(settings, [&](const Setting& setting) {
+      return std::none_of(params.rates.begin(), params.rates.end(),
+                          [&](double rate) { return std::abs(rate - setting.rate) < 1e-9; });
+    });
+  const StreamColocationTable colocation = gavel_colocation_table(table);
   result.measure_first = params.quick ? 1000 : 4000;
   result.measure_last = params.quick ? 1250 : 5000;
   const std::size_t generated = result.measure_last + (params.quick ? 1000 : 3000);
@@ -63,15 +74,39 @@ ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
     row.rate_jobs_per_hour = setting.rate;
     row.published_agnostic = setting.published_agnostic;
     row.published_aware = setting.published_aware;
-    say(std::string(setting.trace) + " " + std::to_string(setting.rate) + " jobs/h: las");
+    const std::string label =
+        std::string(setting.trace) + " " + fmt::format("{:.1f}", setting.rate) + " jobs/h: ";
+    say(label + "las");
     const StreamReport agnostic = run(workload, "las", options);
-    say(std::string(setting.trace) + " " + std::to_string(setting.rate) + " jobs/h: aware-las");
-    const StreamReport aware = run(workload, "aware-las", options);
+    say(label + params.aware_policy);
+    const StreamReport aware = run(workload, params.aware_policy, options);
+    row.aware_policy = params.aware_policy;
     row.agnostic_avg_jct_hours = agnostic.average_jct_seconds / 3600.0;
     row.aware_avg_jct_hours = aware.average_jct_seconds / 3600.0;
     row.measured_jobs = aware.finished_measured;
     row.agnostic_wall_seconds = agnostic.wall_seconds;
     row.aware_wall_seconds = aware.wall_seconds;
+    row.agnostic_ftf_rho_average = agnostic.ftf_rho_average;
+    row.aware_ftf_rho_average = aware.ftf_rho_average;
+    row.agnostic_jain = agnostic.jain_fairness;
+    row.aware_jain = aware.jain_fairness;
+    if (params.reference_runs) {
+      if (params.aware_policy != "aware-las") {
+        say(label + "aware-las");
+        row.aware_las_avg_jct_hours =
+            run(workload, "aware-las", options).average_jct_seconds / 3600.0;
+      }
+      if (!setting.multi_gpu) {
+        say(label + params.aware_policy + " with space sharing");
+        StreamWorkload shared = workload;
+        shared.colocation = colocation;
+        StreamSimOptions sharing = options;
+        sharing.space_sharing = true;
+        row.aware_space_sharing_avg_jct_hours =
+            run(shared, params.aware_policy, sharing).average_jct_seconds / 3600.0;
+        if (setting.rate == 5.6) row.published_aware_space_sharing = 19.64;
+      }
+    }
     result.gavel.push_back(row);
   }
 
@@ -82,6 +117,7 @@ ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
   };
   std::vector<StaticCase> static_cases{{100, 182.3, 161.2}, {700, 619.5, 244.2}};
   if (params.quick) static_cases.pop_back();
+  if (!params.static_cases) static_cases.clear();
   for (const StaticCase& c : static_cases) {
     StreamWorkload workload;
     workload.cluster = gavel_cluster();
@@ -99,6 +135,7 @@ ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
                                           c.published_aware});
   }
 
+  if (!params.alibaba) return result;
   const std::string alibaba = params.data_dir + "/alibaba-gpu-2023/";
   const auto nodes = load_alibaba_nodes(alibaba + "openb_node_list_gpu_node.csv");
   const auto pods = load_alibaba_pods(alibaba + "openb_pod_list_default.csv");

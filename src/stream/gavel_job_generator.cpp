@@ -63,6 +63,18 @@ std::vector<StreamJob> generate_gavel_jobs(const GavelThroughputTable& table,
   return jobs;
 }
 
+StreamColocationTable gavel_colocation_table(const GavelThroughputTable& table) {
+  StreamColocationTable colocation;
+  for (const auto& [key, rates] : table.colocated) {
+    const auto& [a, b, device] = key;
+    const GavelJobType& first = table.job_types[a];
+    const GavelJobType& second = table.job_types[b];
+    if (first.scale_factor != 1 || second.scale_factor != 1) continue;
+    colocation.rates[{first.model, second.model, table.device_types[device]}] = rates;
+  }
+  return colocation;
+}
+
 std::vector<StreamJob> stream_jobs_from_gavel_trace(const GavelThroughputTable& table,
                                                     const std::vector<GavelTraceJob>& trace) {
   std::vector<StreamJob> jobs;

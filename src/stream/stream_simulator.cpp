@@ -11,7 +11,12 @@
 //    allocation x[job][type] is recomputed if jobs arrived or finished, and the jobs
 //    are taken in decreasing order of x / (share of their time in the system spent on
 //    that type) and given whole rounds while devices last. A job placed on devices
-//    other than last round's pays the migration (checkpoint/restart) time.
+//    other than last round's pays the migration (checkpoint/restart) time. With space
+//    sharing, single-device jobs left out of a round may share a device with a
+//    running single-device job (Gavel's space sharing, here a greedy pairing): each
+//    guest, heaviest first, takes the host where its weighted normalised gain most
+//    exceeds the host's weighted loss, and both run at their measured co-located
+//    rates for the round.
 // Gangs are placed preferring one node (the fullest node that fits), then one rack,
 // then the nodes with the most free devices. A gang spread over nodes runs at its
 // spread rate when the job has one.
@@ -55,6 +60,8 @@ struct JobRuntime {
   bool ran_before = false;
   double attained = 0;
   std::vector<double> received;  // seconds run per type
+  int colocation_type = -1;      // index into the co-location table (single-device jobs)
+  double isolated_rate = 0;      // steps/s on its equal share at arrival (finish-time fairness)
 };
 
 class StreamRun {
@@ -72,7 +79,16 @@ class StreamRun {
   double rate_on(const JobRuntime& job, std::size_t type, const Placement& placement) const;
   StreamJobView view(std::size_t j) const;
   StreamPolicyContext context() const;
-  void account(std::size_t j, std::size_t type, double seconds);
+  void account(std::size_t j, std::size_t type, double seconds, double device_share = 1.0);
+  void build_colocation();
+  double isolated_rate(std::size_t j, std::size_t jobs_present) const;
+  // Space sharing: guests for this round's single-device jobs, as (guest, index in
+  // `chosen` of its host).
+  std::vector<std::pair<std::size_t, std::size_t>> pair_guests(
+      const std::vector<std::size_t>& chosen, const std::vector<int>& chosen_type,
+      const std::vector<Placement>& placement) const;
+  const std::pair<double, double>* colocated(std::size_t host, std::size_t guest,
+                                             std::size_t type) const;
   void finish(std::size_t j, double time);
   // queue mode
   void schedule_queue();
@@ -110,7 +126,69 @@ class StreamRun {
   std::size_t rounds_ = 0, allocations_ = 0, fallbacks_ = 0;
   std::string first_fallback_note_;
   std::size_t measured_total_ = 0, measured_done_ = 0;
+  // Co-location rates, dense: [(host type * types + guest type) * device types + k];
+  // a rate pair of zeros when not measured.
+  std::size_t colocation_types_ = 0;
+  std::vector<std::pair<double, double>> colocation_;
+  std::size_t colocated_rounds_ = 0;
 };
+
+void StreamRun::build_colocation() {
+  const auto& rates = workload_.colocation.rates;
+  if (rates.empty()) return;
+  std::map<std::string, int> index;
+  for (const auto& [key, value] : rates) {
+    index.emplace(std::get<0>(key), 0);
+    index.emplace(std::get<1>(key), 0);
+  }
+  int next = 0;
+  for (auto& [name, i] : index) i = next++;
+  colocation_types_ = index.size();
+  const std::size_t type_count = type_names_.size();
+  colocation_.assign(colocation_types_ * colocation_types_ * type_count, {0.0, 0.0});
+  for (const auto& [key, value] : rates) {
+    const auto& [a, b, device] = key;
+    std::size_t k = 0;
+    while (k < type_count && !equals_ignoring_case(type_names_[k], device)) ++k;
+    if (k == type_count) continue;
+    const std::size_t ia = index[a], ib = index[b];
+    colocation_[(ia * colocation_types_ + ib) * type_count + k] = value;
+    auto& mirrored = colocation_[(ib * colocation_types_ + ia) * type_count + k];
+    if (mirrored.first <= 0 && mirrored.second <= 0) mirrored = {value.second, value.first};
+  }
+  for (std::size_t j = 0; j < workload_.jobs.size(); ++j) {
+    const auto it = index.find(workload_.jobs[j].job_type);
+    if (workload_.jobs[j].gang_size == 1 && it != index.end())
+      jobs_[j].colocation_type = it->second;
+  }
+}
+
+const std::pair<double, double>* StreamRun::colocated(std::size_t host, std::size_t guest,
+                                                      std::size_t type) const {
+  const int a = jobs_[host].colocation_type, b = jobs_[guest].colocation_type;
+  if (a < 0 || b < 0) return nullptr;
+  const auto& rates =
+      colocation_[(static_cast<std::size_t>(a) * colocation_types_ + static_cast<std::size_t>(b)) *
+                      type_names_.size() +
+                  type];
+  return rates.first > 0 && rates.second > 0 ? &rates : nullptr;
+}
+
+double StreamRun::isolated_rate(std::size_t j, std::size_t jobs_present) const {
+  const JobRuntime& job = jobs_[j];
+  double usable = 0, weighted_rate = 0;
+  for (std::size_t k = 0; k < type_names_.size(); ++k)
+    if (job.rate[k] > 0) {
+      usable += workload_.cluster.types[k].count;
+      weighted_rate += workload_.cluster.types[k].count * job.rate[k];
+    }
+  if (usable <= 0) return 0;
+  const double total = workload_.cluster.total_devices();
+  const double gang = workload_.jobs[j].gang_size;
+  const double fraction =
+      std::min(1.0, total / (static_cast<double>(std::max<std::size_t>(1, jobs_present)) * gang));
+  return fraction * weighted_rate / usable;
+}
 
 void StreamRun::build_nodes() {
   const auto& types = workload_.cluster.types;
@@ -261,8 +339,8 @@ StreamPolicyContext StreamRun::context() const {
   return context;
 }
 
-void StreamRun::account(std::size_t j, std::size_t type, double seconds) {
-  const int gang = workload_.jobs[j].gang_size;
+void StreamRun::account(std::size_t j, std::size_t type, double seconds, double device_share) {
+  const double gang = workload_.jobs[j].gang_size * device_share;
   jobs_[j].received[type] += seconds;
   jobs_[j].attained += seconds * gang;
   busy_seconds_[type] += seconds * gang;
@@ -499,11 +577,34 @@ void StreamRun::run_round() {
     take(placement[i], +1);
     moved[i] = job.ran_before && !keep;
   }
+  // Space sharing: guests join hosts; both run at their co-located rates.
+  std::vector<double> colocated_rate(chosen.size(), 0.0);
+  if (options_.space_sharing && !colocation_.empty()) {
+    const auto guests = pair_guests(chosen, chosen_type, placement);
+    for (const auto& [guest, host_index] : guests) {
+      const std::size_t host = chosen[host_index];
+      const auto type = static_cast<std::size_t>(chosen_type[host]);
+      const auto* rates = colocated(host, guest, type);
+      colocated_rate[host_index] = rates->first;
+      const JobRuntime& job = jobs_[guest];
+      const int node = placement[host_index].front().first;
+      const bool stays = job.ran_before && job.type == chosen_type[host] &&
+                         job.placement.size() == 1 && job.placement.front().first == node;
+      chosen.push_back(guest);
+      chosen_type[guest] = chosen_type[host];
+      placement.push_back(Placement{{node, 1}});  // shares the host's device: not taken
+      moved.push_back(job.ran_before && !stays);
+      colocated_rate.push_back(rates->second);
+    }
+  }
   // Run the round.
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const std::size_t j = chosen[i];
     JobRuntime& job = jobs_[j];
     const auto type = static_cast<std::size_t>(chosen_type[j]);
+    const bool shared = colocated_rate[i] > 0;
+    const double share = shared ? 0.5 : 1.0;
+    if (shared) ++colocated_rounds_;
     StreamJobOutcome& outcome = outcomes_[j];
     if (outcome.first_start_seconds < 0) {
       outcome.first_start_seconds = now_;
@@ -512,7 +613,7 @@ void StreamRun::run_round() {
     outcome.spread_over_nodes = outcome.spread_over_nodes || placement[i].size() > 1;
     const double overhead = moved[i] ? std::min(options_.migration_seconds, round) : 0.0;
     if (moved[i]) ++outcome.migrations;
-    const double rate = rate_on(job, type, placement[i]);
+    const double rate = shared ? colocated_rate[i] : rate_on(job, type, placement[i]);
     job.type = static_cast<int>(type);
     job.placement = placement[i];
     job.ran_before = true;
@@ -520,18 +621,62 @@ void StreamRun::run_round() {
     const double work_seconds = round - overhead;
     if (rate * work_seconds >= job.remaining) {
       const double used = overhead + job.remaining / rate;
-      account(j, type, used);
+      account(j, type, used, share);
       finish(j, now_ + used);
       allocation_dirty_ = true;
     } else {
       job.remaining -= rate * work_seconds;
-      account(j, type, round);
+      account(j, type, round, share);
     }
   }
   // Jobs not chosen lose their devices (they are preempted).
   for (std::size_t j : active_)
     if (chosen_type[j] < 0) jobs_[j].placement.clear();
   std::erase_if(active_, [&](std::size_t j) { return jobs_[j].state == JobState::finished; });
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> StreamRun::pair_guests(
+    const std::vector<std::size_t>& chosen, const std::vector<int>& chosen_type,
+    const std::vector<Placement>& placement) const {
+  std::vector<double> weight(workload_.jobs.size(), 1.0);
+  if (!allocation_.job_weight.empty())
+    for (std::size_t i = 0; i < allocation_jobs_.size(); ++i)
+      weight[allocation_jobs_[i]] = allocation_.job_weight[i];
+  std::vector<std::size_t> hosts;
+  for (std::size_t i = 0; i < chosen.size(); ++i)
+    if (jobs_[chosen[i]].colocation_type >= 0 && placement[i].size() == 1) hosts.push_back(i);
+  std::vector<std::size_t> guests;
+  for (std::size_t j : active_)
+    if (chosen_type[j] < 0 && jobs_[j].state != JobState::finished &&
+        jobs_[j].colocation_type >= 0 && workload_.jobs[j].preemptible)
+      guests.push_back(j);
+  std::stable_sort(guests.begin(), guests.end(),
+                   [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
+  std::vector<bool> hosting(chosen.size(), false);
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  for (std::size_t guest : guests) {
+    if (pairs.size() == hosts.size()) break;
+    double best_gain = 0;
+    std::size_t best_host = chosen.size();
+    for (std::size_t i : hosts) {
+      if (hosting[i]) continue;
+      const std::size_t host = chosen[i];
+      const auto type = static_cast<std::size_t>(chosen_type[host]);
+      const auto* rates = colocated(host, guest, type);
+      if (!rates) continue;
+      const double host_alone = jobs_[host].rate[type];
+      const double gain = weight[guest] * rates->second / jobs_[guest].best_rate -
+                          weight[host] * (host_alone - rates->first) / jobs_[host].best_rate;
+      if (gain > best_gain) {
+        best_gain = gain;
+        best_host = i;
+      }
+    }
+    if (best_host == chosen.size()) continue;
+    hosting[best_host] = true;
+    pairs.push_back({guest, best_host});
+  }
+  return pairs;
 }
 
 StreamReport StreamRun::run(const std::string& policy_name) {
@@ -543,6 +688,7 @@ StreamReport StreamRun::run(const std::string& policy_name) {
   finish_time_.assign(job_count, 0.0);
   run_start_.assign(job_count, 0.0);
   busy_seconds_.assign(type_names_.size(), 0.0);
+  build_colocation();
   for (std::size_t j = 0; j < job_count; ++j) {
     outcomes_[j].name = workload_.jobs[j].name;
     outcomes_[j].arrival_seconds = workload_.jobs[j].arrival_seconds;
@@ -569,6 +715,8 @@ StreamReport StreamRun::run(const std::string& policy_name) {
         if (measured(j)) --measured_total_;
         continue;
       }
+      jobs_[j].isolated_rate =
+          isolated_rate(j, rounds ? active_.size() + 1 : waiting_.size() + running_.size() + 1);
       if (rounds) {
         active_.push_back(j);
         allocation_dirty_ = true;
@@ -603,7 +751,7 @@ StreamReport StreamRun::run(const std::string& policy_name) {
   StreamReport report;
   report.policy = policy_name;
   report.type_names = type_names_;
-  std::vector<double> jct, inverse_slowdown;
+  std::vector<double> jct, inverse_slowdown, rho;
   double wait_sum = 0, last_finish = 0, first_measured_arrival = 1e300;
   for (std::size_t j = 0; j < job_count; ++j) {
     const StreamJobOutcome& outcome = outcomes_[j];
@@ -625,6 +773,26 @@ StreamReport StreamRun::run(const std::string& policy_name) {
     last_finish = std::max(last_finish, outcome.finish_seconds);
     const double alone = workload_.jobs[j].total_steps / jobs_[j].best_rate;
     inverse_slowdown.push_back(alone / std::max(completion, 1e-12));
+    if (jobs_[j].isolated_rate > 0)
+      rho.push_back(completion / (workload_.jobs[j].total_steps / jobs_[j].isolated_rate));
+  }
+  auto jain = [](const std::vector<double>& values) {
+    double sum = 0, sum_squares = 0;
+    for (double x : values) {
+      sum += x;
+      sum_squares += x * x;
+    }
+    return sum_squares > 0 ? sum * sum / (values.size() * sum_squares) : 0.0;
+  };
+  if (!rho.empty()) {
+    std::vector<double> inverse_rho;
+    for (double r : rho) {
+      report.ftf_rho_average += r / rho.size();
+      report.ftf_rho_max = std::max(report.ftf_rho_max, r);
+      report.ftf_unfair_fraction += r > 1.0 ? 1.0 / rho.size() : 0.0;
+      inverse_rho.push_back(1.0 / std::max(r, 1e-12));
+    }
+    report.jain_fairness_ftf = jain(inverse_rho);
   }
   if (!jct.empty()) {
     report.average_jct_seconds = std::accumulate(jct.begin(), jct.end(), 0.0) / jct.size();
@@ -638,12 +806,7 @@ StreamReport StreamRun::run(const std::string& policy_name) {
     report.p95_jct_seconds = percentile(0.95);
     report.p99_jct_seconds = percentile(0.99);
     report.makespan_seconds = last_finish - first_measured_arrival;
-    double sum = 0, sum_squares = 0;
-    for (double x : inverse_slowdown) {
-      sum += x;
-      sum_squares += x * x;
-    }
-    report.jain_fairness = sum * sum / (inverse_slowdown.size() * sum_squares);
+    report.jain_fairness = jain(inverse_slowdown);
   }
   const double span = std::max(end_time - first_arrival, 1e-12);
   for (std::size_t k = 0; k < type_names_.size(); ++k)
@@ -651,6 +814,7 @@ StreamReport StreamRun::run(const std::string& policy_name) {
                                      ? busy_seconds_[k] / (workload_.cluster.types[k].count * span)
                                      : 0.0);
   report.rounds = rounds_;
+  report.colocated_rounds = colocated_rounds_;
   report.allocations = allocations_;
   report.fallbacks = fallbacks_;
   report.first_fallback_note = first_fallback_note_;

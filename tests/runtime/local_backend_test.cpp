@@ -87,6 +87,20 @@ TEST(LocalBackendTest, ManyEmptyTasksAllComplete) {
   EXPECT_EQ(result.report.devices[0].tasks + result.report.devices[1].tasks, 20000u);
 }
 
+// Wake-ups are batched: a stream of independent tiny tasks costs a few futex sleeps per
+// half ring (256 tasks ahead: a round every 128 tasks per worker), not one per task.
+TEST(LocalBackendTest, TinyTasksCostFarFewerWakeUpsThanTasks) {
+  LocalDevices devices(LocalDevicesOptions{2, false, false});
+  constexpr std::uint32_t kTasks = 20000;
+  auto dag = make_empty_dag(kTasks);
+  LocalBackendOptions options;
+  options.record_schedule = false;
+  const LocalRunReport result = run_dag(devices, *dag, "round-robin", options);
+  EXPECT_EQ(result.report.tasks_completed, kTasks);
+  EXPECT_LE(result.dispatcher_sleeps + result.worker_sleeps, kTasks / 16)
+      << "dispatcher " << result.dispatcher_sleeps << ", workers " << result.worker_sleeps;
+}
+
 TEST(LocalBackendTest, DisablingOpenClLeavesCpuWorkersAndOneNotice) {
   ::setenv("HETSCHED_DISABLE_OPENCL", "1", 1);
   LocalDevices devices(LocalDevicesOptions{2, true, false});

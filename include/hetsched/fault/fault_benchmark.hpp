@@ -7,12 +7,17 @@
 //     checkpointing, Daly-interval checkpointing and 2-way replication.
 //  3. Daly's interval against the best of a sweep of fixed intervals (mean goodput
 //     over the same seeded failures): the ratio of goodputs, goal >= 0.95.
+//  4. Failure prediction from telemetry (failure_predictor.hpp) on the long tasks at
+//     the sweep's MTBF, without and with checkpoints: its precision, recall and
+//     lead time, and the device time lost with and without it on the same failures.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "hetsched/fault/failure_predictor.hpp"
 
 namespace hetsched {
 
@@ -26,12 +31,13 @@ struct FaultBenchmarkParams {
   double storage_bandwidth = 0.5e9;  // bytes/s: 160 s per checkpoint
   double sweep_mtbf_hours = 10;
   std::uint64_t seed = 1;
+  PredictorOptions predictor;  // part 4 (enabled there)
   std::function<void(std::size_t, std::size_t)> progress;
 };
 
 struct GoodputRow {
   double mtbf_hours = 0;
-  std::string mode;  // none, daly, replication-2
+  std::string mode;  // none, daly, replication-2, replication-2+daly
   double goodput = 0;
   double makespan_hours = 0;      // mean over the seeds whose jobs all completed
   double completed_fraction = 0;  // of the long jobs
@@ -41,6 +47,18 @@ struct GoodputRow {
 struct SweepPoint {
   double interval_seconds = 0;
   double goodput = 0;
+};
+
+struct PredictionRow {
+  std::string checkpoint;  // none, daly
+  std::uint64_t alarms = 0, true_alarms = 0, crashes = 0, predicted_crashes = 0;
+  double precision = 0, recall = 0, mean_lead_seconds = 0;
+  // Device-hours lost (work since the last checkpoint), mean per run.
+  double lost_hours_without = 0, lost_hours_with = 0;
+  double work_saved_hours = 0;       // lost without − lost with
+  double in_flight_saved_hours = 0;  // in-flight work the drains kept (true alarms)
+  double goodput_without = 0, goodput_with = 0;
+  double makespan_hours_without = 0, makespan_hours_with = 0;
 };
 
 struct FaultBenchmarkResult {
@@ -58,6 +76,7 @@ struct FaultBenchmarkResult {
   double best_interval_seconds = 0;
   double best_goodput = 0;
   double daly_interval_vs_best = 0;  // daly goodput / best goodput
+  std::vector<PredictionRow> prediction;
 };
 
 FaultBenchmarkResult run_fault_benchmark(const FaultBenchmarkParams& params);

@@ -22,7 +22,16 @@
 //   checkpoint: {mode: daly, interval_seconds: 3600, storage_bandwidth: 2e9}
 //   replicas: 2
 //   critical_jobs: [train-llm-1.3b]
-//   predictor: {lead_seconds: 600, recall: 0.7, false_alarms_per_device_hour: 0.001}
+//   replica_domain: node        # any | node | rack: where replicas avoid their siblings
+//   respawn_replicas: true      # restart a lost copy elsewhere from the newest checkpoint
+//   predictor: {ecc_reference_per_hour: 1, ecc_shift_per_hour: 20, ecc_cusum_threshold: 4,
+//               temperature_ewma_weight: 0.3, temperature_residual_celsius: 1.5,
+//               require_both: true, inspection_seconds: 600}
+//   telemetry: {sample_seconds: 60, noise_celsius: 0.5, ecc_per_hour: 1,
+//               degradation_lead_seconds: 1800, precursor_fraction: 0.7,
+//               degraded_ecc_per_hour: 60,
+//               degraded_extra_celsius: 6, bursts_per_device_hour: 0.01, burst_seconds: 900,
+//               burst_ecc_per_hour: 40, burst_extra_celsius: 4}
 //
 // Errors name the file, line and column, and for unknown keys, kinds, devices
 // and nodes the closest valid names.

@@ -10,6 +10,7 @@
 
 #include "hetsched/fault/checkpoint_interval.hpp"
 #include "hetsched/fault/failure_model.hpp"
+#include "hetsched/fault/failure_predictor.hpp"
 
 namespace hetsched {
 
@@ -29,18 +30,9 @@ struct RetryOptions {
   bool give_up_after_deadline = true;  // a job past its deadline is not retried
 };
 
-// A modelled failure predictor (e.g. over correctable-error counts and
-// temperature): it raises an alarm `lead_seconds` before a crash with probability
-// `recall`, and false alarms arrive at `false_alarms_per_device_hour`. On an alarm
-// the device is drained: its running task checkpoints and migrates, and the
-// device is taken out (until its repair, or `inspection_seconds` for a false alarm).
-struct PredictorOptions {
-  bool enabled = false;
-  double lead_seconds = 600;
-  double recall = 0.7;
-  double false_alarms_per_device_hour = 0.001;
-  double inspection_seconds = 600;
-};
+// Where replicas of a task may not share a failure domain with its other copies
+// (preferred, not required: when no such device is free, any free device serves).
+enum class ReplicaDomain : std::uint8_t { any, node, rack };
 
 // Task cloning against stragglers (speculative execution as in MapReduce's backup
 // tasks, LATE of Zaharia et al. 2008 and Mantri of Ananthanarayanan et al. 2010):
@@ -66,6 +58,14 @@ struct FaultOptions {
   CheckpointOptions checkpoint;
   std::uint32_t replicas = 1;              // copies of each task of a critical job
   std::vector<std::string> critical_jobs;  // job names; empty with replicas > 1: every job
+  // Replicas go to devices outside the failure domains of the task's other copies
+  // when any is free (node, then rack); a copy lost while another lives is
+  // restarted elsewhere from the newest checkpoint of any copy.
+  ReplicaDomain replica_domain = ReplicaDomain::node;
+  bool respawn_replicas = true;
+  // Failure prediction over modelled telemetry (failure_predictor.hpp): an alarm
+  // drains the device — its running task checkpoints now and moves — and keeps it
+  // out until `inspection_seconds` after its last alarming sample.
   PredictorOptions predictor;
   CloneOptions clone;
 

@@ -41,7 +41,11 @@ struct FaultReport {
   double replica_device_seconds = 0;     // losing copies
   double replica_joules = 0;
   double detection_delay_seconds = 0;  // summed over detections
+  // The predictor, scored against the crashes: an alarm is true when its device
+  // crashes within the telemetry's degradation lead time after it; a crash is
+  // predicted when an alarm on its device came at most that long before it.
   std::uint64_t alarms = 0, true_alarms = 0, predicted_crashes = 0;
+  double lead_seconds = 0;        // summed over predicted crashes: crash − first alarm
   double work_saved_seconds = 0;  // in-flight work moved off a device before it crashed
 
   double busy_device_seconds() const {
@@ -54,6 +58,9 @@ struct FaultReport {
   }
   double precision() const { return alarms ? double(true_alarms) / alarms : 0.0; }
   double recall() const { return crashes ? double(predicted_crashes) / crashes : 0.0; }
+  double mean_lead_seconds() const {
+    return predicted_crashes ? lead_seconds / double(predicted_crashes) : 0.0;
+  }
 };
 
 nlohmann::ordered_json fault_report_to_json(const FaultReport& report,

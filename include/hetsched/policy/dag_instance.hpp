@@ -46,7 +46,7 @@ class DagInstance {
   // seconds between distinct devices (a uniform network).
   DagInstance(std::vector<std::vector<double>> compute_seconds, std::vector<DagEdge> edges);
 
-  std::size_t task_count() const { return compute_.size(); }
+  std::size_t task_count() const { return task_count_; }
   std::size_t device_count() const { return device_count_; }
   const std::vector<DagEdge>& edges() const { return edges_; }
   std::span<const DagNeighbor> predecessors(std::uint32_t t) const {
@@ -57,9 +57,18 @@ class DagInstance {
   }
 
   // Seconds for task t on device d (kCannotRun where it cannot run).
-  double compute_seconds(std::uint32_t t, DeviceId d) const { return compute_[t][d]; }
+  double compute_seconds(std::uint32_t t, DeviceId d) const {
+    return compute_[t * device_count_ + d];
+  }
+  // Task t's compute times on every device, in device order.
+  std::span<const double> compute_row(std::uint32_t t) const {
+    return {compute_.data() + t * device_count_, device_count_};
+  }
   // Seconds to move edge e's data from device a to device b (0 when a == b).
   double comm_seconds(std::uint32_t e, DeviceId a, DeviceId b) const;
+  // For every device b: arrival[b] = max(arrival[b], sent + comm_seconds(e, a, b)) — the
+  // inputs of one edge reaching every device at once, as list schedulers need them.
+  void raise_arrivals(std::uint32_t e, DeviceId a, double sent, std::span<double> arrival) const;
   // Mean over device pairs a != b of comm_seconds, as HEFT's ranking uses.
   double mean_comm_seconds(std::uint32_t e) const { return mean_comm_[e]; }
   // Mean over the devices that can run it of the task's compute time.
@@ -76,8 +85,9 @@ class DagInstance {
   void index_edges();
   void compute_means();
 
-  std::vector<std::vector<double>> compute_;
+  std::vector<double> compute_;  // task-major: compute_[t * device_count_ + d]
   std::vector<DagEdge> edges_;
+  std::size_t task_count_ = 0;
   std::size_t device_count_ = 0;
   const PerfModel* perf_ = nullptr;  // null for matrix instances (uniform network)
   TaskIndex first_task_ = 0;

@@ -46,6 +46,8 @@ class PartialSchedule {
 
   // When all of t's inputs from placed predecessors can be on device d.
   double data_ready_seconds(std::uint32_t t, DeviceId d) const;
+  // The same on every device at once: ready[d] for d in 0..device_count.
+  void data_ready_on_every_device(std::uint32_t t, std::span<double> ready) const;
   // Earliest start and finish of t on d with insertion (finish kCannotRun when d cannot run t).
   PlannedTask earliest_placement(std::uint32_t t, DeviceId d) const;
   // Same, appending after the device's last task (no insertion).
@@ -63,6 +65,7 @@ class PartialSchedule {
   const DagInstance* instance_;
   DeviceTimeline timeline_;
   StaticSchedule schedule_;
+  mutable std::vector<double> ready_scratch_;  // per device, for earliest_finish_placement
 };
 
 // Places the tasks in `order` (a topological order), each on devices[t], at its

@@ -23,6 +23,7 @@
 namespace hetsched {
 
 inline constexpr double kAppend = -1.0;
+inline constexpr double kNotPredicted = -1.0;
 
 struct Assignment {
   TaskIndex task = 0;
@@ -31,6 +32,11 @@ struct Assignment {
   // A planner's planned start time, which also orders the device's queue; kAppend
   // (online policies) puts the task after everything already on the device.
   double planned_start_seconds = kAppend;
+  // The finish the policy predicted when it chose this device (the later of the
+  // device's predicted free time and the inputs' arrival, plus the run time at
+  // this P-state), so the loop need not derive it again; kNotPredicted: the loop
+  // derives it from the perf model.
+  double predicted_finish_seconds = kNotPredicted;
 };
 
 // Where a policy sends its decisions. Each one takes effect at once: the snapshot

@@ -7,9 +7,12 @@
 // device's queue of placed tasks in planned order and hands ready tasks to a
 // worker through a bounded single-producer/single-consumer ring (a few tasks ahead,
 // sized by predicted time, so a worker rarely waits). Workers answer through their own ring of
-// completions. Rings are preallocated, so the hot path allocates nothing and takes no lock; threads
-// that run out of work block on an atomic wait (futex) and are woken only when someone is actually
-// asleep.
+// completions. Rings are preallocated, so the hot path allocates nothing and takes no lock.
+// Wake-ups are batched: the dispatcher signals a worker once per round, however many tasks it
+// handed over, and a worker signals the dispatcher only when it matters — a failure, a task
+// whose successors wait for it, or its own queue crossing half full or running dry — so a stream
+// of tiny independent tasks costs one wake-up per half ring rather than one per task. Threads
+// spin briefly, then block on an atomic wait (futex), and are woken only when actually asleep.
 //
 // Balancing: when a worker has nothing queued, the dispatcher may move a ready task
 // still waiting for another device to it, using the work-stealing rule (gain over
@@ -31,6 +34,7 @@
 #include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/perf/history_regression_model.hpp"
 #include "hetsched/runtime/local_machine.hpp"
+#include "hetsched/runtime/planned_queue.hpp"
 #include "hetsched/runtime/runtime_dag.hpp"
 #include "hetsched/sim/sim_report.hpp"
 
@@ -62,7 +66,17 @@ struct LocalRunReport {
   std::uint64_t retries = 0;
   std::uint64_t bytes_to_devices = 0;  // host → OpenCL device buffers
   std::uint64_t bytes_to_host = 0;
+  // Transfers overlapped with compute (OpenCL devices): uploads issued for the next task
+  // while the current kernel ran, how many of them ran (partly) under that kernel by the
+  // device's own timestamps, and the seconds they spent there.
+  std::uint64_t prefetched_uploads = 0;
+  std::uint64_t uploads_during_kernel = 0;
+  std::uint64_t uploads_overlapped = 0;
+  double overlap_seconds = 0;
   double wall_seconds = 0;
+  // Wake-ups (futex waits entered): how often the dispatcher and the workers slept.
+  std::uint64_t dispatcher_sleeps = 0;
+  std::uint64_t worker_sleeps = 0;
 };
 
 class LocalBackend final : public Backend {
@@ -89,14 +103,6 @@ class LocalBackend final : public Backend {
     double start_seconds;
     double finish_seconds;
   };
-  struct QueuedTask {
-    double key;
-    std::uint64_t sequence;
-    TaskIndex task;
-    bool operator>(const QueuedTask& o) const {
-      return key != o.key ? key > o.key : sequence > o.sequence;
-    }
-  };
 
   void worker_main(Worker& worker);
   std::optional<std::string> execute(Worker& worker, TaskIndex task);
@@ -107,7 +113,8 @@ class LocalBackend final : public Backend {
   bool can_execute(TaskIndex task, DeviceId device) const;
   double seconds_since_start() const;
   void abandon(TaskIndex task, const std::string& reason);
-  void wait_for_completions();
+  void signal_workers();
+  void wait_for_completions(std::uint32_t seen);
   double lag(DeviceId device) const;
   void stop_workers();
 
@@ -123,10 +130,10 @@ class LocalBackend final : public Backend {
   std::uint64_t launch_sequence_ = 0;
 
   // Dispatcher state (calling thread only).
-  std::vector<std::vector<QueuedTask>> queued_;  // per device: placed, not handed over (heap)
-  std::vector<std::uint32_t> in_flight_;         // per device: handed over, not completed
-  std::vector<double> in_flight_seconds_;        // per device: their predicted seconds
-  std::vector<double> backlog_seconds_;          // per device: predicted seconds queued + in flight
+  std::vector<PlannedQueue> queued_;       // per device: placed, not handed over
+  std::vector<std::uint32_t> in_flight_;   // per device: handed over, not completed
+  std::vector<double> in_flight_seconds_;  // per device: their predicted seconds
+  std::vector<double> backlog_seconds_;    // per device: predicted seconds queued + in flight
   std::vector<double> predicted_sum_, measured_sum_;  // per device, for its lag
   std::vector<std::uint32_t> remaining_inputs_;       // per task
   std::vector<DeviceId> running_on_;                  // per task: where it actually runs
@@ -134,6 +141,9 @@ class LocalBackend final : public Backend {
   std::vector<std::uint64_t> tried_devices_;          // per task: bitmask of devices that failed it
   std::vector<std::string> errors_;                   // per task: the last failure's message
   std::vector<std::uint8_t> broken_kernels_;          // per device × kernel: failed before
+  std::vector<std::uint8_t> has_successors_;          // per task (read by workers too)
+  std::vector<std::uint8_t> signal_pending_;          // per device: handed tasks, not signalled
+  std::size_t low_water_ = 1;  // a worker whose queue drops to this many wakes the dispatcher
   alignas(64) std::atomic<std::uint32_t> completion_signal_{0};
   std::atomic<bool> dispatcher_asleep_{false};
   std::size_t finished_ = 0;

@@ -29,7 +29,18 @@ struct RuntimeBenchmarkResult {
   double overhead_us_per_task = 0;
   double gemm_gflops = 0;
   double mix_makespan_seconds = 0;
-  std::string mix_devices;                            // what the mix ran on
+  std::uint64_t overhead_sleeps = 0;  // futex sleeps (dispatcher + workers) in the overhead run
+  std::string mix_devices;            // what the mix ran on
+  // Transfers overlapped with compute in the timed mix run (OpenCL devices): uploads of
+  // the next task issued while a kernel ran, those the device's timestamps show running
+  // under it, and the seconds they overlapped.
+  std::uint64_t mix_uploads_during_kernel = 0;
+  std::uint64_t mix_uploads_overlapped = 0;
+  double mix_overlap_seconds = 0;
+  double mix_bytes_to_devices = 0;
+  // The machine's 1-minute load average (/proc/loadavg) before and after our runs.
+  double load_before = 0;
+  double load_after = 0;
   std::optional<double> starpu_overhead_us_per_task;  // best of eager, lws, dmda
   std::optional<double> starpu_gemm_gflops;
   std::optional<double> starpu_mix_makespan_seconds;

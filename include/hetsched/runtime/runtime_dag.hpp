@@ -8,9 +8,12 @@
 // Builders: tiled GEMM (C += A·B over T×T tiles), tiled Cholesky (the right-looking
 // POTRF/TRSM/SYRK/GEMM DAG of StarPU's and PLASMA's examples), independent empty
 // tasks (runtime overhead), and a mixed DAG of kernels that favour different devices.
+// DAGs described in a file are read by runtime_dag_file.hpp.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,8 +28,10 @@ class RuntimeDag {
   RuntimeDag(const RuntimeDag&) = delete;
   RuntimeDag& operator=(const RuntimeDag&) = delete;
 
-  // Adds a task running `call` after the tasks whose accesses it conflicts with.
-  std::uint32_t add_task(std::string name, const KernelCall& call, double graph_edges = 0);
+  // Adds a task running `call` after the tasks whose accesses it conflicts with, and
+  // after the earlier tasks listed in `after` (ordering edges carrying no data).
+  std::uint32_t add_task(std::string name, const KernelCall& call, double graph_edges = 0,
+                         std::span<const std::uint32_t> after = {});
 
   const Workload& workload() const { return workload_; }
   const std::vector<KernelCall>& calls() const { return calls_; }

@@ -46,6 +46,22 @@ class SpscRing {
     return true;
   }
 
+  // Consumer side: the oldest value without removing it; null when empty. Valid until
+  // the next pop.
+  const T* peek() {
+    const std::size_t head = head_.load(std::memory_order_relaxed);
+    if (head == consumer_cached_tail_) {
+      consumer_cached_tail_ = tail_.load(std::memory_order_acquire);
+      if (head == consumer_cached_tail_) return nullptr;
+    }
+    return &slots_[head & mask_];
+  }
+
+  // Consumer side: how many values are waiting (at least; the producer may add more).
+  std::size_t size_for_consumer() const {
+    return tail_.load(std::memory_order_acquire) - head_.load(std::memory_order_relaxed);
+  }
+
   // Either side: whether something is waiting (a snapshot).
   bool empty() const {
     return head_.load(std::memory_order_acquire) == tail_.load(std::memory_order_acquire);

@@ -9,11 +9,18 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace hetsched {
+
+// The store could not carry out a request (file unwritable, disk full, replica
+// unreachable). Nothing of the failed call was made durable.
+class StateStoreError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 struct StoredRecord {
   std::string key;

@@ -8,7 +8,12 @@
 //   min makespan       maximise min_j throughput_j(x) / remaining_steps_j;
 //   max throughput     maximise sum_j throughput_j(x) / best rate of j;
 //   min cost with SLOs maximise progress per dollar subject to each job with a
-//                      deadline keeping the rate that meets it.
+//                      deadline keeping the rate that meets it;
+//   priority throughput maximise sum_j weight_j * gang_j * throughput_j(x) / best
+//                      rate of j: each device goes where weight times normalised
+//                      throughput is highest, so heavier jobs are served first and
+//                      a lighter job takes a faster type only when it gains more
+//                      there (used by aware-las-priority with attained-service weights).
 // The first three add epsilon * (total normalised throughput) so that capacity left
 // over once the minimum is met is not wasted. When the LP is infeasible (SLOs that
 // cannot all be met) or GLPK fails, the safe fallback is the equal time share, and
@@ -20,7 +25,13 @@
 
 namespace hetsched {
 
-enum class AllocationObjective { max_min_fairness, min_makespan, max_throughput, min_cost };
+enum class AllocationObjective {
+  max_min_fairness,
+  min_makespan,
+  max_throughput,
+  min_cost,
+  priority_throughput
+};
 
 struct AllocationJob {
   std::vector<double> rate;  // steps/s per device type; 0 = cannot run there
@@ -41,6 +52,10 @@ struct AllocationResult {
   std::vector<std::vector<double>> fraction;  // [job][type]
   bool fell_back = false;
   std::string note;  // why the fallback was used
+  // Optional, per job: the weight its normalised throughput carries in the policy's
+  // objective (space sharing weighs a guest's gain against its host's loss with it).
+  // Empty: every job weighs 1.
+  std::vector<double> job_weight;
 };
 
 // Equal time share, heterogeneity-agnostic (Gavel's "isolated"/LAS): max-min of

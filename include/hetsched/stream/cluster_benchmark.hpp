@@ -1,7 +1,8 @@
 // `hetsched bench cluster`: Gavel's published simulation setting (36 V100 + 36 P100
 // + 36 K80, Gavel's throughput table and job generator, continuous arrivals, jobs
 // 4000-5000 measured) comparing heterogeneity-agnostic LAS with our
-// heterogeneity-aware max-min fairness; the static 100- and 700-job multi-GPU
+// heterogeneity-aware policy (aware-srpt by default; Gavel's own aware LAS and the
+// space-sharing variant are run alongside for reference); the static 100- and 700-job multi-GPU
 // traces (makespan, FIFO vs aware min-makespan); and the Alibaba GPU-sharing trace
 // under best-fit and fragmentation-aware placement.
 #pragma once
@@ -21,6 +22,12 @@ struct ClusterBenchParams {
   std::uint64_t seed = 0;
   double migration_seconds = 30;
   double round_seconds = 360;
+  // Our heterogeneity-aware policy (a round-mode stream policy name).
+  std::string aware_policy = "aware-srpt";
+  std::vector<double> rates;   // only these arrival rates (jobs/h); empty: all five
+  bool static_cases = true;    // the static 100- and 700-job makespan cases
+  bool alibaba = true;         // the Alibaba placement runs
+  bool reference_runs = true;  // also Gavel's own aware LAS and the space-sharing run
   std::function<void(const std::string&)> progress;  // called before each run
 };
 
@@ -34,6 +41,18 @@ struct GavelContinuousRow {
   std::size_t measured_jobs = 0;
   double agnostic_wall_seconds = 0;
   double aware_wall_seconds = 0;
+  std::string aware_policy;
+  // Gavel's own heterogeneity-aware LAS (max-min fairness LP, `aware-las`) in our
+  // simulator, for reference; 0 when not run.
+  double aware_las_avg_jct_hours = 0;
+  // Our aware policy with space sharing (single-GPU traces; 0 when not run) and
+  // Gavel's published space-sharing figure (0 where it published none).
+  double aware_space_sharing_avg_jct_hours = 0;
+  double published_aware_space_sharing = 0;
+  // Fairness of the measured jobs: Themis' finish-time fairness (average rho) and
+  // Jain's index over inverse slowdowns.
+  double agnostic_ftf_rho_average = 0, aware_ftf_rho_average = 0;
+  double agnostic_jain = 0, aware_jain = 0;
 };
 
 struct MakespanRow {

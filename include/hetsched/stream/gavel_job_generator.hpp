@@ -34,6 +34,10 @@ StreamJob make_gavel_stream_job(const GavelThroughputTable& table, const std::st
                                 double priority_weight = 1,
                                 std::optional<double> slo_factor = std::nullopt);
 
+// The table's co-location measurements of single-device job types (scale factor 1),
+// keyed by model name as StreamJob::job_type holds it.
+StreamColocationTable gavel_colocation_table(const GavelThroughputTable& table);
+
 std::vector<StreamJob> stream_jobs_from_gavel_trace(const GavelThroughputTable& table,
                                                     const std::vector<GavelTraceJob>& trace);
 

@@ -8,6 +8,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace hetsched {
@@ -50,9 +52,17 @@ struct StreamCluster {
 StreamCluster make_stream_cluster(const std::vector<std::pair<std::string, int>>& counts,
                                   int devices_per_node = 4, int nodes_per_rack = 8);
 
+// Measured rates of two single-device jobs sharing one device (space sharing, as in
+// Gavel's table): (job type a, job type b, device model) -> (steps/s of a, steps/s of
+// b). Empty: no co-location data, so no space sharing.
+struct StreamColocationTable {
+  std::map<std::tuple<std::string, std::string, std::string>, std::pair<double, double>> rates;
+};
+
 struct StreamWorkload {
   StreamCluster cluster;
   std::vector<StreamJob> jobs;  // in arrival order
+  StreamColocationTable colocation;
 };
 
 }  // namespace hetsched

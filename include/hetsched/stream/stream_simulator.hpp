@@ -25,6 +25,13 @@ struct StreamSimOptions {
   // Round mode: a job's priority on the type it ran on last round is multiplied by
   // this, so that jobs move less often (each move costs migration_seconds).
   double stay_bonus = 3.0;
+  // Round mode, space sharing (Gavel's space-sharing variant): a single-device job
+  // left without devices this round may share a device with a single-device job
+  // that has one, when the workload has their measured co-located rates and the
+  // guest's weighted normalised gain exceeds the host's weighted loss (weights from
+  // the policy's allocation, 1 when it gives none). Both then run at their
+  // co-located rates for the round.
+  bool space_sharing = false;
   // Jobs whose index lies in [measure_first, measure_last) are measured; the run
   // stops once they have all finished (or everything has).
   std::size_t measure_first = 0;
@@ -61,6 +68,16 @@ struct StreamReport {
   std::vector<std::string> type_names;
   std::vector<double> utilisation;  // busy device-seconds / (devices * makespan), per type
   double jain_fairness = 0;         // Jain's index over measured jobs' slowdown^-1
+  // Finish-time fairness (Themis, Mahajan et al., NSDI 2020): rho = JCT / isolated
+  // JCT, where the isolated JCT is the time the job would take on its equal 1/N share
+  // of the cluster (N = jobs present when it arrived, itself included; its share of
+  // time spread over the types it can use in proportion to their size, as in the
+  // agnostic equal share). rho <= 1: the job did no worse than on its own share.
+  double ftf_rho_average = 0;
+  double ftf_rho_max = 0;
+  double ftf_unfair_fraction = 0;    // share of measured jobs with rho > 1
+  double jain_fairness_ftf = 0;      // Jain's index over measured jobs' rho^-1
+  std::size_t colocated_rounds = 0;  // job-rounds run sharing a device
   std::size_t slo_violations = 0;
   double cost_usd = 0;
   std::size_t rounds = 0;

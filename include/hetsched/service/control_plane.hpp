@@ -1,0 +1,194 @@
+// ControlPlane: the core of `hetsched serve`. It owns nothing it cannot recover: every
+// accepted job and every change of a job's state is written to the StateStore before
+// anyone is told about it, and on start it reloads the store and reconciles with the
+// ClusterEngine (what finished meanwhile, what still runs, what the engine lost).
+//
+// How a job flows: submit() parses the workload text (the YAML/JSON workload file
+// format) against the current cluster model, takes ids from the store's "jobs"
+// sequence, stores the jobs and only then returns their ids. The one scheduling
+// thread then plans each job with its policy from the registry (static DAG planners
+// place the whole job on arrival; online policies are offered the tasks whose
+// predecessors are placed, in a dry run over predicted finish times), against the
+// cluster model built from engine.nodes() in which every device is busy until its
+// already-queued work is predicted to end. Each device runs its queue in planned
+// order: the head task is launched on the engine once every predecessor completed and
+// the device is idle. Engine reports move tasks to running, completed or failed. A
+// failed task, or a not-yet-started task on a node the engine reports draining or
+// down, is re-planned by the policy with the job's other unstarted tasks on the
+// nodes that are up (at most max_task_retries times per task; then the job fails).
+// HTTP threads only call submit/cancel and read copies under the mutex.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "hetsched/cluster/cluster.hpp"
+#include "hetsched/io/workload_file.hpp"
+#include "hetsched/policy/scheduling_policy.hpp"
+#include "hetsched/service/cluster_engine.hpp"
+#include "hetsched/service/leadership.hpp"
+#include "hetsched/service/service_job.hpp"
+#include "hetsched/service/service_metrics.hpp"
+#include "hetsched/service/state_store.hpp"
+
+namespace hetsched {
+
+class SimulatedEngine;
+
+// The datasheet of a device model the engine names, or nullopt when unknown (the
+// device is then left out of the cluster model).
+using DeviceSpecResolver = std::function<std::optional<DeviceSpec>(DeviceKind, std::string_view)>;
+
+struct ControlPlaneOptions {
+  std::string default_policy = "heft";
+  PolicyOptions policy_options;
+  // Model seconds per real second: the engine's pace (SimulatedEngine's time scale; 1
+  // for a real cluster). Planned start times are in model seconds.
+  double time_scale = 1.0;
+  std::uint32_t max_task_retries = 3;
+  std::chrono::milliseconds tick{2};  // the scheduling thread's poll interval
+  // How often engine.nodes() is asked (a real engine runs sinfo or a REST call).
+  std::chrono::milliseconds node_refresh{200};
+  // Tight bounds for submitted text (a service faces untrusted input).
+  WorkloadFileLimits workload_limits{.max_job_replicas = 1000,
+                                     .max_jobs = 1000,
+                                     .max_tasks = 100'000,
+                                     .max_edges = 1'000'000,
+                                     .max_cost_entries = 1'000'000};
+  // Empty: the device catalog, then the SimulatedEngine's own specs when it is one.
+  DeviceSpecResolver device_spec_of;
+  // For nodes registered through the API (register_nodes); null when the engine
+  // reads its nodes from a cluster manager.
+  SimulatedEngine* node_registry = nullptr;
+};
+
+enum class CancelOutcome { cancelling, already_ended, not_found };
+
+struct ServiceJobSummary {
+  std::uint64_t id = 0;
+  std::string name;
+  std::string policy;
+  ServiceJobState state = ServiceJobState::queued;
+  std::size_t tasks = 0;
+  std::size_t completed_tasks = 0;
+};
+
+class ControlPlane {
+ public:
+  // The store, engine and leadership must outlive the control plane. Throws
+  // InputError when the default policy is unknown.
+  ControlPlane(StateStore& store, ClusterEngine& engine, Leadership& leadership,
+               ControlPlaneOptions options);
+  ~ControlPlane();
+  ControlPlane(const ControlPlane&) = delete;
+  ControlPlane& operator=(const ControlPlane&) = delete;
+
+  // Reloads the store, reconciles with the engine, then runs the scheduling thread.
+  void start();
+  // Stops the scheduling thread (tasks on the engine keep running); idempotent.
+  void stop();
+  // recover() + step() without a thread, for callers that drive it themselves.
+  void recover();
+  void step();
+
+  // Thread-safe. Parses, validates and durably stores the jobs of the workload text
+  // (one id per job), then queues them for planning. Throws InputError (bad text,
+  // unknown policy: the message names the field) and StateStoreError.
+  std::vector<std::uint64_t> submit(std::string_view workload_text, std::string_view policy = {});
+  CancelOutcome cancel(std::uint64_t id);
+  std::optional<ServiceJob> job(std::uint64_t id) const;
+  std::vector<ServiceJobSummary> jobs() const;
+  std::vector<EngineNode> nodes() const;
+  // Adds the nodes of a cluster-file text to the SimulatedEngine and stores them so a
+  // restart registers them again. Throws InputError (bad text, duplicate name, or an
+  // engine that reads its nodes from a cluster manager: field "engine").
+  std::vector<std::string> register_nodes(std::string_view cluster_text);
+  ServiceMetrics metrics() const;
+  const Leadership& leadership() const { return leadership_; }
+  std::string_view engine_name() const { return engine_.name(); }
+  std::string_view default_policy() const { return options_.default_policy; }
+
+ private:
+  struct LiveJob;
+  struct QueueEntry {
+    double planned_start = 0;
+    std::uint64_t job = 0;
+    std::uint32_t topological_rank = 0;  // ties: predecessors first
+    std::uint32_t task = 0;
+    auto operator<=>(const QueueEntry&) const = default;
+  };
+  struct DeviceModel;
+
+  void scheduling_loop();
+  void refresh_cluster(bool force);
+  std::unique_ptr<LiveJob> make_live_job(ServiceJob record, const std::string& text,
+                                         const std::shared_ptr<const Cluster>& parsed_on);
+  void enqueue(LiveJob& job, std::uint32_t task);
+  void take_submissions();
+  void handle_cancels();
+  void handle_engine_reports(const std::vector<EngineTaskStatus>& reports,
+                             bool first_after_recovery);
+  void task_failed(LiveJob& job, std::uint32_t task, const std::string& reason);
+  void publish_metrics();
+  void move_off_lost_nodes();
+  void plan_waiting_jobs();
+  void plan_job(LiveJob& job, bool replan);
+  void dispatch();
+  void finish_job(LiveJob& job, ServiceJobState state, std::string reason);
+  void record(LiveJob& job, std::uint32_t task, std::string event, std::string detail = {});
+  void mark_dirty(std::uint64_t id);
+  void flush();
+  double model_now() const;
+  void publish_job(const LiveJob& job);  // copies into the readable view, under the mutex
+
+  StateStore& store_;
+  ClusterEngine& engine_;
+  Leadership& leadership_;
+  ControlPlaneOptions options_;
+  std::chrono::steady_clock::time_point started_;
+
+  // Scheduling-thread state.
+  std::map<std::uint64_t, std::unique_ptr<LiveJob>> live_;
+  std::map<std::string, std::set<QueueEntry>> device_queues_;  // by device name
+  std::map<std::string, std::pair<std::uint64_t, std::uint32_t>> busy_devices_;
+  std::map<std::string, std::pair<std::uint64_t, std::uint32_t>> launched_;  // by launch key
+  std::map<std::string, double> predicted_free_;  // model seconds, by device name
+  std::map<std::string, std::unique_ptr<SchedulingPolicy>> policies_;
+  std::chrono::steady_clock::time_point last_node_refresh_{};
+  bool nodes_changed_ = true;
+  std::set<std::uint64_t> dirty_;
+  std::set<std::uint64_t> needs_plan_;
+  std::unique_ptr<DeviceModel> model_;
+  std::vector<EngineNode> engine_nodes_;
+
+  // Shared with the HTTP threads, under mutex_.
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::unique_ptr<LiveJob>> submitted_;
+  std::deque<std::uint64_t> cancel_requests_;
+  std::map<std::uint64_t, ServiceJob> view_;      // every job, as last published
+  std::shared_ptr<const Cluster> parse_cluster_;  // for parsing submissions
+  std::vector<EngineNode> nodes_view_;
+  ServiceMetrics metrics_;
+  std::vector<double> latency_samples_;
+  double deciding_seconds_ = 0;
+  std::uint64_t decisions_ = 0, failures_ = 0, replans_ = 0, submitted_total_ = 0;
+  std::uint64_t planning_calls_ = 0;
+  double energy_joules_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace hetsched

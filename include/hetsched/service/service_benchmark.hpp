@@ -1,0 +1,111 @@
+// Figures of `hetsched bench service`: REST submissions per second over loopback from
+// several client threads, scheduling decisions per second through the service,
+// failover time, and acknowledged jobs lost when the server is killed with SIGKILL
+// during a run of submissions.
+//
+// The failover seam: a ServiceDeployment is whatever serves the API — one
+// `hetsched serve` on SQLite restarted after the kill ("restart", here), or several
+// replicas on etcd where a follower takes over ("replica", the etcd deployment joins
+// through the same interface). measure_failover and measure_acked_loss only use it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hetsched/core/rng.hpp"
+
+namespace hetsched {
+
+class ServiceDeployment {
+ public:
+  virtual ~ServiceDeployment() = default;
+  virtual std::string failover_mode() const = 0;  // "restart" or "replica"
+  // Base URLs (http://host:port) that may serve now; clients try them in order.
+  virtual std::vector<std::string> addresses() const = 0;
+  virtual std::string token() const = 0;
+  // SIGKILL the process that serves writes now.
+  virtual void kill_leader() = 0;
+  // After kill_leader: "restart" starts the server again on the same state; "replica"
+  // has nothing to do (the survivors elect a leader).
+  virtual void recover() = 0;
+};
+
+// One `hetsched serve` child on a SQLite file, restarted after a kill.
+class RestartDeployment final : public ServiceDeployment {
+ public:
+  // serve_arguments: the serve flags besides --listen (state, engine, token file...).
+  RestartDeployment(std::string cli_path, std::vector<std::string> serve_arguments,
+                    std::string token);
+  ~RestartDeployment() override;
+  std::string failover_mode() const override { return "restart"; }
+  std::vector<std::string> addresses() const override;
+  std::string token() const override { return token_; }
+  void kill_leader() override;
+  void recover() override;
+
+ private:
+  struct Child;
+  std::string cli_path_;
+  std::vector<std::string> serve_arguments_;
+  std::string token_;
+  std::unique_ptr<Child> child_;
+};
+
+struct AckedLossResult {
+  std::uint64_t submitted = 0;     // submissions attempted
+  std::uint64_t acknowledged = 0;  // answered 201 with an id
+  std::uint64_t lost = 0;          // acknowledged ids missing after recovery
+  std::uint64_t killed_after = 0;  // acknowledgements seen when the kill was sent
+  std::vector<std::uint64_t> acknowledged_ids;
+};
+
+// Submits `submissions` one-task jobs from `client_threads` threads, kills the leader
+// after a number of acknowledgements drawn from `rng` (between a tenth and nine
+// tenths of them), lets the clients retry against addresses() until all submissions
+// were tried, recovers, and counts the acknowledged ids the service no longer has.
+AckedLossResult measure_acked_loss(ServiceDeployment& deployment, std::uint64_t submissions,
+                                   std::size_t client_threads, Rng& rng);
+
+// Seconds from kill_leader() until a server answers GET /v1/jobs with every job it had
+// acknowledged before the kill (`jobs_before` one-task jobs are submitted first).
+double measure_failover_seconds(ServiceDeployment& deployment, std::uint64_t jobs_before);
+
+struct ServiceBenchmarkParams {
+  std::string cli_path;  // the hetsched binary, for the serve children
+  std::string work_dir;  // where the SQLite files go (created; removed afterwards)
+  std::size_t client_threads = 4;
+  std::uint64_t submissions = 2000;       // for submissions_per_second
+  std::uint64_t kill_submissions = 1000;  // for acked_jobs_lost
+  std::uint64_t decision_jobs = 200;      // DAG jobs for decisions_per_second
+  std::size_t tasks_per_job = 20;
+  std::string policy = "heft";
+  std::uint64_t seed = 1;
+};
+
+struct ServiceBenchmarkResult {
+  double submissions_per_second = 0;
+  double decisions_per_second = 0;  // end to end: first DAG submission to last placement
+  std::uint64_t decisions = 0;
+  double policy_decisions_per_second = 0;  // inside the policy only (/metrics gauge)
+  double failover_seconds = 0;
+  std::string failover_mode;
+  std::uint64_t acked_jobs_lost = 0;
+  std::uint64_t acked_jobs = 0;
+};
+
+ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& params);
+
+// Small blocking HTTP calls for benchmarks and tests (cpp-httplib underneath).
+struct HttpAnswer {
+  int status = 0;  // 0: no answer (connection refused, timeout)
+  std::string body;
+  std::string location;  // the Location header of a redirect
+};
+HttpAnswer http_call(const std::string& base_url, const std::string& method,
+                     const std::string& path, const std::string& token,
+                     const std::string& body = {},
+                     const std::string& content_type = "application/yaml");
+
+}  // namespace hetsched

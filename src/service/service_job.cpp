@@ -1,0 +1,127 @@
+#include "hetsched/service/service_job.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <stdexcept>
+
+namespace hetsched {
+namespace {
+
+constexpr std::array<std::string_view, 5> kJobStates{"queued", "running", "completed", "failed",
+                                                     "cancelled"};
+constexpr std::array<std::string_view, 7> kTaskStates{"waiting",   "planned", "launched", "running",
+                                                      "completed", "failed",  "cancelled"};
+
+template <typename Enum, std::size_t N>
+Enum parse_state(const std::string& text, const std::array<std::string_view, N>& names) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == text) return static_cast<Enum>(i);
+  throw std::runtime_error("unknown state '" + text + "' in a stored job");
+}
+
+nlohmann::json optional_json(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+std::optional<double> optional_from(const nlohmann::json& json, const char* key) {
+  if (!json.contains(key) || json.at(key).is_null()) return std::nullopt;
+  return json.at(key).get<double>();
+}
+
+}  // namespace
+
+std::string_view to_string(ServiceJobState state) {
+  return kJobStates[static_cast<std::size_t>(state)];
+}
+std::string_view to_string(ServiceTaskState state) {
+  return kTaskStates[static_cast<std::size_t>(state)];
+}
+bool is_terminal(ServiceJobState state) {
+  return state == ServiceJobState::completed || state == ServiceJobState::failed ||
+         state == ServiceJobState::cancelled;
+}
+
+std::string service_job_key(std::uint64_t id) {
+  return fmt::format("{}{:012}", kServiceJobPrefix, id);
+}
+
+nlohmann::ordered_json to_json(const ServiceJob& job, bool with_source) {
+  nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+  for (const ServiceTask& task : job.tasks) {
+    nlohmann::ordered_json history = nlohmann::ordered_json::array();
+    for (const ServiceTaskEvent& e : task.history) {
+      nlohmann::ordered_json event{{"at", e.at_unix_seconds}, {"event", e.event}};
+      if (!e.device.empty()) event["device"] = e.device;
+      if (!e.node.empty()) event["node"] = e.node;
+      if (!e.detail.empty()) event["detail"] = e.detail;
+      history.push_back(std::move(event));
+    }
+    tasks.push_back({{"name", task.name},
+                     {"state", to_string(task.state)},
+                     {"device", task.device},
+                     {"node", task.node},
+                     {"planned_start_seconds", task.planned_start_seconds},
+                     {"expected_seconds", task.expected_seconds},
+                     {"started_at", optional_json(task.started_at_unix_seconds)},
+                     {"finished_at", optional_json(task.finished_at_unix_seconds)},
+                     {"attempts", task.attempts},
+                     {"retries", task.retries},
+                     {"launch_key", task.launch_key},
+                     {"engine_id", task.engine_id},
+                     {"history", std::move(history)}});
+  }
+  nlohmann::ordered_json out{{"id", job.id},
+                             {"name", job.name},
+                             {"policy", job.policy},
+                             {"state", to_string(job.state)},
+                             {"submitted_at", job.submitted_at_unix_seconds},
+                             {"finished_at", optional_json(job.finished_at_unix_seconds)},
+                             {"reason", job.reason},
+                             {"tasks", std::move(tasks)}};
+  if (with_source) {
+    out["source_text"] = job.source_text;
+    out["source_job"] = job.source_job;
+  }
+  return out;
+}
+
+ServiceJob service_job_from_json(const nlohmann::json& json) {
+  ServiceJob job;
+  job.id = json.at("id").get<std::uint64_t>();
+  job.name = json.at("name").get<std::string>();
+  job.policy = json.at("policy").get<std::string>();
+  job.state = parse_state<ServiceJobState>(json.at("state").get<std::string>(), kJobStates);
+  job.submitted_at_unix_seconds = json.at("submitted_at").get<double>();
+  job.finished_at_unix_seconds = optional_from(json, "finished_at");
+  job.reason = json.at("reason").get<std::string>();
+  job.source_text = json.at("source_text").get<std::string>();
+  job.source_job = json.at("source_job").get<std::uint32_t>();
+  for (const auto& t : json.at("tasks")) {
+    ServiceTask task;
+    task.name = t.at("name").get<std::string>();
+    task.state = parse_state<ServiceTaskState>(t.at("state").get<std::string>(), kTaskStates);
+    task.device = t.at("device").get<std::string>();
+    task.node = t.at("node").get<std::string>();
+    task.planned_start_seconds = t.at("planned_start_seconds").get<double>();
+    task.expected_seconds = t.at("expected_seconds").get<double>();
+    task.started_at_unix_seconds = optional_from(t, "started_at");
+    task.finished_at_unix_seconds = optional_from(t, "finished_at");
+    task.attempts = t.at("attempts").get<std::uint32_t>();
+    task.retries = t.at("retries").get<std::uint32_t>();
+    task.launch_key = t.at("launch_key").get<std::string>();
+    task.engine_id = t.at("engine_id").get<std::string>();
+    for (const auto& e : t.at("history")) {
+      ServiceTaskEvent event;
+      event.at_unix_seconds = e.at("at").get<double>();
+      event.event = e.at("event").get<std::string>();
+      event.device = e.value("device", "");
+      event.node = e.value("node", "");
+      event.detail = e.value("detail", "");
+      task.history.push_back(std::move(event));
+    }
+    job.tasks.push_back(std::move(task));
+  }
+  return job;
+}
+
+}  // namespace hetsched

@@ -1,0 +1,65 @@
+#include "hetsched/runtime/planned_queue.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "hetsched/core/rng.hpp"
+
+namespace hetsched {
+namespace {
+
+// The queue must hand tasks out exactly in (key, sequence) order, like one heap, whatever
+// mix of in-order and out-of-order pushes and pops it sees.
+TEST(PlannedQueueTest, PopsInPlannedOrderUnderMixedPushes) {
+  Rng rng(7);
+  PlannedQueue queue;
+  std::set<std::tuple<double, std::uint64_t, TaskIndex>> reference;
+  std::uint64_t sequence = 0;
+  double now = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const double choice = rng.uniform();
+    if (choice < 0.55) {
+      // Mostly appends at "now" (online policies), sometimes an earlier planned start.
+      now += rng.uniform() < 0.5 ? 0.0 : rng.uniform();
+      const double key = rng.uniform() < 0.8 ? now : now - rng.uniform() * 5;
+      const auto task = static_cast<TaskIndex>(step);
+      queue.push(PlannedTask{key, sequence, task});
+      reference.emplace(key, sequence, task);
+      ++sequence;
+    } else if (!reference.empty()) {
+      ASSERT_FALSE(queue.empty());
+      const auto expected = *reference.begin();
+      reference.erase(reference.begin());
+      EXPECT_EQ(queue.front().task, std::get<2>(expected)) << "step " << step;
+      queue.pop_front();
+    }
+    ASSERT_EQ(queue.size(), reference.size());
+  }
+}
+
+TEST(PlannedQueueTest, LatestFirstVisitAndEraseKeepTheOrder) {
+  PlannedQueue queue;
+  for (TaskIndex t = 0; t < 10; ++t) queue.push(PlannedTask{double(t), t, t});
+  queue.push(PlannedTask{2.5, 10, 10});  // out of order: goes to the heap
+  std::vector<TaskIndex> latest;
+  queue.visit_latest(3, [&](const PlannedTask& p) {
+    latest.push_back(p.task);
+    return false;
+  });
+  EXPECT_EQ(latest, (std::vector<TaskIndex>{9, 8, 7}));
+  EXPECT_TRUE(queue.erase(4));
+  EXPECT_TRUE(queue.erase(10));
+  EXPECT_FALSE(queue.erase(42));
+  std::vector<TaskIndex> order;
+  while (!queue.empty()) {
+    order.push_back(queue.front().task);
+    queue.pop_front();
+  }
+  EXPECT_EQ(order, (std::vector<TaskIndex>{0, 1, 2, 3, 5, 6, 7, 8, 9}));
+}
+
+}  // namespace
+}  // namespace hetsched

@@ -1,0 +1,287 @@
+// ControlPlane on the SimulatedEngine and a real SQLite store: a DAG job runs to
+// completion with the placement its policy chose, in dependency order; cancel; a drained
+// node's unstarted work moves; a downed node's running task is launched elsewhere; a new
+// control plane on the same file recovers every job and finishes it.
+#include "hetsched/service/control_plane.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/cluster/device_catalog.hpp"
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/io/cluster_file.hpp"
+#include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/service/simulated_engine.hpp"
+#include "hetsched/service/sqlite_state_store.hpp"
+#include "hetsched/workload/task_graph.hpp"
+#include "service_test_support.hpp"
+
+namespace hetsched {
+namespace {
+
+using testing::eventually;
+using testing::TempDir;
+
+constexpr const char* kPipeline = R"(
+jobs:
+  - name: pipeline
+    tasks:
+      - {name: load, kernel: io, bytes: 2.0e9, kinds: [cpu]}
+      - {name: train, kernel: dense_matmul, precision: bf16, flops: 4.0e14, bytes: 6.0e10, kinds: [gpu, tpu], after: [load]}
+      - {name: eval-a, kernel: dense_matmul, precision: bf16, flops: 1.0e14, bytes: 1.0e10, after: [train]}
+      - {name: eval-b, kernel: elementwise, flops: 1.0e11, bytes: 4.0e10, after: [train]}
+      - {name: report, kernel: reduction, flops: 1.0e10, bytes: 1.0e9, kinds: [cpu], after: [eval-a, eval-b]}
+)";
+
+// Four independent GPU tasks of about 1.4 simulated seconds each on an H100.
+constexpr const char* kFourGpuTasks = R"(
+jobs:
+  - name: four
+    tasks:
+      - {name: t0, kernel: dense_matmul, precision: bf16, flops: 1.0e15, bytes: 1.0e9, kinds: [gpu]}
+      - {name: t1, kernel: dense_matmul, precision: bf16, flops: 1.0e15, bytes: 1.0e9, kinds: [gpu]}
+      - {name: t2, kernel: dense_matmul, precision: bf16, flops: 1.0e15, bytes: 1.0e9, kinds: [gpu]}
+      - {name: t3, kernel: dense_matmul, precision: bf16, flops: 1.0e15, bytes: 1.0e9, kinds: [gpu]}
+)";
+
+struct Service {
+  Service(const std::string& db, const Cluster& cluster, double time_scale,
+          std::string policy = "heft")
+      : store(db), engine(cluster, time_scale), leader("http://127.0.0.1:1") {
+    ControlPlaneOptions options;
+    options.default_policy = std::move(policy);
+    options.time_scale = time_scale;
+    options.node_registry = &engine;
+    options.node_refresh = std::chrono::milliseconds(1);
+    plane = std::make_unique<ControlPlane>(store, engine, leader, options);
+    plane->start();
+  }
+  ServiceJob job(std::uint64_t id) const { return *plane->job(id); }
+  bool in_state(std::uint64_t id, ServiceJobState state) const {
+    const auto j = plane->job(id);
+    return j && j->state == state;
+  }
+  SqliteStateStore store;
+  SimulatedEngine engine;
+  SoleLeader leader;
+  std::unique_ptr<ControlPlane> plane;
+};
+
+const ServiceTask& task_named(const ServiceJob& job, const std::string& name) {
+  for (const ServiceTask& t : job.tasks)
+    if (t.name == name) return t;
+  throw std::runtime_error("no task " + name);
+}
+
+bool has_event(const ServiceTask& task, const std::string& event, const std::string& node = {}) {
+  return std::any_of(task.history.begin(), task.history.end(), [&](const ServiceTaskEvent& e) {
+    return e.event == event && (node.empty() || e.node == node);
+  });
+}
+
+// The cluster model the control plane builds from the engine's nodes: catalog parts,
+// default links.
+Cluster model_of(const Cluster& cluster) {
+  Cluster model;
+  for (const EngineNode& n : engine_nodes_of(cluster)) {
+    Node node;
+    node.name = n.name;
+    node.host_memory_bytes = n.memory_bytes;
+    std::vector<DeviceSpec> devices;
+    for (const EngineDeviceGroup& g : n.devices)
+      devices.insert(devices.end(), g.count, *find_catalog_part(g.model));
+    model.add_node(node, devices);
+  }
+  return model;
+}
+
+class RecordingSink final : public AssignmentSink {
+ public:
+  void assign(const Assignment& a) override { assignments.push_back(a); }
+  std::vector<Assignment> assignments;
+};
+
+TEST(ControlPlane, DagJobRunsToCompletionWithThePolicysPlacementInDependencyOrder) {
+  TempDir dir;
+  Service service(dir.file("state.db"), default_cluster(), 100);
+  const std::vector<std::uint64_t> ids = service.plane->submit(kPipeline);
+  ASSERT_EQ(ids.size(), 1u);
+  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
+      << to_json(service.job(ids[0]), false).dump(2);
+  const ServiceJob job = service.job(ids[0]);
+
+  // HEFT's own plan of the same job on an idle copy of the service's cluster model.
+  const Cluster model = model_of(default_cluster());
+  const Workload workload = parse_workload(kPipeline, "expected", model);
+  const TaskGraph graph(workload);
+  const RooflineModel perf(model);
+  std::vector<double> available(model.device_count(), 0), finish(graph.task_count(), 0);
+  std::vector<DeviceId> placement(graph.task_count(), kUnplaced);
+  std::vector<std::uint8_t> pstate(graph.task_count(), 0);
+  std::vector<TaskState> state(graph.task_count(), TaskState::pending);
+  const ClusterSnapshot snapshot{0,         model,  graph, perf,  available,
+                                 placement, pstate, state, finish};
+  RecordingSink sink;
+  make_policy("heft", {})->on_job_arrival(snapshot, 0, sink);
+  ASSERT_EQ(sink.assignments.size(), job.tasks.size());
+  for (const Assignment& a : sink.assignments) {
+    const ServiceTask& task = job.tasks[a.task];
+    EXPECT_EQ(task.device, model.device(a.device).name) << task.name;
+  }
+
+  for (const ServiceTask& task : job.tasks) {
+    EXPECT_EQ(task.state, ServiceTaskState::completed) << task.name;
+    EXPECT_TRUE(has_event(task, "planned", task.node)) << task.name;
+    EXPECT_TRUE(has_event(task, "launched", task.node)) << task.name;
+    EXPECT_TRUE(has_event(task, "finished", task.node)) << task.name;
+    EXPECT_EQ(task.attempts, 1u);
+  }
+  EXPECT_NE(task_named(job, "load").device.find("EPYC"), std::string::npos);
+  EXPECT_NE(task_named(job, "report").device.find("EPYC"), std::string::npos);
+  for (const Edge& e : workload.jobs[0].edges)
+    EXPECT_LE(*job.tasks[e.from].finished_at_unix_seconds, *job.tasks[e.to].started_at_unix_seconds)
+        << job.tasks[e.from].name << " -> " << job.tasks[e.to].name;
+  const ServiceMetrics metrics = service.plane->metrics();
+  EXPECT_EQ(metrics.decisions_total, 5u);
+  EXPECT_GT(metrics.energy_joules, 0);
+  EXPECT_EQ(metrics.jobs_by_state[static_cast<std::size_t>(ServiceJobState::completed)], 1u);
+}
+
+TEST(ControlPlane, BadSubmissionsAreInputErrorsAndStoreNothing) {
+  TempDir dir;
+  Service service(dir.file("state.db"), default_cluster(), 100);
+  EXPECT_THROW(service.plane->submit("jobs: [ {name: x, tasks: [{name: a, kernel: nope}]} ]"),
+               InputError);
+  EXPECT_THROW(service.plane->submit(kPipeline, "hefty"), InputError);
+  EXPECT_THROW(service.plane->submit("jobs: []"), InputError);
+  EXPECT_TRUE(service.store.list("jobs/").empty());
+  EXPECT_TRUE(service.plane->jobs().empty());
+}
+
+TEST(ControlPlane, CancelStopsTheRunningTaskAndEndsTheJob) {
+  TempDir dir;
+  Service service(dir.file("state.db"), default_cluster(), 1);  // the task runs for minutes
+  const auto ids = service.plane->submit(
+      "jobs:\n  - name: long\n    tasks:\n      - {name: t, kernel: dense_matmul, precision: "
+      "bf16, flops: 1.0e18, bytes: 1.0e9, kinds: [gpu]}\n");
+  ASSERT_TRUE(
+      eventually([&] { return service.job(ids[0]).tasks[0].state == ServiceTaskState::running; }));
+  EXPECT_EQ(service.plane->cancel(ids[0]), CancelOutcome::cancelling);
+  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::cancelled); }));
+  EXPECT_EQ(service.plane->cancel(ids[0]), CancelOutcome::already_ended);
+  EXPECT_EQ(service.plane->cancel(999), CancelOutcome::not_found);
+  EXPECT_TRUE(has_event(service.job(ids[0]).tasks[0], "cancelled"));
+  EXPECT_EQ(service.plane->metrics().running_tasks, 0u);
+  // The engine has nothing left running (its devices are all free again).
+  for (const EngineTaskStatus& s : service.engine.poll())
+    EXPECT_NE(s.state, EngineTaskState::running) << s.task_key;
+  // The stored record says so too.
+  const auto stored =
+      service_job_from_json(nlohmann::json::parse(*service.store.get(service_job_key(ids[0]))));
+  EXPECT_EQ(stored.state, ServiceJobState::cancelled);
+}
+
+TEST(ControlPlane, DrainedNodesUnstartedTasksMoveAndItsRunningTaskFinishesThere) {
+  TempDir dir;
+  Service service(dir.file("state.db"), parse_cluster(testing::kTwoGpuNodes, "test"), 5);
+  const auto ids = service.plane->submit(kFourGpuTasks);
+  // HEFT spreads the four tasks over both GPUs, two each; wait until both run.
+  ASSERT_TRUE(eventually([&] {
+    const ServiceJob j = service.job(ids[0]);
+    return std::count_if(j.tasks.begin(), j.tasks.end(), [](const ServiceTask& t) {
+             return t.state == ServiceTaskState::running;
+           }) == 2;
+  }));
+  const ServiceJob before = service.job(ids[0]);
+  std::string running_on_b, waiting_on_b;
+  for (const ServiceTask& t : before.tasks) {
+    if (t.node != "gpu-b") continue;
+    (t.state == ServiceTaskState::running ? running_on_b : waiting_on_b) = t.name;
+  }
+  ASSERT_FALSE(running_on_b.empty());
+  ASSERT_FALSE(waiting_on_b.empty());
+  service.engine.set_node_state("gpu-b", EngineNodeState::draining);
+
+  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
+      << to_json(service.job(ids[0]), false).dump(2);
+  const ServiceJob job = service.job(ids[0]);
+  const ServiceTask& moved = task_named(job, waiting_on_b);
+  EXPECT_TRUE(has_event(moved, "moved", "gpu-b"));
+  EXPECT_TRUE(has_event(moved, "replanned", "gpu-a"));
+  EXPECT_EQ(moved.node, "gpu-a");
+  EXPECT_FALSE(has_event(moved, "launched", "gpu-b"));
+  const ServiceTask& kept = task_named(job, running_on_b);
+  EXPECT_EQ(kept.node, "gpu-b");  // draining lets running work finish
+  EXPECT_EQ(kept.attempts, 1u);
+}
+
+TEST(ControlPlane, DownedNodesRunningTaskIsLaunchedElsewhere) {
+  TempDir dir;
+  Service service(dir.file("state.db"), parse_cluster(testing::kTwoGpuNodes, "test"), 5);
+  const auto ids = service.plane->submit(kFourGpuTasks);
+  std::string running_on_b;
+  ASSERT_TRUE(eventually([&] {
+    for (const ServiceTask& t : service.job(ids[0]).tasks)
+      if (t.node == "gpu-b" && t.state == ServiceTaskState::running) running_on_b = t.name;
+    return !running_on_b.empty();
+  }));
+  service.engine.set_node_state("gpu-b", EngineNodeState::down);
+  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
+      << to_json(service.job(ids[0]), false).dump(2);
+  const ServiceTask& task = task_named(service.job(ids[0]), running_on_b);
+  EXPECT_TRUE(has_event(task, "failed", "gpu-b"));
+  EXPECT_EQ(task.node, "gpu-a");
+  EXPECT_GE(task.attempts, 2u);  // one more when a launch raced the node going down
+  for (const ServiceTask& t : service.job(ids[0]).tasks) EXPECT_EQ(t.node, "gpu-a") << t.name;
+  EXPECT_GE(service.plane->metrics().task_failures_total, 1u);
+}
+
+TEST(ControlPlane, JobNoUpNodeCanRunFailsWithAReason) {
+  TempDir dir;
+  Service service(dir.file("state.db"), parse_cluster(testing::kTwoGpuNodes, "test"), 5);
+  service.engine.set_node_state("gpu-a", EngineNodeState::down);
+  service.engine.set_node_state("gpu-b", EngineNodeState::down);
+  const auto ids = service.plane->submit(kFourGpuTasks);
+  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::failed); }));
+  EXPECT_NE(service.job(ids[0]).reason.find("no device that is up"), std::string::npos)
+      << service.job(ids[0]).reason;
+}
+
+TEST(ControlPlane, RestartReloadsEveryJobAndRelaunchesWhatTheEngineLost) {
+  TempDir dir;
+  const std::string db = dir.file("state.db");
+  const Cluster cluster = parse_cluster(testing::kTwoGpuNodes, "test");
+  std::uint64_t quick = 0, slow = 0;
+  {
+    // Slow pace: the long task runs for minutes of real time in this first life.
+    Service first(db, cluster, 0.05);
+    quick = first.plane->submit(
+        "jobs:\n  - name: quick\n    tasks:\n      - {name: q, kernel: elementwise, flops: 1.0e6, "
+        "bytes: 1.0e6, kinds: [cpu]}\n")[0];
+    slow = first.plane->submit(kFourGpuTasks)[0];
+    ASSERT_TRUE(eventually([&] { return first.in_state(quick, ServiceJobState::completed); }));
+    ASSERT_TRUE(eventually([&] {
+      const ServiceJob j = first.job(slow);
+      return std::any_of(j.tasks.begin(), j.tasks.end(),
+                         [](const ServiceTask& t) { return t.state == ServiceTaskState::running; });
+    }));
+    first.plane->stop();
+  }  // the process "dies": its engine and its memory are gone
+  Service second(db, cluster, 200);
+  EXPECT_EQ(second.job(quick).state, ServiceJobState::completed);
+  ASSERT_TRUE(second.plane->job(slow).has_value());
+  ASSERT_TRUE(eventually([&] { return second.in_state(slow, ServiceJobState::completed); }))
+      << to_json(second.job(slow), false).dump(2);
+  const ServiceJob job = second.job(slow);
+  EXPECT_TRUE(std::any_of(job.tasks.begin(), job.tasks.end(),
+                          [](const ServiceTask& t) { return has_event(t, "lost"); }));
+  for (const ServiceTask& t : job.tasks) EXPECT_EQ(t.state, ServiceTaskState::completed);
+  const auto next = second.plane->submit(kFourGpuTasks);
+  EXPECT_GT(next[0], slow);  // ids keep growing across restarts
+}
+
+}  // namespace
+}  // namespace hetsched

@@ -1,0 +1,241 @@
+// The REST API in-process on an ephemeral port: a round trip (submit, query, placement,
+// history, cancel), authentication, validation answers that name the field and change
+// nothing, size limits, unknown routes, node registration, metrics, follower redirects,
+// and the factories and token file behind `hetsched serve`.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/service/control_plane.hpp"
+#include "hetsched/service/service_benchmark.hpp"
+#include "hetsched/service/service_factories.hpp"
+#include "hetsched/service/service_http_server.hpp"
+#include "hetsched/service/simulated_engine.hpp"
+#include "hetsched/service/sqlite_state_store.hpp"
+#include "service_test_support.hpp"
+
+namespace hetsched {
+namespace {
+
+using testing::eventually;
+using testing::TempDir;
+
+constexpr const char* kToken = "0123456789abcdef-test-token";
+constexpr const char* kJob =
+    "jobs:\n  - name: pair\n    tasks:\n      - {name: a, kernel: elementwise, flops: 1.0e9, "
+    "bytes: 1.0e9}\n      - {name: b, kernel: reduction, flops: 1.0e9, bytes: 1.0e9, after: [a]}\n";
+
+// A replica that does not lead, for the redirect test.
+class FollowerOf final : public Leadership {
+ public:
+  explicit FollowerOf(std::string leader) : leader_(std::move(leader)) {}
+  bool is_leader() const override { return false; }
+  std::optional<std::string> leader_address() const override { return leader_; }
+
+ private:
+  std::string leader_;
+};
+
+struct RestService {
+  explicit RestService(std::unique_ptr<Leadership> lead = nullptr)
+      : store(dir.file("state.db")),
+        engine(default_cluster(), 1000),
+        leadership(lead ? std::move(lead) : std::make_unique<SoleLeader>("http://127.0.0.1:1")) {
+    ControlPlaneOptions options;
+    options.time_scale = 1000;
+    options.node_registry = &engine;
+    options.node_refresh = std::chrono::milliseconds(1);
+    plane = std::make_unique<ControlPlane>(store, engine, *leadership, options);
+    plane->start();
+    server = std::make_unique<ServiceHttpServer>(
+        *plane, HttpServerOptions{.token = kToken, .max_body_bytes = 64 * 1024, .threads = 4});
+    server->bind("127.0.0.1", 0);
+    server->start();
+  }
+  ~RestService() {
+    server->stop();
+    plane->stop();
+  }
+  HttpAnswer call(const std::string& method, const std::string& path, const std::string& body = {},
+                  const std::string& token = kToken) {
+    return http_call(server->address(), method, path, token, body);
+  }
+  nlohmann::json json(const std::string& path) {
+    const HttpAnswer a = call("GET", path);
+    EXPECT_EQ(a.status, 200) << path << ": " << a.body;
+    return nlohmann::json::parse(a.body);
+  }
+
+  TempDir dir;
+  SqliteStateStore store;
+  SimulatedEngine engine;
+  std::unique_ptr<Leadership> leadership;
+  std::unique_ptr<ControlPlane> plane;
+  std::unique_ptr<ServiceHttpServer> server;
+};
+
+TEST(ServiceHttp, SubmitQueryAndCancelRoundTrip) {
+  RestService s;
+  EXPECT_EQ(s.call("GET", "/healthz", {}, "").status, 200);
+  const HttpAnswer created = s.call("POST", "/v1/jobs?policy=peft", kJob);
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::uint64_t id = nlohmann::json::parse(created.body).at("ids").at(0);
+  const std::string path = "/v1/jobs/" + std::to_string(id);
+  ASSERT_TRUE(eventually([&] { return s.json(path).at("state") == "completed"; }));
+  const nlohmann::json job = s.json(path);
+  EXPECT_EQ(job.at("policy"), "peft");
+  EXPECT_EQ(job.at("name"), "pair");
+  EXPECT_FALSE(job.contains("source_text"));
+  ASSERT_EQ(job.at("tasks").size(), 2u);
+  for (const auto& task : job.at("tasks")) {
+    EXPECT_FALSE(task.at("device").get<std::string>().empty());
+    EXPECT_TRUE(task.at("started_at").is_number());
+    EXPECT_TRUE(task.at("finished_at").is_number());
+    std::vector<std::string> events;
+    for (const auto& e : task.at("history")) events.push_back(e.at("event"));
+    EXPECT_EQ(events, (std::vector<std::string>{"planned", "launched", "started", "finished"}));
+  }
+  const nlohmann::json list = s.json("/v1/jobs");
+  ASSERT_EQ(list.at("jobs").size(), 1u);
+  EXPECT_EQ(list.at("jobs").at(0).at("completed_tasks"), 2);
+  EXPECT_EQ(s.call("DELETE", path).status, 409);  // already ended
+  EXPECT_EQ(s.call("DELETE", "/v1/jobs/12345").status, 404);
+
+  const HttpAnswer metrics = s.call("GET", "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  for (const char* name :
+       {"hetsched_queue_length ", "hetsched_running_tasks ",
+        "hetsched_device_utilisation{kind=\"gpu\"}", "hetsched_energy_joules_total ",
+        "hetsched_decisions_total 2", "hetsched_decisions_per_second ",
+        "hetsched_scheduling_latency_seconds{quantile=\"0.99\"}",
+        "hetsched_scheduling_latency_seconds_count 1"})
+    EXPECT_NE(metrics.body.find(name), std::string::npos) << name;
+}
+
+TEST(ServiceHttp, CancelOverRestEndsARunningJob) {
+  RestService s;
+  const HttpAnswer created =
+      s.call("POST", "/v1/jobs",
+             "{\"jobs\": [{\"name\": \"long\", \"tasks\": [{\"name\": \"t\", \"kernel\": "
+             "\"dense_matmul\", "
+             "\"precision\": \"bf16\", \"flops\": 1e21, \"kinds\": [\"gpu\"]}]}]}");
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string path =
+      "/v1/jobs/" + std::to_string(nlohmann::json::parse(created.body).at("ids").at(0).get<int>());
+  ASSERT_TRUE(eventually([&] { return s.json(path).at("state") == "running"; }));
+  const HttpAnswer cancelled = s.call("DELETE", path);
+  EXPECT_EQ(cancelled.status, 202) << cancelled.body;
+  ASSERT_TRUE(eventually([&] { return s.json(path).at("state") == "cancelled"; }));
+}
+
+TEST(ServiceHttp, UnauthenticatedAndMalformedRequestsAreRefusedAndChangeNothing) {
+  RestService s;
+  ASSERT_EQ(s.call("POST", "/v1/jobs", kJob).status, 201);
+  const auto stored_before = s.store.list("");
+
+  EXPECT_EQ(s.call("POST", "/v1/jobs", kJob, "").status, 401);
+  EXPECT_EQ(s.call("POST", "/v1/jobs", kJob, "wrong-token").status, 401);
+  EXPECT_EQ(s.call("POST", "/v1/jobs", kJob, std::string(kToken) + "x").status, 401);
+  EXPECT_EQ(s.call("GET", "/v1/jobs", {}, "").status, 401);
+  EXPECT_EQ(s.call("GET", "/metrics", {}, "nope").status, 401);
+  EXPECT_EQ(s.call("DELETE", "/v1/jobs/1", {}, "").status, 401);
+
+  const auto expect_field = [&](const HttpAnswer& a, int status, const std::string& field) {
+    EXPECT_EQ(a.status, status) << a.body;
+    const nlohmann::json body = nlohmann::json::parse(a.body);
+    // A text error names "body" or, when it can tell, the field inside it ("body.kernel").
+    EXPECT_EQ(body.at("field").get<std::string>().rfind(field, 0), 0u) << a.body;
+    EXPECT_FALSE(body.at("error").get<std::string>().empty());
+  };
+  expect_field(s.call("POST", "/v1/jobs", "jobs: [ {name: x, tasks: [ {name: a, kernel: warp}]}]"),
+               400, "body");
+  expect_field(s.call("POST", "/v1/jobs", "{{{ not yaml"), 400, "body");
+  expect_field(s.call("POST", "/v1/jobs", ""), 400, "body");
+  expect_field(s.call("POST", "/v1/jobs?policy=hefft", kJob), 400, "policy");
+  expect_field(s.call("POST", "/v1/jobs?policy=", kJob), 400, "policy");
+  expect_field(s.call("POST", "/v1/jobs?colour=red", kJob), 400, "colour");
+  expect_field(s.call("GET", "/v1/jobs/abc"), 400, "id");
+  expect_field(s.call("GET", "/v1/jobs/99999999999999999999999"), 400, "id");
+  expect_field(s.call("GET", "/v1/jobs/77"), 404, "id");
+  const HttpAnswer wrong_field = s.call(
+      "POST", "/v1/jobs", "jobs:\n  - name: x\n    tasks:\n      - {name: a, flops: lots}\n");
+  EXPECT_EQ(wrong_field.status, 400) << wrong_field.body;
+  EXPECT_NE(wrong_field.body.find("flops"), std::string::npos) << wrong_field.body;
+  EXPECT_EQ(s.call("POST", "/v1/jobs", std::string(100 * 1024, 'x')).status, 413);
+  EXPECT_EQ(s.call("GET", "/v1/nope").status, 404);
+  EXPECT_EQ(s.call("GET", "/").status, 404);
+  EXPECT_EQ(
+      s.call("POST", "/v1/nodes", "nodes: [ {name: gpu-x, devices: [{model: H900}]} ]").status,
+      400);
+
+  EXPECT_EQ(s.store.list("").size(), stored_before.size());
+  EXPECT_EQ(s.json("/v1/jobs").at("jobs").size(), 1u);
+}
+
+TEST(ServiceHttp, RegisteredNodesAreListedAndUsed) {
+  RestService s;
+  const std::size_t before = s.json("/v1/nodes").at("nodes").size();
+  const HttpAnswer registered =
+      s.call("POST", "/v1/nodes",
+             "nodes:\n  - name: extra-tpu\n    devices: [{model: TPU-v5e, count: 2}]\n");
+  ASSERT_EQ(registered.status, 201) << registered.body;
+  EXPECT_EQ(s.call("POST", "/v1/nodes", "nodes: [ {name: extra-tpu, devices: [{model: TPU-v5e}]} ]")
+                .status,
+            400);  // the name is taken
+  ASSERT_TRUE(eventually([&] { return s.json("/v1/nodes").at("nodes").size() == before + 1; }));
+  const nlohmann::json nodes = s.json("/v1/nodes").at("nodes");
+  EXPECT_EQ(nodes.back().at("name"), "extra-tpu");
+  EXPECT_EQ(nodes.back().at("devices").at(0).at("count"), 2);
+  EXPECT_TRUE(s.store.get("nodes/extra-tpu").has_value());  // registered again on restart
+}
+
+TEST(ServiceHttp, FollowerRedirectsWritesToTheLeaderAndStillAnswersReads) {
+  RestService s(std::make_unique<FollowerOf>("http://10.0.0.7:8080"));
+  const HttpAnswer post = s.call("POST", "/v1/jobs?policy=heft", kJob);
+  EXPECT_EQ(post.status, 307);
+  EXPECT_EQ(post.location, "http://10.0.0.7:8080/v1/jobs?policy=heft");
+  EXPECT_EQ(s.call("DELETE", "/v1/jobs/1").status, 307);
+  EXPECT_EQ(s.call("GET", "/v1/jobs").status, 200);
+  EXPECT_TRUE(s.store.list("jobs/").empty());
+}
+
+TEST(ServiceFactories, UnknownSchemesAndEnginesNameTheValidOnes) {
+  try {
+    open_state_store("sqlitee:/tmp/x.db");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("sqlite"), std::string::npos) << e.what();
+  }
+  try {
+    open_cluster_engine("simm", {});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("sim"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(open_state_store("sqlite:"), InputError);
+  EXPECT_THROW(open_cluster_engine("sim:/no/such/cluster.yaml", {}), InputError);
+  EXPECT_EQ(open_cluster_engine("sim", {.time_scale = 2})->name(), "sim");
+  EXPECT_EQ(state_directory("sqlite:/var/lib/hetsched/state.db"), "/var/lib/hetsched");
+}
+
+TEST(ServiceFactories, GeneratedTokenIsSecretToTheOwnerAndReused) {
+  TempDir dir;
+  std::string path;
+  const std::string token = load_or_create_token("", dir.path().string(), &path);
+  EXPECT_EQ(token.size(), 64u);
+  EXPECT_EQ(token.find_first_not_of("0123456789abcdef"), std::string::npos);
+  struct stat info {};
+  ASSERT_EQ(::stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  EXPECT_EQ(load_or_create_token("", dir.path().string()), token);
+  EXPECT_THROW(load_or_create_token(dir.file("missing"), dir.path().string()), InputError);
+  EXPECT_TRUE(constant_time_equals("abc", "abc"));
+  EXPECT_FALSE(constant_time_equals("abc", "abd"));
+  EXPECT_FALSE(constant_time_equals("abc", "abcd"));
+}
+
+}  // namespace
+}  // namespace hetsched

@@ -19,6 +19,9 @@ void FaultCliOptions::add_to(CLI::App& command) {
       ->check(CLI::IsMember({"none", "daly", "fixed"}));
   command.add_option("--checkpoint-interval", checkpoint_interval_seconds,
                      "seconds of work between checkpoints (implies --checkpoint fixed)");
+  command.add_option("--clone-threshold", clone_threshold,
+                     "clone a task still running after this many times its predicted time "
+                     "(straggler mitigation; needs failures, e.g. stragglers in --failures)");
 }
 
 FaultOptions FaultCliOptions::build(const Cluster& cluster) const {
@@ -52,6 +55,14 @@ FaultOptions FaultCliOptions::build(const Cluster& cluster) const {
       throw InputError("--checkpoint fixed needs --checkpoint-interval SECONDS");
     o.checkpoint.mode = CheckpointMode::fixed;
   }
+  if (clone_threshold) {
+    if (!o.enabled)
+      throw InputError(
+          "--clone-threshold needs the fault model (stragglers come from it): add --failures "
+          "FILE, --mtbf-scale or --mtbf-hours");
+    o.clone.enabled = true;
+    o.clone.threshold = *clone_threshold;
+  }
   if (o.enabled) o.validate(cluster);
   return o;
 }
@@ -64,6 +75,10 @@ std::string fault_summary(const SimReport& r) {
       "goodput {:.4f}, {} jobs ended without completing, {} tasks lost\n",
       r.policy, f.failures_injected, f.crashes, f.transients, f.stragglers, f.partitions, f.retries,
       f.goodput(), f.jobs_failed, f.lost_tasks);
+  if (f.cloning)
+    out += fmt::format(
+        "  clones: {} started, {} won; losing copies cost {:.1f} device-s and {:.0f} J\n",
+        f.clones_started, f.clones_won, f.replica_device_seconds, f.replica_joules);
   if (f.alarms > 0 || f.crashes > 0)
     out += fmt::format(
         "  predictor: {} alarms ({} true), precision {:.3f}, recall {:.3f}, mean lead {:.0f} s, "

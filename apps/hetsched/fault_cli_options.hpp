@@ -18,6 +18,7 @@ struct FaultCliOptions {
   std::optional<double> mtbf_hours;
   std::string checkpoint = "";  // none, daly or fixed; empty: the file's choice (or none)
   std::optional<double> checkpoint_interval_seconds;
+  std::optional<double> clone_threshold;
 
   void add_to(CLI::App& command);
   // Fault options for the run (disabled when none of the switches is given);

@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -6,6 +8,7 @@
 #include "fault_cli_options.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
+#include "hetsched/energy/power_cap_planning.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
@@ -25,7 +28,32 @@ struct SimulateOptions {
   std::string format = "table";
   StreamSimulateOptions stream;  // used when the workload file is a job stream
   FaultCliOptions faults;
+  double power_cap_watts = 0;       // cluster-wide, 0: none
+  double node_power_cap_watts = 0;  // per node, 0: none
+  bool thermal = false;
 };
+
+// What the power caps and the thermal model did to each run (empty when unused).
+std::string power_summary(const SimReport& r, const Cluster& cluster) {
+  if (r.power_cap_watts <= 0 && r.node_power_cap_watts <= 0 && !r.thermal_modeled) return "";
+  std::string out = fmt::format("{}: peak power {:.0f} W", r.policy, r.peak_power_watts);
+  if (r.power_cap_watts > 0) out += fmt::format(" (cap {:.0f} W)", r.power_cap_watts);
+  if (r.node_power_cap_watts > 0)
+    out += fmt::format(", peak node power {:.0f} W (node cap {:.0f} W)", r.peak_node_power_watts,
+                       r.node_power_cap_watts);
+  if (r.power_cap_watts > 0 || r.node_power_cap_watts > 0)
+    out += fmt::format("; {} tasks slowed to fit, {} waits for power, {} refused",
+                       r.power_cap_slowdowns, r.power_cap_waits, r.power_cap_refusals.size());
+  out += "\n";
+  for (const std::string& refusal : r.power_cap_refusals) out += "  refused: " + refusal + "\n";
+  if (r.thermal_modeled) {
+    out += fmt::format("  thermal: {} throttle events\n", r.thermal_throttle_events);
+    for (const DeviceResult& d : r.devices)
+      out += fmt::format("    {:<28} peak {:5.1f} C, {} throttles\n", cluster.device(d.device).name,
+                         d.peak_celsius, d.throttle_events);
+  }
+  return out;
+}
 
 void run_simulate(const SimulateOptions& options) {
   if (!options.input.workload_file.empty() &&
@@ -48,12 +76,20 @@ void run_simulate(const SimulateOptions& options) {
   std::vector<SimReport> reports;
   std::vector<std::unique_ptr<Simulator>> simulators;
   for (const std::string& name : policies) {
-    const auto policy = make_policy(name, PolicyOptions{options.input.seed});
+    const PolicyOptions policy_options{options.input.seed};
+    // The energy-aware policy plans within the caps the simulator enforces.
+    const PowerCaps caps{options.power_cap_watts, options.node_power_cap_watts};
+    const auto policy = name == "energy-aware" && caps.any()
+                            ? make_power_capped_energy_aware_policy(policy_options, caps)
+                            : make_policy(name, policy_options);
     Progress progress("simulate " + name, options.input.quiet);
     SimulationOptions sim_options{
         .seed = options.input.seed,
         .progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); },
+        .power_cap_watts = options.power_cap_watts,
+        .node_power_cap_watts = options.node_power_cap_watts,
         .faults = faults};
+    sim_options.thermal.enabled = options.thermal;
     simulators.push_back(
         std::make_unique<Simulator>(cluster, workload, perf, *policy, sim_options));
     reports.push_back(simulators.back()->run());
@@ -89,6 +125,10 @@ void run_simulate(const SimulateOptions& options) {
   std::cout << summary_table(columns);
   if (faults.enabled)
     for (const SimReport& r : reports) std::cout << "\n" << fault_summary(r);
+  if (options.power_cap_watts > 0 || options.node_power_cap_watts > 0 || options.thermal) {
+    std::cout << "\n";
+    for (const SimReport& r : reports) std::cout << power_summary(r, cluster);
+  }
   if (!options.out_dir.empty())
     std::cout << "\nreports and Chrome traces (open in https://ui.perfetto.dev) written to "
               << options.out_dir << "/\n";
@@ -117,6 +157,16 @@ void add_simulate_command(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   options->faults.add_to(*command);
+  command
+      ->add_option("--power-cap", options->power_cap_watts,
+                   "cluster-wide power cap in watts: tasks slow down or wait to stay within it")
+      ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--node-power-cap", options->node_power_cap_watts,
+                   "power cap in watts for each node's devices together")
+      ->check(CLI::NonNegativeNumber);
+  command->add_flag("--thermal", options->thermal,
+                    "model device temperature (RC model); hot devices throttle to a lower P-state");
   command->callback([options] { run_simulate(*options); });
 }
 

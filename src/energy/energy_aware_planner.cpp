@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "hetsched/energy/energy_remapping.hpp"
+
 namespace hetsched {
 namespace {
 
@@ -158,6 +160,17 @@ EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_s
   out.plan = std::move(reclaimed.plan);
   out.energy = reclaimed.after;
   out.candidate = "fastest+slack-reclamation";
+  // (3) Re-mapping of the fastest schedule within the deadline (energy_remapping.hpp).
+  if (fastest.makespan_seconds > 0) {
+    EnergyRemapResult remapped =
+        minimise_energy_within(model, fastest, deadline_seconds / fastest.makespan_seconds - 1);
+    if (remapped.after.makespan_seconds <= deadline_seconds &&
+        remapped.after.total_joules() < out.energy.total_joules()) {
+      out.plan = std::move(remapped.plan);
+      out.energy = remapped.after;
+      out.candidate = "fastest+" + remapped.candidate;
+    }
+  }
   std::vector<std::uint8_t> pstates;
   const StaticSchedule energy_first = energy_first_schedule(model, deadline_seconds, pstates);
   if (energy_first.makespan_seconds <= deadline_seconds) {

@@ -25,6 +25,9 @@ void FaultOptions::validate(const Cluster& cluster) const {
   if (!(retry.backoff_seconds >= 0) || !(retry.max_backoff_seconds >= 0))
     throw InputError("retry backoff must be 0 seconds or more");
   if (replicas == 0) throw InputError("replicas must be at least 1, got 0");
+  if (clone.enabled && !(clone.threshold > 1))
+    throw InputError(fmt::format(
+        "clone threshold must be more than 1 (× the predicted time), got {}", clone.threshold));
   if (predictor.enabled) predictor.validate();
 }
 

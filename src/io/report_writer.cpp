@@ -52,6 +52,9 @@ ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const Ta
     std::vector<std::string> job_names;
     for (const JobResult& j : r.jobs) job_names.push_back(j.name);
     out["faults"] = fault_report_to_json(*r.faults, job_names);
+    if (r.faults->cloning)  // task cloning (energy branch): only when it was on
+      out["faults"]["clones"] = {{"started", r.faults->clones_started},
+                                 {"won", r.faults->clones_won}};
   }
   ordered_json devices = ordered_json::array();
   for (const DeviceResult& d : r.devices) {
@@ -68,12 +71,16 @@ ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const Ta
   }
   out["devices"] = std::move(devices);
   // Power cap and thermal model: only when the run used them, so other reports are unchanged.
-  if (r.power_cap_watts > 0 || r.thermal_modeled) {
+  if (r.power_cap_watts > 0 || r.node_power_cap_watts > 0 || r.thermal_modeled) {
     ordered_json power{{"power_cap_watts", r.power_cap_watts},
                        {"peak_power_watts", r.peak_power_watts},
                        {"power_cap_slowdowns", r.power_cap_slowdowns},
                        {"power_cap_waits", r.power_cap_waits},
                        {"power_cap_refusals", r.power_cap_refusals}};
+    if (r.node_power_cap_watts > 0) {
+      power["node_power_cap_watts"] = r.node_power_cap_watts;
+      power["peak_node_power_watts"] = r.peak_node_power_watts;
+    }
     if (r.thermal_modeled) {
       power["thermal_throttle_events"] = r.thermal_throttle_events;
       ordered_json thermal = ordered_json::array();

@@ -24,6 +24,22 @@ std::string power_cap_problem(const Cluster& cluster, double power_cap_watts) {
   return {};
 }
 
+std::string node_power_cap_problem(const Cluster& cluster, double node_power_cap_watts) {
+  if (node_power_cap_watts < 0)
+    return fmt::format("node power cap of {} W is negative", node_power_cap_watts);
+  if (node_power_cap_watts == 0) return {};
+  for (const Node& node : cluster.nodes()) {
+    double idle = 0;
+    for (DeviceId d : node.devices) idle += cluster.device(d).spec.idle_watts;
+    if (node_power_cap_watts < idle)
+      return fmt::format(
+          "node power cap of {:.6g} W is below the idle power of node {}'s {} devices, {:.6g} W "
+          "(they stay on); raise it by at least {:.6g} W",
+          node_power_cap_watts, node.name, node.devices.size(), idle, idle - node_power_cap_watts);
+  }
+  return {};
+}
+
 Simulator::Simulator(const Cluster& cluster, const Workload& workload, const PerfModel& perf,
                      SchedulingPolicy& policy, SimulationOptions options)
     : cluster_(cluster),
@@ -43,12 +59,20 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
   if (const std::string problem = power_cap_problem(cluster, options_.power_cap_watts);
       !problem.empty())
     throw InputError(problem);
+  if (const std::string problem = node_power_cap_problem(cluster, options_.node_power_cap_watts);
+      !problem.empty())
+    throw InputError(problem);
+  node_watts_.assign(cluster.node_count(), 0.0);
   for (const Device& d : cluster.devices()) {
     devices_[d.id].watts = d.spec.idle_watts;
     cluster_watts_ += d.spec.idle_watts;
+    node_watts_[d.node] += d.spec.idle_watts;
   }
   report_.power_cap_watts = options_.power_cap_watts;
   report_.peak_power_watts = cluster_watts_;
+  report_.node_power_cap_watts = options_.node_power_cap_watts;
+  for (double w : node_watts_)
+    report_.peak_node_power_watts = std::max(report_.peak_node_power_watts, w);
   if (options_.thermal.enabled) {
     report_.thermal_modeled = true;
     for (const Device& d : cluster.devices()) {
@@ -128,9 +152,13 @@ void Simulator::try_start(DeviceId d) {
     pstate =
         static_cast<std::uint8_t>(std::min<std::size_t>(pstate + device.throttle_level, slowest));
   }
-  if (options_.power_cap_watts > 0) {
-    // The fastest P-state, from the planned one down, that keeps the cluster within the cap.
-    const double headroom = options_.power_cap_watts - cluster_watts_;
+  if (options_.power_cap_watts > 0 || options_.node_power_cap_watts > 0) {
+    // The fastest P-state, from the planned one down, that keeps the cluster and the
+    // device's node within their caps.
+    double headroom = std::numeric_limits<double>::infinity();
+    if (options_.power_cap_watts > 0) headroom = options_.power_cap_watts - cluster_watts_;
+    if (options_.node_power_cap_watts > 0)
+      headroom = std::min(headroom, options_.node_power_cap_watts - node_watts_[dev.node]);
     std::size_t fits = pstate;
     while (fits <= slowest && perf_.task_watts(task, dev, fits) - dev.spec.idle_watts > headroom)
       ++fits;
@@ -179,8 +207,11 @@ void Simulator::set_device_watts(DeviceId d, double watts) {
   DeviceState& device = devices_[d];
   if (!thermal_.empty()) advance_temperature(d);
   cluster_watts_ += watts - device.watts;
+  double& node = node_watts_[cluster_.device(d).node];
+  node += watts - device.watts;
   device.watts = watts;
   report_.peak_power_watts = std::max(report_.peak_power_watts, cluster_watts_);
+  report_.peak_node_power_watts = std::max(report_.peak_node_power_watts, node);
 }
 
 void Simulator::advance_temperature(DeviceId d) {
@@ -243,7 +274,7 @@ void Simulator::thermal_limit_reached(DeviceId d) {
 }
 
 void Simulator::retry_power_waiters() {
-  if (options_.power_cap_watts <= 0) return;
+  if (options_.power_cap_watts <= 0 && options_.node_power_cap_watts <= 0) return;
   for (DeviceId d = 0; d < devices_.size(); ++d)
     if (devices_[d].waiting_for_power) try_start(d);
 }

@@ -25,6 +25,11 @@
 // bursts); the FailurePredictor reads only those samples, and its alarm drains the
 // device: its task checkpoints and moves, and the device stays out while it alarms.
 // Alarms are scored afterwards against the crashes that followed.
+// Cloning (CloneOptions, LATE-style speculative execution): a primary attempt still
+// running `threshold` × its predicted time after it began gets one more copy, a
+// replica marked `clone`, on the idle device predicted to finish first from the
+// newest checkpoint — only when that beats the straggler's own finish; it is then
+// raced and accounted like any replica.
 //
 // Accounting: f.done[t] is the newest checkpointed fraction of task t over all its
 // copies. When a copy stops, the part of its saved work beyond f.done[t] is useful,
@@ -58,6 +63,7 @@ enum FaultEvent : std::uint32_t {
   reoffer,                  // subject: unused
   replica_finish,           // subject: index into FaultRuntime::replicas
   telemetry_tick,           // subject: unused; samples every device
+  clone_check,              // subject: task
 };
 }  // namespace
 
@@ -78,6 +84,7 @@ struct Simulator::FaultRuntime {
     DeviceId device;
     Attempt run;
     bool live;
+    bool clone = false;  // started by the straggler rule (CloneOptions)
   };
 
   std::unique_ptr<FailureProcess> process;
@@ -107,6 +114,8 @@ struct Simulator::FaultRuntime {
   std::size_t cancelled = 0;
   std::vector<TaskIndex> replica_candidates;  // critical tasks that may need more copies
   std::vector<TaskIndex> replica_waiting;     // scratch: those still short of copies
+  std::vector<double> clone_check_at;         // per task: the pending clone check, or -1
+  std::vector<double> clone_period;           // per task: a quarter of its predicted time
   std::size_t refused_seen = 0;
   std::size_t reoffers_without_start = 0;
   bool reoffer_pending = false;
@@ -133,6 +142,9 @@ void Simulator::start_faults() {
   f.lost_at.assign(tasks, -1.0);
   f.replica_winner.assign(tasks, -1);
   f.task_replicas.resize(tasks);
+  f.clone_check_at.assign(tasks, -1.0);
+  f.clone_period.assign(tasks, 0.0);
+  f.report.cloning = o.clone.enabled;
   f.ended.assign(graph_.job_count(), false);
   f.critical.assign(graph_.job_count(), false);
   if (o.replicas > 1)
@@ -360,6 +372,19 @@ double Simulator::begin_attempt(TaskIndex t, DeviceId d, double seconds) {
   // bit for bit, so a stale finish is recognised.
   const double duration = a.finish - now_;
   a.finish = now_ + duration;
+  // Cloning: look again when the attempt has run `threshold` × its predicted time
+  // (no check is needed if it will have ended by then).
+  const FaultOptions& o = options_.faults;
+  f.clone_check_at[t] = -1;
+  if (o.clone.enabled) {
+    const double predicted = a.restart + seconds * (1.0 - a.from);
+    const double check = now_ + o.clone.threshold * predicted;
+    f.clone_period[t] = 0.25 * predicted;
+    if (check < a.finish) {
+      f.clone_check_at[t] = check;
+      events_.schedule(check, clone_check, t);
+    }
+  }
   return duration;
 }
 
@@ -785,6 +810,7 @@ void Simulator::handle_fault_event(const Event& e) {
       }
       f.undetected[a.device] = f.undetected[a.device] == t ? kNoTask : f.undetected[a.device];
       f.replica_winner[t] = e.subject;
+      if (r.clone) ++f.report.clones_won;
       start_[t] = r.run.start;
       joules_[t] = (now_ - r.run.start) * watts_of(t, r.device);
       if (loop_.placement(t) == kUnplaced) break;  // cannot happen: a live copy keeps it placed
@@ -825,6 +851,48 @@ void Simulator::handle_fault_event(const Event& e) {
         }
       }
       events_.schedule(now_ + p.telemetry.sample_seconds, telemetry_tick, 0);
+      break;
+    }
+    case clone_check: {
+      const TaskIndex t = e.subject;
+      if (f.clone_check_at[t] != now_) break;  // stale: the attempt ended or restarted
+      f.clone_check_at[t] = -1;
+      const FaultRuntime::Attempt& a = f.attempt[t];
+      if (!a.live || f.ended[graph_.job_of(t)] || a.finish <= now_) break;
+      bool copy_running = false;
+      for (std::uint32_t index : f.task_replicas[t]) copy_running |= f.replicas[index].live;
+      if (copy_running) break;
+      // A clone starts from the newest checkpoint, like any replica (shared storage).
+      const double from = std::max(f.done[t], saved_fraction(a, now_));
+      // The idle device (nothing queued) predicted to finish a fresh copy first.
+      const Task& task = graph_.task(t);
+      FaultRuntime::Attempt best;
+      best.finish = kInfinity;
+      for (DeviceId r = 0; r < cluster_.device_count(); ++r) {
+        if (r == a.device || devices_[r].busy || !f.alive[r] || loop_.device_is_down(r)) continue;
+        if (!cannot_start(r)) continue;  // it has queued work of its own
+        const Device& dev = cluster_.device(r);
+        if (!can_run(task, dev)) continue;
+        const double run = perf_.task_seconds(task, dev, 0);
+        if (run == kCannotRun) continue;
+        const double slow_r = now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
+        FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, now_, run * slow_r, from);
+        copy.device = r;
+        if (copy.finish < best.finish) best = copy;
+      }
+      if (best.finish < a.finish) {
+        f.replicas.push_back({t, best.device, best, true, true});
+        const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
+        f.task_replicas[t].push_back(index);
+        f.running_replica[best.device] = index;
+        devices_[best.device].busy = true;
+        events_.schedule(best.finish, replica_finish, index);
+        ++f.report.replicas_started;
+        ++f.report.clones_started;
+      } else if (f.clone_period[t] > 0 && now_ + f.clone_period[t] < a.finish) {
+        f.clone_check_at[t] = now_ + f.clone_period[t];  // no device helps yet: look again
+        events_.schedule(f.clone_check_at[t], clone_check, t);
+      }
       break;
     }
   }

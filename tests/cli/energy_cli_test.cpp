@@ -31,12 +31,15 @@ TEST(EnergyCli, BenchEnergyPrintsTheSavedFractions) {
 }
 
 TEST(EnergyCli, BenchPartitionPrintsTheSpeedups) {
-  const CommandResult r = run_cli("bench partition --format json");
+  const CommandResult r = run_cli("bench partition --format json --cloning-runs 1");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   EXPECT_GT(json["training_split_speedup"].get<double>(), 1);
   EXPECT_GT(json["stencil_split_speedup"].get<double>(), 1);
   EXPECT_GE(json["training_fastest_to_slowest"].get<double>(), 3);
+  EXPECT_GT(json["map_reduce_split_speedup"].get<double>(), 1);
+  EXPECT_EQ(json["cloning_runs"].get<int>(), 1);
+  EXPECT_GT(json["cloning_mean_makespan_with"].get<double>(), 0);
 }
 
 TEST(EnergyCli, ParetoWritesTableCsvAndSvg) {

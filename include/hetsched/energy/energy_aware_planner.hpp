@@ -1,14 +1,16 @@
 // Energy-aware placement under a deadline: choose a device and a P-state for every
 // task of a DAG so that the energy is least and the job still ends by the deadline.
 //
-// Two candidates are built and the one with less energy that meets the deadline is
+// Three candidates are built and the one with less energy that meets the deadline is
 // kept. (1) The fastest list schedule (insertion EFT) with its slack reclaimed up to
 // the deadline. (2) An energy-first list schedule: each task, in upward-rank order,
 // gets a sub-deadline (the deadline scaled by how much of the longest path lies
 // before and within it, as in the deadline-distribution step of Yu and Buyya's
 // workflow scheduling) and goes to the (device, P-state) that adds the least energy
 // among those that finish by its sub-deadline (the fastest finish when none does);
-// its slack is then reclaimed too. When even the fastest schedule misses the
+// its slack is then reclaimed too. (3) The fastest schedule re-mapped for energy
+// within the deadline (energy_remapping.hpp: tasks moved to the device and P-state
+// where they cost less, then slack reclaimed). When even the fastest schedule misses the
 // deadline the answer says so, by how much, and whether any schedule at all could
 // meet it (the critical path at the fastest device's speed, with free
 // communication, is a lower bound no schedule beats).

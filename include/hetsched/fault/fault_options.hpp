@@ -34,6 +34,20 @@ struct RetryOptions {
 // (preferred, not required: when no such device is free, any free device serves).
 enum class ReplicaDomain : std::uint8_t { any, node, rack };
 
+// Task cloning against stragglers (speculative execution as in MapReduce's backup
+// tasks, LATE of Zaharia et al. 2008 and Mantri of Ananthanarayanan et al. 2010):
+// when an attempt is still running `threshold` × its predicted time after it began
+// (the performance model's time on its device, from its last checkpoint), a clone
+// starts on the idle device predicted to finish it first — only if that finish is
+// before the running attempt's, whose progress so far predicts its own end (LATE's
+// rule). With no idle device the check repeats every quarter of the predicted time.
+// The first copy to finish wins and the other is cancelled; the loser's device
+// time and energy are counted (FaultReport::replica_device_seconds, replica_joules).
+struct CloneOptions {
+  bool enabled = false;
+  double threshold = 1.5;  // × predicted duration; more than 1
+};
+
 struct FaultOptions {
   bool enabled = false;
   FailureModel model;     // used when `use_model`
@@ -53,6 +67,7 @@ struct FaultOptions {
   // drains the device — its running task checkpoints now and moves — and keeps it
   // out until `inspection_seconds` after its last alarming sample.
   PredictorOptions predictor;
+  CloneOptions clone;
 
   // Throws InputError on bad values (MTBF, intervals, targets, replicas 0, ...).
   void validate(const Cluster& cluster) const;

@@ -30,6 +30,9 @@ struct FaultReport {
   std::uint64_t retries = 0;
   std::uint64_t replicas_started = 0;
   std::uint64_t replicas_cancelled = 0;
+  bool cloning = false;              // task cloning was on (the JSON then has "clones")
+  std::uint64_t clones_started = 0;  // straggler clones (also counted as replicas)
+  std::uint64_t clones_won = 0;      // clones that finished before the original
   std::uint64_t jobs_failed = 0;
   std::uint64_t lost_tasks = 0;  // unfinished tasks whose job has no reason: must be 0
   double useful_device_seconds = 0;

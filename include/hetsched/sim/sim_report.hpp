@@ -77,6 +77,8 @@ struct SimReport {
   // Power cap and thermal model (energy branch); all zero/empty when both are off.
   double power_cap_watts = 0;
   double peak_power_watts = 0;                  // highest cluster draw over the run
+  double node_power_cap_watts = 0;              // per node (0: none)
+  double peak_node_power_watts = 0;             // highest draw of any one node
   std::uint64_t power_cap_slowdowns = 0;        // tasks started at a slower P-state to fit the cap
   std::uint64_t power_cap_waits = 0;            // times a task waited for power
   std::vector<std::string> power_cap_refusals;  // tasks that cannot fit the cap at all

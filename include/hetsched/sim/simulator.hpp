@@ -32,6 +32,10 @@ struct SimulationOptions {
   // slows down), else it waits until running tasks finish. A cap below the
   // cluster's idle power is bad input (InputError).
   double power_cap_watts = 0;
+  // Per-node power cap in watts, the same for every node (0: none): the devices of a
+  // node together stay within it, enforced like the cluster cap (a slower P-state,
+  // else wait). A cap below a node's idle power is bad input (InputError).
+  double node_power_cap_watts = 0;
   // First-order RC thermal model per device; above the limit a device throttles
   // its running task one P-state lower, as real GPUs do (off by default).
   ThermalOptions thermal;
@@ -42,6 +46,8 @@ struct SimulationOptions {
 // Why a power cap cannot work on the cluster (below the idle power of its
 // devices, which stay on), or empty when it can.
 std::string power_cap_problem(const Cluster& cluster, double power_cap_watts);
+// The same for a per-node cap: the first node whose devices idle above it.
+std::string node_power_cap_problem(const Cluster& cluster, double node_power_cap_watts);
 
 class Simulator final : public Backend {
  public:
@@ -130,6 +136,7 @@ class Simulator final : public Backend {
   std::vector<double> expected_finish_;  // stale finish events (after a throttle) are skipped
   std::vector<ThermalModel> thermal_;
   double cluster_watts_ = 0;
+  std::vector<double> node_watts_;  // per node: its devices' current draw
   SimReport report_;
   std::shared_ptr<FaultRuntime> fault_;  // shared_ptr: the type is complete only in its file
 };

@@ -161,7 +161,11 @@ EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_s
   out.energy = reclaimed.after;
   out.candidate = "fastest+slack-reclamation";
   // (3) Re-mapping of the fastest schedule within the deadline (energy_remapping.hpp).
-  if (fastest.makespan_seconds > 0) {
+  // Each move re-times the whole schedule, so a pass costs O(tasks² × devices ×
+  // P-states): it is tried on jobs up to kRemapBudget task-device pairs, beyond which
+  // planning would take longer than it saves (large jobs keep (1) and (2)).
+  constexpr std::size_t kRemapBudget = 1024;
+  if (fastest.makespan_seconds > 0 && model.task_count() * model.device_count() <= kRemapBudget) {
     EnergyRemapResult remapped =
         minimise_energy_within(model, fastest, deadline_seconds / fastest.makespan_seconds - 1);
     if (remapped.after.makespan_seconds <= deadline_seconds &&

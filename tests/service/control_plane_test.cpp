@@ -231,7 +231,8 @@ TEST(ControlPlane, DownedNodesRunningTaskIsLaunchedElsewhere) {
   service.engine.set_node_state("gpu-b", EngineNodeState::down);
   ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
       << to_json(service.job(ids[0]), false).dump(2);
-  const ServiceTask& task = task_named(service.job(ids[0]), running_on_b);
+  const ServiceJob job = service.job(ids[0]);  // a copy: the reference below points into it
+  const ServiceTask& task = task_named(job, running_on_b);
   EXPECT_TRUE(has_event(task, "failed", "gpu-b"));
   EXPECT_EQ(task.node, "gpu-a");
   EXPECT_GE(task.attempts, 2u);  // one more when a launch raced the node going down

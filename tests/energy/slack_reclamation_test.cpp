@@ -3,6 +3,7 @@
 // and idle energy by hand, and the answer for a deadline no schedule can meet.
 #include <gtest/gtest.h>
 
+#include "../support/dvfs_plan_checks.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/energy/dvfs_slack_reclamation.hpp"
 #include "hetsched/energy/energy_aware_planner.hpp"
@@ -15,29 +16,8 @@ namespace {
 
 const std::vector<PState> kPstates{{1.0, 1.0, 1.0}, {0.8, 0.8, 0.6}, {0.5, 0.5, 0.25}};
 
-// Every task for its P-state's duration, after its inputs, no overlaps on a device.
 void expect_valid(const JobEnergyModel& model, const DvfsSchedule& plan) {
-  const DagInstance& instance = model.instance();
-  double makespan = 0;
-  for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
-    const PlannedTask& p = plan.schedule.tasks[t];
-    EXPECT_NEAR(p.finish_seconds - p.start_seconds, model.seconds(t, p.device, plan.pstates[t]),
-                1e-9);
-    for (const DagNeighbor& q : instance.predecessors(t)) {
-      const PlannedTask& producer = plan.schedule.tasks[q.task];
-      EXPECT_GE(p.start_seconds + 1e-9,
-                producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, p.device));
-    }
-    makespan = std::max(makespan, p.finish_seconds);
-  }
-  EXPECT_NEAR(makespan, plan.schedule.makespan_seconds, 1e-9);
-  for (std::uint32_t a = 0; a < instance.task_count(); ++a)
-    for (std::uint32_t b = a + 1; b < instance.task_count(); ++b) {
-      const PlannedTask &x = plan.schedule.tasks[a], &y = plan.schedule.tasks[b];
-      if (x.device != y.device) continue;
-      EXPECT_TRUE(x.finish_seconds <= y.start_seconds + 1e-9 ||
-                  y.finish_seconds <= x.start_seconds + 1e-9);
-    }
+  expect_valid_dvfs_plan(model, plan);
 }
 
 TEST(JobEnergyModel, TaskAndIdleEnergyByHand) {

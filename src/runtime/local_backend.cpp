@@ -133,7 +133,7 @@ void LocalBackend::launch(const Assignment& a) {
   if (!std::isfinite(predicted_[a.task])) predicted_[a.task] = 0;
   backlog_seconds_[device] += predicted_[a.task];
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
-  queued_[device].push(PlannedTask{key, launch_sequence_++, a.task});
+  queued_[device].push(QueuedTask{key, launch_sequence_++, a.task});
 }
 
 void LocalBackend::hand_to_worker(DeviceId device, TaskIndex task) {
@@ -180,7 +180,7 @@ bool LocalBackend::try_steal(DeviceId thief) {
   double best_gain = 0;
   for (DeviceId v = 0; v < workers_.size(); ++v) {
     if (v == thief || queued_[v].empty()) continue;
-    queued_[v].visit_latest(kScan, [&](const PlannedTask& planned) {
+    queued_[v].visit_latest(kScan, [&](const QueuedTask& planned) {
       const TaskIndex t = planned.task;
       if (remaining_inputs_[t] != 0 || !can_execute(t, thief)) return false;
       const Task& task = graph_.task(t);
@@ -388,7 +388,7 @@ LocalRunReport LocalBackend::run() {
       bool handed = false;
       for (DeviceId d = 0; d < workers_.size() && !handed; ++d) {
         TaskIndex ready = 0;
-        queued_[d].visit_all([&](const PlannedTask& planned) {
+        queued_[d].visit_all([&](const QueuedTask& planned) {
           if (remaining_inputs_[planned.task] != 0) return false;
           ready = planned.task;
           handed = true;

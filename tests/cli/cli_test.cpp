@@ -17,13 +17,8 @@
 namespace {
 
 using CommandResult = hetsched::testing::CliResult;
+using hetsched::testing::line_count;
 using hetsched::testing::run_cli;
-
-std::size_t line_count(const std::string& text) {
-  std::size_t lines = 0;
-  for (char c : text) lines += c == '\n';
-  return lines;
-}
 
 TEST(Cli, SimulateDefaultsIsDeterministicJson) {
   const CommandResult first = run_cli("simulate --format json --seed 3 --quiet");

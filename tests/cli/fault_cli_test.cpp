@@ -16,13 +16,8 @@
 namespace {
 
 using hetsched::testing::CliResult;
+using hetsched::testing::line_count;
 using hetsched::testing::run_cli;
-
-std::size_t line_count(const std::string& text) {
-  std::size_t lines = 0;
-  for (char c : text) lines += c == '\n';
-  return lines;
-}
 
 // A fault file in the temp directory, removed with the object.
 struct FaultFile {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/dvfs_plan_checks.hpp"
+#include "../support/energy_fixtures.hpp"
 #include "hetsched/energy/energy_benchmark.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/workload/generators.hpp"
@@ -14,9 +15,7 @@
 namespace hetsched {
 namespace {
 
-const std::vector<PState> kPstates{{1.0, 1.0, 1.0}, {0.8, 0.8, 0.6}, {0.5, 0.5, 0.25}};
-
-void expect_valid(const JobEnergyModel& model, const DvfsSchedule& plan) {
+void expect_valid_remapped_plan(const JobEnergyModel& model, const DvfsSchedule& plan) {
   expect_valid_dvfs_plan(model, plan);
   for (std::uint32_t t = 0; t < model.instance().task_count(); ++t) {
     const PlannedTask& p = plan.schedule.tasks[t];
@@ -29,7 +28,7 @@ TEST(EnergyRemapping, MovesATaskToTheFrugalDeviceWhenTheBoundAllows) {
   // Task 0 takes 4 s on device 0; task 1 takes 1 s there or 2 s on device 1.
   // EFT puts task 1 on device 1 (it finishes at 2 s rather than 5 s): makespan 4 s.
   const DagInstance instance({{4, 20}, {1, 2}}, {});
-  const JobEnergyModel model(instance, {10, 10}, {110, 1010}, kPstates);
+  const JobEnergyModel model(instance, {10, 10}, {110, 1010}, kThreePstates);
   const StaticSchedule eft = insertion_eft_schedule(model);
   ASSERT_EQ(eft.tasks[1].device, 1u);
   ASSERT_DOUBLE_EQ(eft.makespan_seconds, 4);
@@ -46,7 +45,7 @@ TEST(EnergyRemapping, MovesATaskToTheFrugalDeviceWhenTheBoundAllows) {
   // task 1 at half speed on device 1 (4 s at 260 W = 1040 J), 1 s idle (10 J): 1400 J.
   const SlackReclamationResult alone = reclaim_slack(model, eft, 0.25);
   EXPECT_NEAR(alone.after.total_joules(), 1400, 1e-6);
-  expect_valid(model, r.plan);
+  expect_valid_remapped_plan(model, r.plan);
   // Without stretch the move would end at 5 s > 4 s: it is not made.
   const EnergyRemapResult tight = minimise_energy_within(model, eft, 0.0);
   EXPECT_EQ(tight.plan.schedule.tasks[1].device, 1u);
@@ -74,20 +73,20 @@ TEST(EnergyRemapping, WithinTheBoundAndNeverWorseThanSlackReclamationOnRandomDag
                   model.energy({baseline, std::vector<std::uint8_t>(baseline.tasks.size(), 0)})
                       .total_joules(),
                   1e-9);
-      expect_valid(model, r.plan);
+      expect_valid_remapped_plan(model, r.plan);
       const SlackReclamationResult step = reclaim_slack_stepwise(
           model, {baseline, std::vector<std::uint8_t>(baseline.tasks.size(), 0)},
           baseline.makespan_seconds * (1 + stretch));
       EXPECT_LE(step.after.makespan_seconds, baseline.makespan_seconds * (1 + stretch) + 1e-9);
       EXPECT_LE(step.after.total_joules(), step.before.total_joules() + 1e-9);
-      expect_valid(model, step.plan);
+      expect_valid_remapped_plan(model, step.plan);
     }
   }
 }
 
 TEST(EnergyRemapping, StepwiseReclamationUsesSlackOnlyWhereThereIsSome) {
   const DagInstance instance({{1}}, {});
-  const JobEnergyModel model(instance, {10}, {110}, kPstates);
+  const JobEnergyModel model(instance, {10}, {110}, kThreePstates);
   DvfsSchedule plan{StaticSchedule{{{0, 0, 1}}, 1}, {0}};
   const SlackReclamationResult r = reclaim_slack_stepwise(model, plan, 1.0);
   // Compute-bound (the matrix model stretches all time): no slack, nothing changes.

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/energy_fixtures.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/energy/dvfs_slack_reclamation.hpp"
 #include "hetsched/perf/roofline_model.hpp"
@@ -16,9 +17,7 @@
 namespace hetsched {
 namespace {
 
-const std::vector<PState> kPstates{{1.0, 1.0, 1.0}, {0.8, 0.8, 0.6}, {0.5, 0.5, 0.25}};
-
-DeviceSpec gpu_spec() {
+DeviceSpec four_pstate_gpu() {
   DeviceSpec s;
   s.model = "gpu";
   s.kind = DeviceKind::gpu;
@@ -37,24 +36,9 @@ Cluster two_nodes() {
   for (const char* name : {"n0", "n1"}) {
     Node node;
     node.name = name;
-    cluster.add_node(node, {gpu_spec(), gpu_spec()});
+    cluster.add_node(node, {four_pstate_gpu(), four_pstate_gpu()});
   }
   return cluster;
-}
-
-Workload independent_matmuls(int count, double flops) {
-  Workload w;
-  Job job;
-  job.name = "batch";
-  for (int i = 0; i < count; ++i) {
-    Task t;
-    t.name = "mm" + std::to_string(i);
-    t.kernel = KernelClass::dense_matmul;
-    t.flops = flops;
-    job.tasks.push_back(t);
-  }
-  w.jobs.push_back(job);
-  return w;
 }
 
 // The highest draw of any node at any task start, from the recorded schedule.
@@ -122,7 +106,7 @@ TEST(PowerCapPlanning, SlowsRatherThanWaitsByHand) {
   // full speed together. The second either waits for the first (ends at 2 s) or runs
   // at half speed beside it (25 W above idle, ends at 2 s too, with less energy).
   const DagInstance instance({{1, kCannotRun}, {kCannotRun, 1}}, {});
-  const JobEnergyModel model(instance, {10, 10}, {110, 110}, kPstates);
+  const JobEnergyModel model(instance, {10, 10}, {110, 110}, kThreePstates);
   const DvfsSchedule plan{StaticSchedule{{{0, 0, 1}, {1, 0, 1}}, 1}, {0, 0}};
   const PowerCappedPlan capped = fit_to_power_caps(model, plan, {150, 0}, {0, 0});
   ASSERT_TRUE(capped.feasible) << capped.message;

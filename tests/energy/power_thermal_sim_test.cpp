@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "../support/energy_fixtures.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
@@ -15,7 +16,7 @@
 namespace hetsched {
 namespace {
 
-DeviceSpec gpu_spec() {
+DeviceSpec thermal_test_gpu() {
   DeviceSpec s;
   s.model = "gpu";
   s.kind = DeviceKind::gpu;
@@ -36,23 +37,8 @@ Cluster two_gpus() {
   Cluster cluster;
   Node node;
   node.name = "n0";
-  cluster.add_node(node, {gpu_spec(), gpu_spec()});
+  cluster.add_node(node, {thermal_test_gpu(), thermal_test_gpu()});
   return cluster;
-}
-
-Workload independent_matmuls(int count, double flops) {
-  Workload w;
-  Job job;
-  job.name = "batch";
-  for (int i = 0; i < count; ++i) {
-    Task t;
-    t.name = "mm" + std::to_string(i);
-    t.kernel = KernelClass::dense_matmul;
-    t.flops = flops;
-    job.tasks.push_back(t);
-  }
-  w.jobs.push_back(job);
-  return w;
 }
 
 // Cluster draw at every task start, from the recorded schedule.
@@ -139,7 +125,7 @@ SimReport run_hot(double limit_celsius, const Cluster& cluster, const Workload& 
 
 TEST(ThermalModel, ThrottlesAboveTheLimitAndNotBelow) {
   Cluster cluster;
-  cluster.add_node(Node{}, {gpu_spec()});
+  cluster.add_node(Node{}, {thermal_test_gpu()});
   const Workload w = independent_matmuls(1, 1.5e15);  // 200 s at full speed
   const SimReport cool = run_hot(95, cluster, w);     // above the 92 °C it would settle at
   EXPECT_EQ(cool.thermal_throttle_events, 0u);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/dvfs_plan_checks.hpp"
+#include "../support/energy_fixtures.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/energy/dvfs_slack_reclamation.hpp"
 #include "hetsched/energy/energy_aware_planner.hpp"
@@ -14,16 +15,10 @@
 namespace hetsched {
 namespace {
 
-const std::vector<PState> kPstates{{1.0, 1.0, 1.0}, {0.8, 0.8, 0.6}, {0.5, 0.5, 0.25}};
-
-void expect_valid(const JobEnergyModel& model, const DvfsSchedule& plan) {
-  expect_valid_dvfs_plan(model, plan);
-}
-
 TEST(JobEnergyModel, TaskAndIdleEnergyByHand) {
   // Two independent tasks: 2 s on device 0 and 1 s on device 1 (matrix instance).
   const DagInstance instance({{2, kCannotRun}, {kCannotRun, 1}}, {});
-  const JobEnergyModel model(instance, {10, 20}, {110, 220}, kPstates);
+  const JobEnergyModel model(instance, {10, 20}, {110, 220}, kThreePstates);
   DvfsSchedule plan{StaticSchedule{{{0, 0, 2}, {1, 0, 1}}, 2}, {0, 0}};
   const ScheduleEnergy e = model.energy(plan);
   EXPECT_DOUBLE_EQ(e.task_joules, 110 * 2 + 220 * 1);
@@ -42,7 +37,7 @@ TEST(SlackReclamation, SlowsOnlyTheTaskOffTheCriticalPath) {
   // task 2 (1 s) run side by side, so task 2 has 3 s of slack; the rest is critical.
   const DagInstance instance({{1, 1}, {4, 4}, {1, 1}, {1, 1}},
                              {{0, 1, 0}, {0, 2, 0}, {1, 3, 0}, {2, 3, 0}});
-  const JobEnergyModel model(instance, {10, 10}, {110, 110}, kPstates);
+  const JobEnergyModel model(instance, {10, 10}, {110, 110}, kThreePstates);
   const StaticSchedule schedule = insertion_eft_schedule(model);
   EXPECT_DOUBLE_EQ(schedule.makespan_seconds, 6);
   const SlackReclamationResult r = reclaim_slack(model, schedule, 0.0);
@@ -52,7 +47,7 @@ TEST(SlackReclamation, SlowsOnlyTheTaskOffTheCriticalPath) {
   EXPECT_EQ(r.plan.pstates[1], 0);
   EXPECT_EQ(r.plan.pstates[3], 0);
   EXPECT_LT(r.after.total_joules(), r.before.total_joules());
-  expect_valid(model, r.plan);
+  expect_valid_dvfs_plan(model, r.plan);
 }
 
 TEST(SlackReclamation, NeverLengthensTheMakespanAndLowersEnergyOnRandomDags) {
@@ -73,14 +68,14 @@ TEST(SlackReclamation, NeverLengthensTheMakespanAndLowersEnergyOnRandomDags) {
       EXPECT_LE(r.after.makespan_seconds, schedule.makespan_seconds * (1 + stretch) + 1e-9);
       EXPECT_LT(r.after.total_joules(), r.before.total_joules());
       EXPECT_GT(r.tasks_slowed, 0u);
-      expect_valid(model, r.plan);
+      expect_valid_dvfs_plan(model, r.plan);
     }
   }
 }
 
 TEST(EnergyAwarePlanner, UnreachableDeadlineSaysByHowMuch) {
   const DagInstance instance({{2, 3}, {2, 3}}, {{0, 1, 0}});  // a chain: at least 4 s
-  const JobEnergyModel model(instance, {10, 10}, {110, 60}, kPstates);
+  const JobEnergyModel model(instance, {10, 10}, {110, 60}, kThreePstates);
   const EnergyAwarePlan p = plan_energy_aware(model, 3.0);
   EXPECT_FALSE(p.deadline_met);
   EXPECT_DOUBLE_EQ(p.critical_path_lower_bound_seconds, 4);
@@ -93,17 +88,17 @@ TEST(EnergyAwarePlanner, UnreachableDeadlineSaysByHowMuch) {
   EXPECT_TRUE(loose.message.empty());
   EXPECT_LE(loose.energy.makespan_seconds, 10.0);
   EXPECT_LT(loose.energy.total_joules(), loose.fastest_energy.total_joules());
-  expect_valid(model, loose.plan);
+  expect_valid_dvfs_plan(model, loose.plan);
 }
 
 TEST(EnergyAwarePlanner, NoDeviceIsAnAnswerNotACrash) {
   const DagInstance instance({{2, kCannotRun}, {kCannotRun, kCannotRun}}, {});
-  const JobEnergyModel model(instance, {10, 10}, {110, 60}, kPstates);
+  const JobEnergyModel model(instance, {10, 10}, {110, 60}, kThreePstates);
   const EnergyAwarePlan p = plan_energy_aware(model, 10.0);
   EXPECT_FALSE(p.deadline_met);
   EXPECT_NE(p.message.find("task 1 can run on no device"), std::string::npos) << p.message;
   const DagInstance empty(std::vector<std::vector<double>>{}, {});
-  const JobEnergyModel none(empty, {}, {}, kPstates);
+  const JobEnergyModel none(empty, {}, {}, kThreePstates);
   EXPECT_NE(plan_energy_aware(none, 1.0).message.find("empty"), std::string::npos);
 }
 

@@ -26,7 +26,7 @@ TEST(PlannedQueueTest, PopsInPlannedOrderUnderMixedPushes) {
       now += rng.uniform() < 0.5 ? 0.0 : rng.uniform();
       const double key = rng.uniform() < 0.8 ? now : now - rng.uniform() * 5;
       const auto task = static_cast<TaskIndex>(step);
-      queue.push(PlannedTask{key, sequence, task});
+      queue.push(QueuedTask{key, sequence, task});
       reference.emplace(key, sequence, task);
       ++sequence;
     } else if (!reference.empty()) {
@@ -42,10 +42,10 @@ TEST(PlannedQueueTest, PopsInPlannedOrderUnderMixedPushes) {
 
 TEST(PlannedQueueTest, LatestFirstVisitAndEraseKeepTheOrder) {
   PlannedQueue queue;
-  for (TaskIndex t = 0; t < 10; ++t) queue.push(PlannedTask{double(t), t, t});
-  queue.push(PlannedTask{2.5, 10, 10});  // out of order: goes to the heap
+  for (TaskIndex t = 0; t < 10; ++t) queue.push(QueuedTask{double(t), t, t});
+  queue.push(QueuedTask{2.5, 10, 10});  // out of order: goes to the heap
   std::vector<TaskIndex> latest;
-  queue.visit_latest(3, [&](const PlannedTask& p) {
+  queue.visit_latest(3, [&](const QueuedTask& p) {
     latest.push_back(p.task);
     return false;
   });

@@ -21,8 +21,8 @@ StreamJob job(const std::string& name, const std::string& type, double steps, do
   return j;
 }
 
-StreamReport run(const StreamWorkload& workload, const std::string& policy_name,
-                 bool space_sharing = false) {
+StreamReport run_sharing(const StreamWorkload& workload, const std::string& policy_name,
+                         bool space_sharing = false) {
   auto policy = make_stream_policy(policy_name);
   StreamSimOptions options;
   options.space_sharing = space_sharing;
@@ -55,7 +55,7 @@ TEST(AwareClassPolicies, AShortArrivalOvertakesALongRunningJob) {
   // LAS: the long job has 3.1 h of attained service, the newcomer none. SRPT: the
   // newcomer has 0.5 h left, the long job 37 h.
   for (const std::string policy : {"aware-las-priority", "aware-srpt"}) {
-    const StreamReport report = run(workload, policy);
+    const StreamReport report = run_sharing(workload, policy);
     const double short_jct = report.jobs[1].finish_seconds - report.jobs[1].arrival_seconds;
     // It waits at most for the next round, then runs alone: 1800 s of work.
     EXPECT_LE(short_jct, 1800 + 360) << policy;
@@ -78,8 +78,8 @@ StreamWorkload two_jobs_one_gpu(double own, double other) {
 TEST(SpaceSharing, PairsJobsThatGainTogetherAtTheirMeasuredRates) {
   // Together: a at 0.7 of its rate, b at 0.7 of its (1.4 steps/s).
   const StreamWorkload workload = two_jobs_one_gpu(0.7, 1.4);
-  const StreamReport alone = run(workload, "aware-las");
-  const StreamReport shared = run(workload, "aware-las", true);
+  const StreamReport alone = run_sharing(workload, "aware-las");
+  const StreamReport shared = run_sharing(workload, "aware-las", true);
   EXPECT_EQ(alone.colocated_rounds, 0u);
   EXPECT_GT(shared.colocated_rounds, 0u);
   EXPECT_LT(shared.makespan_seconds, alone.makespan_seconds);
@@ -90,7 +90,7 @@ TEST(SpaceSharing, PairsJobsThatGainTogetherAtTheirMeasuredRates) {
 
 TEST(SpaceSharing, NeverPairsJobsThatInterfereTooMuch) {
   // Together each keeps only 0.3 of its rate: the pair does less than one alone.
-  const StreamReport shared = run(two_jobs_one_gpu(0.3, 0.6), "aware-las", true);
+  const StreamReport shared = run_sharing(two_jobs_one_gpu(0.3, 0.6), "aware-las", true);
   EXPECT_EQ(shared.colocated_rounds, 0u);
   EXPECT_EQ(shared.finished_measured, 2u);
 }
@@ -102,7 +102,7 @@ TEST(FinishTimeFairness, FifoOnIdenticalJobsIsExactlyFinishTimeFair) {
   workload.cluster = make_stream_cluster({{"V100", 1}}, 1, 1);
   workload.jobs = {job("first", "a", 3600, 0, {{"V100", 1.0}}),
                    job("second", "a", 3600, 0, {{"V100", 1.0}})};
-  const StreamReport report = run(workload, "fifo");
+  const StreamReport report = run_sharing(workload, "fifo");
   EXPECT_NEAR(report.ftf_rho_average, 1.0, 1e-9);
   EXPECT_NEAR(report.ftf_rho_max, 1.0, 1e-9);
   EXPECT_NEAR(report.ftf_unfair_fraction, 0.0, 1e-12);

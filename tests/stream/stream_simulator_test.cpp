@@ -21,8 +21,8 @@ StreamJob job(const std::string& name, int gang, double seconds, double arrival 
   return j;
 }
 
-StreamReport run(const StreamWorkload& workload, const std::string& policy_name,
-                 bool backfill = false) {
+StreamReport run_policy(const StreamWorkload& workload, const std::string& policy_name,
+                        bool backfill = false) {
   auto policy = make_stream_policy(policy_name);
   StreamSimOptions options;
   options.easy_backfilling = backfill;
@@ -34,9 +34,9 @@ TEST(StreamSimulator, EasyBackfillsAShortJobWithoutDelayingTheHead) {
   workload.cluster = make_stream_cluster({{"V100", 4}}, 4, 1);
   workload.jobs = {job("running", 2, 1000), job("head", 4, 100, 1), job("short", 2, 500, 2),
                    job("long", 2, 5000, 3)};
-  const StreamReport fifo = run(workload, "fifo");
+  const StreamReport fifo = run_policy(workload, "fifo");
   EXPECT_EQ(fifo.jobs[2].first_start_seconds, 1100);  // strict FIFO: after the head
-  const StreamReport easy = run(workload, "fifo", true);
+  const StreamReport easy = run_policy(workload, "fifo", true);
   EXPECT_EQ(easy.jobs[1].reserved_start_seconds, 1000);
   EXPECT_EQ(easy.jobs[1].first_start_seconds, 1000);
   EXPECT_EQ(easy.jobs[2].first_start_seconds, 2);     // fits before the reservation
@@ -56,7 +56,7 @@ TEST(StreamSimulator, EasyNeverDelaysAReservationOnARandomStream) {
     workload.jobs.push_back(j);
     arrival += rng.exponential(600);
   }
-  const StreamReport report = run(workload, "fifo", true);
+  const StreamReport report = run_policy(workload, "fifo", true);
   int reservations = 0;
   for (const auto& outcome : report.jobs) {
     ASSERT_GE(outcome.finish_seconds, 0) << outcome.name;
@@ -66,7 +66,7 @@ TEST(StreamSimulator, EasyNeverDelaysAReservationOnARandomStream) {
   }
   EXPECT_GT(reservations, 10);
   // Backfilling can only help the average wait of this stream versus strict FIFO.
-  EXPECT_LT(report.average_wait_seconds, run(workload, "fifo").average_wait_seconds);
+  EXPECT_LT(report.average_wait_seconds, run_policy(workload, "fifo").average_wait_seconds);
 }
 
 TEST(StreamSimulator, GangsPreferOneNodeThenOneRack) {
@@ -74,7 +74,7 @@ TEST(StreamSimulator, GangsPreferOneNodeThenOneRack) {
   // 4 nodes of 4 V100s; nodes 0, 1 form rack 0 and nodes 2, 3 rack 1.
   workload.cluster = make_stream_cluster({{"V100", 16}}, 4, 2);
   workload.jobs = {job("a", 3, 1000), job("b", 3, 1000), job("c", 3, 1000), job("d", 5, 1000, 10)};
-  const StreamReport report = run(workload, "fifo");
+  const StreamReport report = run_policy(workload, "fifo");
   // a, b and c each fit in one node, and never share one (3 + 3 > 4).
   for (int j = 0; j < 3; ++j) {
     ASSERT_EQ(report.jobs[j].placement_nodes.size(), 1u) << j;
@@ -99,7 +99,7 @@ TEST(StreamSimulator, BadJobsAreRejectedAtSubmissionAndNeverBlockTheQueue) {
   unknown.steps_per_second = {{"V1000", 3.0}};
   workload.jobs = {huge, unknown, job("fine", 1, 10, 1)};
   for (const std::string policy : {"fifo", "las", "aware-las"}) {
-    const StreamReport report = run(workload, policy);
+    const StreamReport report = run_policy(workload, policy);
     EXPECT_EQ(report.rejected, 2u);
     EXPECT_TRUE(report.jobs[0].rejected);
     EXPECT_NE(report.jobs[0].rejection_reason.find("asks for 100 devices"), std::string::npos)
@@ -120,8 +120,8 @@ TEST(StreamSimulator, RoundPoliciesFinishEveryJobAndRepeatExactly) {
   workload.cluster = make_stream_cluster({{"V100", 8}, {"P100", 8}, {"K80", 8}}, 4, 2);
   workload.jobs = generate_gavel_jobs(table, GavelGeneratorParams{40, 2.0, true, 3});
   for (const auto& name : stream_policy_names()) {
-    const StreamReport a = run(workload, name);
-    const StreamReport b = run(workload, name);
+    const StreamReport a = run_policy(workload, name);
+    const StreamReport b = run_policy(workload, name);
     ASSERT_EQ(a.finished_measured, 40u) << name;
     for (std::size_t j = 0; j < a.jobs.size(); ++j) {
       EXPECT_EQ(a.jobs[j].finish_seconds, b.jobs[j].finish_seconds) << name;
@@ -143,8 +143,8 @@ TEST(StreamSimulator, AwareAllocationShortensAverageJctOverAgnosticLas) {
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 4}, {"P100", 4}, {"K80", 4}}, 4, 2);
   workload.jobs = generate_gavel_jobs(table, GavelGeneratorParams{60, 1.0, false, 5});
-  const StreamReport agnostic = run(workload, "las");
-  const StreamReport aware = run(workload, "aware-las");
+  const StreamReport agnostic = run_policy(workload, "las");
+  const StreamReport aware = run_policy(workload, "aware-las");
   EXPECT_LT(aware.average_jct_seconds, agnostic.average_jct_seconds);
 }
 

@@ -42,4 +42,11 @@ inline CliResult run_cli(const std::string& arguments) {
   return result;
 }
 
+// Lines in a captured output: bad input must give exactly one error line.
+inline std::size_t line_count(const std::string& text) {
+  std::size_t lines = 0;
+  for (char c : text) lines += c == '\n';
+  return lines;
+}
+
 }  // namespace hetsched::testing

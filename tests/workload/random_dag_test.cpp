@@ -52,7 +52,8 @@ TEST(RandomDag, StatisticsMatchTheParameters) {
         p.heterogeneity = beta;
         p.out_degree = 3;
         p.devices = 32;
-        SCOPED_TRACE(testing::Message() << "alpha " << alpha << " ccr " << ccr << " beta " << beta);
+        SCOPED_TRACE(::testing::Message()
+                     << "alpha " << alpha << " ccr " << ccr << " beta " << beta);
         const Stats s = measure(p, 7);
         const double height = std::sqrt(2000.0) / alpha;
         EXPECT_NEAR(s.height, height, 0.2 * height);

@@ -21,11 +21,11 @@
 
 namespace hetsched {
 
-struct PlannedTask {
+struct QueuedTask {
   double key = 0;  // planned start, s
   std::uint64_t sequence = 0;
   TaskIndex task = 0;
-  bool operator>(const PlannedTask& o) const {
+  bool operator>(const QueuedTask& o) const {
     return key != o.key ? key > o.key : sequence > o.sequence;
   }
 };
@@ -35,7 +35,7 @@ class PlannedQueue {
   bool empty() const { return head_ == run_.size() && heap_.empty(); }
   std::size_t size() const { return run_.size() - head_ + heap_.size(); }
 
-  void push(const PlannedTask& t) {
+  void push(const QueuedTask& t) {
     if (head_ == run_.size() || !(run_.back() > t)) {
       if (head_ == run_.size() && head_ != 0) {
         run_.clear();
@@ -49,7 +49,7 @@ class PlannedQueue {
   }
 
   // The next task in planned order; the queue must not be empty.
-  const PlannedTask& front() const { return from_heap() ? heap_.front() : run_[head_]; }
+  const QueuedTask& front() const { return from_heap() ? heap_.front() : run_[head_]; }
 
   void pop_front() {
     if (from_heap()) {
@@ -79,20 +79,20 @@ class PlannedQueue {
   void visit_all(Visit&& visit) const {
     for (std::size_t i = head_; i < run_.size(); ++i)
       if (visit(run_[i])) return;
-    for (const PlannedTask& t : heap_)
+    for (const QueuedTask& t : heap_)
       if (visit(t)) return;
   }
 
   // Removes the task (rare: a steal or a relaxed order); false when absent.
   bool erase(TaskIndex task) {
     const auto in_run = std::find_if(run_.begin() + std::ptrdiff_t(head_), run_.end(),
-                                     [&](const PlannedTask& t) { return t.task == task; });
+                                     [&](const QueuedTask& t) { return t.task == task; });
     if (in_run != run_.end()) {
       run_.erase(in_run);
       return true;
     }
     const auto in_heap = std::find_if(heap_.begin(), heap_.end(),
-                                      [&](const PlannedTask& t) { return t.task == task; });
+                                      [&](const QueuedTask& t) { return t.task == task; });
     if (in_heap == heap_.end()) return false;
     heap_.erase(in_heap);
     std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
@@ -105,9 +105,9 @@ class PlannedQueue {
     return head_ == run_.size() || run_[head_] > heap_.front();
   }
 
-  std::vector<PlannedTask> run_;  // non-decreasing from head_
+  std::vector<QueuedTask> run_;  // non-decreasing from head_
   std::size_t head_ = 0;
-  std::vector<PlannedTask> heap_;  // min-heap of the out-of-order pushes
+  std::vector<QueuedTask> heap_;  // min-heap of the out-of-order pushes
 };
 
 }  // namespace hetsched

@@ -17,26 +17,13 @@
 namespace hetsched {
 namespace {
 
-DeviceSpec four_pstate_gpu() {
-  DeviceSpec s;
-  s.model = "gpu";
-  s.kind = DeviceKind::gpu;
-  s.matrix_flops = s.vector_flops = {1e13, 1e13, 1e13, 1e13};
-  s.memory_bytes = 8e10;
-  s.memory_bandwidth = 1e12;
-  s.idle_watts = 50;
-  s.peak_watts = 350;
-  s.pstates = {{1.0, 1.0, 1.0}, {0.85, 0.85, 0.75}, {0.7, 0.7, 0.54}, {0.55, 0.55, 0.37}};
-  return s;
-}
-
 // Two nodes of two GPUs each.
 Cluster two_nodes() {
   Cluster cluster;
   for (const char* name : {"n0", "n1"}) {
     Node node;
     node.name = name;
-    cluster.add_node(node, {four_pstate_gpu(), four_pstate_gpu()});
+    cluster.add_node(node, {test_gpu_with_four_pstates(), test_gpu_with_four_pstates()});
   }
   return cluster;
 }

@@ -16,28 +16,11 @@
 namespace hetsched {
 namespace {
 
-DeviceSpec thermal_test_gpu() {
-  DeviceSpec s;
-  s.model = "gpu";
-  s.kind = DeviceKind::gpu;
-  s.matrix_flops = s.vector_flops = {1e13, 1e13, 1e13, 1e13};
-  s.memory_bytes = 8e10;
-  s.memory_bandwidth = 1e12;
-  s.idle_watts = 50;
-  s.peak_watts = 350;
-  for (double f : {1.0, 0.85, 0.7, 0.55}) {
-    const double v = 0.6 + 0.4 * f;
-    s.pstates.push_back(PState{f, f, f * v * v});
-  }
-  s.pstates.erase(s.pstates.begin());  // the default-constructed state
-  return s;
-}
-
 Cluster two_gpus() {
   Cluster cluster;
   Node node;
   node.name = "n0";
-  cluster.add_node(node, {thermal_test_gpu(), thermal_test_gpu()});
+  cluster.add_node(node, {test_gpu_with_four_pstates(), test_gpu_with_four_pstates()});
   return cluster;
 }
 
@@ -125,7 +108,7 @@ SimReport run_hot(double limit_celsius, const Cluster& cluster, const Workload& 
 
 TEST(ThermalModel, ThrottlesAboveTheLimitAndNotBelow) {
   Cluster cluster;
-  cluster.add_node(Node{}, {thermal_test_gpu()});
+  cluster.add_node(Node{}, {test_gpu_with_four_pstates()});
   const Workload w = independent_matmuls(1, 1.5e15);  // 200 s at full speed
   const SimReport cool = run_hot(95, cluster, w);     // above the 92 °C it would settle at
   EXPECT_EQ(cool.thermal_throttle_events, 0u);

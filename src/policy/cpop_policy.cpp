@@ -69,18 +69,8 @@ StaticSchedule cpop_plan(const DagInstance& instance, std::span<const double> de
   return std::move(partial).finish();
 }
 
-namespace {
-class CpopPolicy final : public StaticPlannerPolicy {
- public:
-  std::string_view name() const override { return "cpop"; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return cpop_plan(instance, free);
-  }
-};
-}  // namespace
-
 std::unique_ptr<SchedulingPolicy> make_cpop_policy(const PolicyOptions&) {
-  return std::make_unique<CpopPolicy>();
+  return make_static_planner_policy("cpop", cpop_plan);
 }
 
 }  // namespace hetsched

@@ -15,18 +15,8 @@ StaticSchedule heft_plan(const DagInstance& instance, std::span<const double> de
                                   device_free_seconds);
 }
 
-namespace {
-class HeftPolicy final : public StaticPlannerPolicy {
- public:
-  std::string_view name() const override { return "heft"; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return heft_plan(instance, free);
-  }
-};
-}  // namespace
-
 std::unique_ptr<SchedulingPolicy> make_heft_policy(const PolicyOptions&) {
-  return std::make_unique<HeftPolicy>();
+  return make_static_planner_policy("heft", heft_plan);
 }
 
 }  // namespace hetsched

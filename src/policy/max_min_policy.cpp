@@ -4,18 +4,12 @@
 #include "hetsched/policy/dag_planners.hpp"
 
 namespace hetsched {
-namespace {
-class MaxMinPolicy final : public StaticPlannerPolicy {
- public:
-  std::string_view name() const override { return "max-min"; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return independent_task_plan(instance, free, IndependentTaskRule::max_min);
-  }
-};
-}  // namespace
 
 std::unique_ptr<SchedulingPolicy> make_max_min_policy(const PolicyOptions&) {
-  return std::make_unique<MaxMinPolicy>();
+  return make_static_planner_policy(
+      "max-min", [](const DagInstance& instance, std::span<const double> free) {
+        return independent_task_plan(instance, free, IndependentTaskRule::max_min);
+      });
 }
 
 }  // namespace hetsched

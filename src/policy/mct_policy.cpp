@@ -4,18 +4,12 @@
 #include "hetsched/policy/dag_planners.hpp"
 
 namespace hetsched {
-namespace {
-class MctPolicy final : public StaticPlannerPolicy {
- public:
-  std::string_view name() const override { return "mct"; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return independent_task_plan(instance, free, IndependentTaskRule::mct);
-  }
-};
-}  // namespace
 
 std::unique_ptr<SchedulingPolicy> make_mct_policy(const PolicyOptions&) {
-  return std::make_unique<MctPolicy>();
+  return make_static_planner_policy(
+      "mct", [](const DagInstance& instance, std::span<const double> free) {
+        return independent_task_plan(instance, free, IndependentTaskRule::mct);
+      });
 }
 
 }  // namespace hetsched

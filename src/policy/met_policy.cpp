@@ -4,18 +4,12 @@
 #include "hetsched/policy/dag_planners.hpp"
 
 namespace hetsched {
-namespace {
-class MetPolicy final : public StaticPlannerPolicy {
- public:
-  std::string_view name() const override { return "met"; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return independent_task_plan(instance, free, IndependentTaskRule::met);
-  }
-};
-}  // namespace
 
 std::unique_ptr<SchedulingPolicy> make_met_policy(const PolicyOptions&) {
-  return std::make_unique<MetPolicy>();
+  return make_static_planner_policy(
+      "met", [](const DagInstance& instance, std::span<const double> free) {
+        return independent_task_plan(instance, free, IndependentTaskRule::met);
+      });
 }
 
 }  // namespace hetsched

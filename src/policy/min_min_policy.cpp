@@ -4,18 +4,12 @@
 #include "hetsched/policy/dag_planners.hpp"
 
 namespace hetsched {
-namespace {
-class MinMinPolicy final : public StaticPlannerPolicy {
- public:
-  std::string_view name() const override { return "min-min"; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return independent_task_plan(instance, free, IndependentTaskRule::min_min);
-  }
-};
-}  // namespace
 
 std::unique_ptr<SchedulingPolicy> make_min_min_policy(const PolicyOptions&) {
-  return std::make_unique<MinMinPolicy>();
+  return make_static_planner_policy(
+      "min-min", [](const DagInstance& instance, std::span<const double> free) {
+        return independent_task_plan(instance, free, IndependentTaskRule::min_min);
+      });
 }
 
 }  // namespace hetsched

@@ -4,18 +4,12 @@
 #include "hetsched/policy/dag_planners.hpp"
 
 namespace hetsched {
-namespace {
-class OlbPolicy final : public StaticPlannerPolicy {
- public:
-  std::string_view name() const override { return "olb"; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return independent_task_plan(instance, free, IndependentTaskRule::olb);
-  }
-};
-}  // namespace
 
 std::unique_ptr<SchedulingPolicy> make_olb_policy(const PolicyOptions&) {
-  return std::make_unique<OlbPolicy>();
+  return make_static_planner_policy(
+      "olb", [](const DagInstance& instance, std::span<const double> free) {
+        return independent_task_plan(instance, free, IndependentTaskRule::olb);
+      });
 }
 
 }  // namespace hetsched

@@ -50,18 +50,8 @@ StaticSchedule peft_plan(const DagInstance& instance, std::span<const double> de
   return std::move(partial).finish();
 }
 
-namespace {
-class PeftPolicy final : public StaticPlannerPolicy {
- public:
-  std::string_view name() const override { return "peft"; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return peft_plan(instance, free);
-  }
-};
-}  // namespace
-
 std::unique_ptr<SchedulingPolicy> make_peft_policy(const PolicyOptions&) {
-  return std::make_unique<PeftPolicy>();
+  return make_static_planner_policy("peft", peft_plan);
 }
 
 }  // namespace hetsched

@@ -43,4 +43,25 @@ std::unique_ptr<StaticPlannerPolicy> make_static_planner(std::string_view name,
                    "' is an online policy, not a static DAG planner");
 }
 
+namespace {
+class NamedPlannerPolicy final : public StaticPlannerPolicy {
+ public:
+  NamedPlannerPolicy(std::string_view name, PlanFunction plan)
+      : name_(name), plan_(std::move(plan)) {}
+  std::string_view name() const override { return name_; }
+  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
+    return plan_(instance, free);
+  }
+
+ private:
+  std::string_view name_;
+  PlanFunction plan_;
+};
+}  // namespace
+
+std::unique_ptr<SchedulingPolicy> make_static_planner_policy(std::string_view name,
+                                                             PlanFunction plan) {
+  return std::make_unique<NamedPlannerPolicy>(name, std::move(plan));
+}
+
 }  // namespace hetsched

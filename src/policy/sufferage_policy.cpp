@@ -4,18 +4,12 @@
 #include "hetsched/policy/dag_planners.hpp"
 
 namespace hetsched {
-namespace {
-class SufferagePolicy final : public StaticPlannerPolicy {
- public:
-  std::string_view name() const override { return "sufferage"; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return independent_task_plan(instance, free, IndependentTaskRule::sufferage);
-  }
-};
-}  // namespace
 
 std::unique_ptr<SchedulingPolicy> make_sufferage_policy(const PolicyOptions&) {
-  return std::make_unique<SufferagePolicy>();
+  return make_static_planner_policy(
+      "sufferage", [](const DagInstance& instance, std::span<const double> free) {
+        return independent_task_plan(instance, free, IndependentTaskRule::sufferage);
+      });
 }
 
 }  // namespace hetsched

@@ -14,7 +14,10 @@
 // until its input arrives, so the plan can be optimistic for those tasks.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <span>
+#include <string_view>
 
 #include "hetsched/policy/dag_instance.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
@@ -32,5 +35,13 @@ class StaticPlannerPolicy : public SchedulingPolicy {
   void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job, AssignmentSink& out) final;
   void on_tasks_ready(const ClusterSnapshot&, std::span<const TaskIndex>, AssignmentSink&) final {}
 };
+
+using PlanFunction =
+    std::function<StaticSchedule(const DagInstance&, std::span<const double> device_free_seconds)>;
+
+// A planner function as a registered policy: `name` must outlive the policy (registry names
+// are string literals).
+std::unique_ptr<SchedulingPolicy> make_static_planner_policy(std::string_view name,
+                                                             PlanFunction plan);
 
 }  // namespace hetsched

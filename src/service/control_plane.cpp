@@ -186,6 +186,8 @@ ControlPlane::ControlPlane(StateStore& store, ClusterEngine& engine, Leadership&
   started_ = std::chrono::steady_clock::now();
   policies_.emplace(options_.default_policy,
                     make_policy(options_.default_policy, options_.policy_options));
+  stream_policies_.emplace(options_.default_stream_policy,
+                           make_stream_policy(options_.default_stream_policy));
   if (!options_.device_spec_of) {
     const ClusterEngine* source = &engine_;
     options_.device_spec_of = [source](DeviceKind kind,

@@ -268,11 +268,18 @@ TEST(ServeOnEtcd, KillingTheLeaderHandsOverWithinFiveSecondsAndLosesNoAcknowledg
                              kToken, 2);
   const std::string first_leader = replicas.wait_for_leader(std::chrono::seconds(10));
   ASSERT_FALSE(first_leader.empty());
-  // A follower redirects writes to the leader.
+  // A follower redirects writes to the leader (once its election poll has seen the
+  // leader's key: until then it answers 503, no leader known).
   for (const auto& address : replicas.addresses()) {
     if (address == first_leader) continue;
-    const HttpAnswer redirected =
-        http_call(address, "POST", "/v1/jobs", kToken, "jobs: []\n", "application/yaml");
+    HttpAnswer redirected;
+    EXPECT_TRUE(eventually(
+        [&] {
+          redirected =
+              http_call(address, "POST", "/v1/jobs", kToken, "jobs: []\n", "application/yaml");
+          return redirected.status != 503;
+        },
+        std::chrono::seconds(5)));
     EXPECT_EQ(redirected.status, 307) << redirected.body;
     EXPECT_EQ(redirected.location.rfind(first_leader, 0), 0u) << redirected.location;
   }

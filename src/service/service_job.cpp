@@ -36,6 +36,7 @@ nlohmann::ordered_json stream_job_json(const StreamJob& job) {
                              {"weight", job.priority_weight},
                              {"deadline", optional_json(job.deadline_seconds)},
                              {"preemptible", job.preemptible}};
+  if (!job.spread_steps_per_second.empty()) out["spread_rates"] = job.spread_steps_per_second;
   if (!job.job_type.empty()) out["model"] = job.job_type;
   return out;
 }
@@ -50,6 +51,8 @@ StreamJob stream_job_from_json(const nlohmann::json& json) {
   job.deadline_seconds = optional_from(json, "deadline");
   job.preemptible = json.at("preemptible").get<bool>();
   job.job_type = json.value("model", "");
+  if (json.contains("spread_rates"))
+    job.spread_steps_per_second = json.at("spread_rates").get<std::map<std::string, double>>();
   return job;
 }
 

@@ -75,7 +75,8 @@ bool running_or_launched(ServiceTaskState s) {
 TEST(StreamJobs, GangTakesItsFastestTypeOnOneNodeAndCompletes) {
   TempDir dir;
   StreamService service(dir.file("state.db"), 100);
-  const auto ids = service.plane->submit(stream_job("train", 3, 100));
+  const auto ids = service.plane->submit(stream_job("train", 3, 100, "{H100-SXM: 10, A100-80GB: 5}",
+                                                    ", spread_rates: {H100-SXM: 7}, deadline: 60"));
   ASSERT_EQ(ids.size(), 1u);
   ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
       << to_json(service.job(ids[0]), false).dump(2);
@@ -96,6 +97,9 @@ TEST(StreamJobs, GangTakesItsFastestTypeOnOneNodeAndCompletes) {
       service_job_from_json(nlohmann::json::parse(*service.store.get(service_job_key(ids[0]))));
   ASSERT_TRUE(stored.stream.has_value());
   EXPECT_EQ(stored.stream->gang_size, 3);
+  EXPECT_EQ(stored.stream->spread_steps_per_second.at("H100-SXM"), 7);
+  EXPECT_EQ(stored.stream->deadline_seconds, 60);
+  EXPECT_EQ(stored.stream->steps_per_second.at("A100-80GB"), 5);
   EXPECT_EQ(stored.tasks[0].gang_devices, gang.gang_devices);
   EXPECT_EQ(service.plane->metrics().decisions_total, 1u);
 }

@@ -16,6 +16,12 @@
 // failed task, or a not-yet-started task on a node the engine reports draining or
 // down, is re-planned by the policy with the job's other unstarted tasks on the
 // nodes that are up (at most max_task_retries times per task; then the job fails).
+// Stream jobs (`kind: stream`, gangs of devices of one type) are one task each, offered
+// while they wait to a stream policy from the stream registry (queue policies in their
+// order, the head waiting for its gang; round policies by their LP allocation) and
+// placed on free devices of one model on one node, stored as planned, then launched as
+// one engine launch of `gang` devices. A cancel is stored (cancels/<id>) before it is
+// acknowledged and carried out at the next step or, after a crash, at recovery.
 // HTTP threads only call submit/cancel and read copies under the mutex.
 #pragma once
 

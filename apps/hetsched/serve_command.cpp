@@ -11,12 +11,12 @@
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/policy/policy_registry.hpp"
-#include "hetsched/stream/stream_policy.hpp"
 #include "hetsched/service/control_plane.hpp"
 #include "hetsched/service/deferred_leadership.hpp"
 #include "hetsched/service/service_factories.hpp"
 #include "hetsched/service/service_http_server.hpp"
 #include "hetsched/service/simulated_engine.hpp"
+#include "hetsched/stream/stream_policy.hpp"
 
 namespace hetsched::cli {
 namespace {

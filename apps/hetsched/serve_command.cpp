@@ -16,6 +16,7 @@
 #include "hetsched/service/service_factories.hpp"
 #include "hetsched/service/service_http_server.hpp"
 #include "hetsched/service/simulated_engine.hpp"
+#include "hetsched/stream/stream_policy.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -25,6 +26,7 @@ struct ServeOptions {
   std::string state = "sqlite:hetsched-state/state.db";
   std::string engine = "sim";
   std::string policy = "heft";
+  std::string stream_policy = "fifo";
   std::string token_file;
   double time_scale = 1.0;
   std::string slurm_job_tag;
@@ -50,6 +52,7 @@ std::pair<std::string, int> parse_listen(const std::string& text) {
 void run_serve(const ServeOptions& options) {
   const auto [host, port] = parse_listen(options.listen);
   make_policy(options.policy, {});  // an unknown name is an InputError before anything is created
+  make_stream_policy(options.stream_policy);
   std::unique_ptr<ClusterEngine> engine = open_cluster_engine(
       options.engine,
       EngineSpecOptions{.time_scale = options.time_scale, .slurm_job_tag = options.slurm_job_tag});
@@ -68,6 +71,7 @@ void run_serve(const ServeOptions& options) {
   DeferredLeadership leadership;
   ControlPlaneOptions plane_options;
   plane_options.default_policy = options.policy;
+  plane_options.default_stream_policy = options.stream_policy;
   plane_options.time_scale = options.time_scale;
   plane_options.node_registry = dynamic_cast<SimulatedEngine*>(engine.get());
   ControlPlane control_plane(*store, *engine, leadership, plane_options);
@@ -138,6 +142,9 @@ void add_serve_command(CLI::App& app) {
                    "what carries out placements: sim or sim:CLUSTER_FILE (the digital twin), slurm "
                    "or slurm:SLURM_CONF (a real Slurm)")
       ->capture_default_str();
+  command->add_option("--stream-policy", options->stream_policy,
+                      "default stream policy for `kind: stream` jobs (fifo, sjf, edf, priority, "
+                      "fair-share, las, aware-las, ...)");
   command->add_option("--policy", options->policy, "default DAG policy (see `hetsched policies`)")
       ->capture_default_str();
   command->add_option(

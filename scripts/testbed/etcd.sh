@@ -8,8 +8,9 @@
 #   scripts/testbed/etcd.sh start-member DIR N  restart member N into the running cluster
 #   scripts/testbed/etcd.sh endpoints DIR       print host:port,host:port,host:port
 #
-# Ports: HETSCHED_TESTBED_ETCD_PORT (default 23791): client ports base..base+2, peer ports
-# base+10..base+12. Short heartbeat and election timeouts so a lost member is noticed fast.
+# Ports: HETSCHED_TESTBED_ETCD_PORT (default 23791; `auto`: a free base, see ports.sh): client
+# ports base..base+2, peer ports base+10..base+12; `up` records the base in DIR/port.
+# Short heartbeat and election timeouts so a lost member is noticed fast.
 # Waits are bounded: readiness is polled against a deadline, never slept out.
 set -euo pipefail
 
@@ -18,7 +19,8 @@ usage() { echo "usage: $0 up|down|stop-member|start-member|endpoints DIR [N]" >&
 action=$1
 dir=$(mkdir -p "$2" && cd "$2" && pwd)
 member_arg=${3:-}
-base_port=${HETSCHED_TESTBED_ETCD_PORT:-23791}
+source "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
+base_port=$(testbed_port_base "$action" "$dir" "${HETSCHED_TESTBED_ETCD_PORT:-23791}" 13)
 deadline_seconds=${HETSCHED_TESTBED_DEADLINE:-30}
 members=(1 2 3)
 
@@ -98,6 +100,7 @@ up() {
   rm -rf "$dir/data" "$dir"/m*.log "$dir"/m*.out
   command -v etcd >/dev/null || { log "etcd not found; run scripts/bootstrap.sh"; exit 1; }
   command -v curl >/dev/null || { log "curl not found; run scripts/bootstrap.sh"; exit 1; }
+  echo "$base_port" >"$dir/port"
   local m
   for m in "${members[@]}"; do start_member "$m" new; done
   for m in "${members[@]}"; do wait_for "etcd member m$m" member_healthy "$m"; done

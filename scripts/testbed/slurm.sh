@@ -8,8 +8,9 @@
 #   scripts/testbed/slurm.sh env DIR     print the SLURM_CONF line for a shell
 #
 # Nodes: node1 gpu:h100:4, node2 gpu:a100:4, node3 tpu:v4:4; 16 CPUs and 64 GiB each.
-# Ports: HETSCHED_TESTBED_SLURM_PORT (default 28817) for slurmctld, the next three for the
-# slurmd of node1..node3. Needs root (slurmd starts jobs as their submitting user).
+# Ports: HETSCHED_TESTBED_SLURM_PORT (default 28817; `auto`: a free base, see ports.sh) for
+# slurmctld, the next three for the slurmd of node1..node3; `up` records it in DIR/port.
+# Needs root (slurmd starts jobs as their submitting user).
 # Waits are bounded: readiness is polled against a deadline, never slept out.
 set -euo pipefail
 
@@ -17,7 +18,8 @@ usage() { echo "usage: $0 up|down|env DIR" >&2; exit 2; }
 (($# == 2)) || usage
 action=$1
 dir=$(mkdir -p "$2" && cd "$2" && pwd)
-base_port=${HETSCHED_TESTBED_SLURM_PORT:-28817}
+source "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
+base_port=$(testbed_port_base "$action" "$dir" "${HETSCHED_TESTBED_SLURM_PORT:-28817}" 4)
 nodes=(node1 node2 node3)
 deadline_seconds=${HETSCHED_TESTBED_DEADLINE:-30}
 export SLURM_CONF=$dir/etc/slurm.conf
@@ -137,6 +139,7 @@ up() {
   down
   rm -rf "$dir/state" "$dir/spool" "$dir/log" "$dir/munge"
   write_config
+  echo "$base_port" >"$dir/port"
   [[ $(id -u) -eq 0 ]] || { log "must run as root (slurmd starts jobs as their user)"; exit 1; }
   for tool in munged slurmctld slurmd sinfo scontrol; do
     command -v "$tool" >/dev/null || { log "$tool not found; run scripts/bootstrap.sh"; exit 1; }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -13,6 +14,7 @@
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/service/simulated_engine.hpp"
+#include "hetsched/service/stream_submission.hpp"
 
 namespace hetsched {
 namespace {
@@ -118,6 +120,24 @@ double quantile(std::vector<double> samples, double q) {
 
 constexpr std::size_t kLatencyWindow = 4096;  // latest planning calls in the summary
 constexpr std::string_view kNodePrefix = "nodes/";
+constexpr std::string_view kCancelPrefix = "cancels/";
+
+std::string cancel_key(std::uint64_t id) { return fmt::format("{}{:012}", kCancelPrefix, id); }
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The rate a stream job gets on a device model: its `rates` entry named like the model
+// (case-insensitive), 0 when it names none.
+double stream_rate(const StreamJob& job, std::string_view model) {
+  const std::string wanted = lowercase(model);
+  for (const auto& [type, rate] : job.steps_per_second)
+    if (lowercase(type) == wanted) return rate;
+  return 0;
+}
 
 }  // namespace
 
@@ -138,6 +158,12 @@ struct ControlPlane::LiveJob {
   std::vector<std::uint32_t> topological_rank;
   std::vector<double> joules;  // predicted, on the planned device
 
+  // A stream job is one task (its gang) with no predecessors.
+  void index_stream() {
+    predecessors.assign(1, {});
+    topological_rank.assign(1, 0);
+    joules.assign(1, 0);
+  }
   // Predecessor lists and topological ranks of the parsed job.
   void index() {
     const std::size_t n = job.tasks.size();
@@ -160,12 +186,13 @@ ControlPlane::ControlPlane(StateStore& store, ClusterEngine& engine, Leadership&
   started_ = std::chrono::steady_clock::now();
   policies_.emplace(options_.default_policy,
                     make_policy(options_.default_policy, options_.policy_options));
+  stream_policies_.emplace(options_.default_stream_policy,
+                           make_stream_policy(options_.default_stream_policy));
   if (!options_.device_spec_of) {
-    SimulatedEngine* sim = options_.node_registry;
-    options_.device_spec_of = [sim](DeviceKind kind,
-                                    std::string_view model) -> std::optional<DeviceSpec> {
-      if (sim != nullptr)
-        if (auto spec = sim->device_spec(kind, model)) return spec;
+    const ClusterEngine* source = &engine_;
+    options_.device_spec_of = [source](DeviceKind kind,
+                                       std::string_view model) -> std::optional<DeviceSpec> {
+      if (auto spec = source->device_spec(kind, model)) return spec;
       const DeviceSpec* part = find_catalog_part(model);
       if (part != nullptr && part->kind == kind) return *part;
       return std::nullopt;
@@ -184,6 +211,8 @@ double ControlPlane::model_now() const {
 
 std::vector<std::uint64_t> ControlPlane::submit(std::string_view workload_text,
                                                 std::string_view policy_name) {
+  if (is_stream_submission(workload_text))
+    return submit_stream(std::string(workload_text), policy_name);
   const std::string policy(policy_name.empty() ? options_.default_policy : policy_name);
   const std::vector<std::string> names = policy_names();
   if (std::find(names.begin(), names.end(), policy) == names.end())
@@ -238,6 +267,11 @@ CancelOutcome ControlPlane::cancel(std::uint64_t id) {
     const auto it = view_.find(id);
     if (it == view_.end()) return CancelOutcome::not_found;
     if (is_terminal(it->second.state)) return CancelOutcome::already_ended;
+  }
+  // Durable before it is acknowledged: a restart finds the request and carries it out.
+  store_.put(std::vector<StoredRecord>{{cancel_key(id), "cancel"}});
+  {
+    std::lock_guard lock(mutex_);
     cancel_requests_.push_back(id);
   }
   wake_.notify_one();
@@ -397,12 +431,15 @@ void ControlPlane::recover() {
       ServiceTask& task = job.record.tasks[t];
       switch (task.state) {
         case ServiceTaskState::planned:
-          enqueue(job, t);
+          if (job.record.stream)
+            occupy(id, t);  // a gang placed and not yet launched holds its devices
+          else
+            enqueue(job, t);
           break;
         case ServiceTaskState::launched:
         case ServiceTaskState::running:
           launched_[task.launch_key] = {id, t};
-          busy_devices_[task.device] = {id, t};
+          occupy(id, t);
           break;
         case ServiceTaskState::waiting:
         case ServiceTaskState::failed:
@@ -416,6 +453,7 @@ void ControlPlane::recover() {
     if (unplanned) needs_plan_.insert(id);
     publish_job(job);
   }
+  apply_stored_cancels();
   handle_engine_reports(engine_.poll(), true);
   flush();
   publish_metrics();
@@ -424,6 +462,12 @@ void ControlPlane::recover() {
 std::unique_ptr<ControlPlane::LiveJob> ControlPlane::make_live_job(
     ServiceJob record, const std::string& text, const std::shared_ptr<const Cluster>& parsed_on) {
   auto live = std::make_unique<LiveJob>();
+  if (record.stream) {
+    live->record = std::move(record);
+    live->parsed_on = parsed_on;
+    live->index_stream();
+    return live;
+  }
   try {
     Workload workload = parse_workload(text, fmt::format("job {}", record.id), *parsed_on,
                                        options_.workload_limits);
@@ -454,6 +498,10 @@ void ControlPlane::step() {
   handle_engine_reports(engine_.poll(), false);
   move_off_lost_nodes();
   plan_waiting_jobs();
+  // A placed gang is stored before it is launched, so a restart adopts it (by its
+  // next attempt's key) instead of launching it a second time.
+  if (plan_stream_jobs()) flush();
+  launch_planned_gangs();
   dispatch();
   flush();
   publish_metrics();
@@ -485,6 +533,7 @@ void ControlPlane::refresh_cluster(bool force) {
   };
   if (model_ && same(nodes, engine_nodes_)) return;
   engine_nodes_ = nodes;
+  ++stream_epoch_;
   model_ = std::make_unique<DeviceModel>(cluster_of(nodes, options_.device_spec_of, true));
   auto all = std::make_shared<const Cluster>(cluster_of(nodes, options_.device_spec_of, false));
   std::lock_guard lock(mutex_);
@@ -498,6 +547,7 @@ void ControlPlane::take_submissions() {
     std::lock_guard lock(mutex_);
     arrived.swap(submitted_);
   }
+  if (!arrived.empty()) ++stream_epoch_;
   for (auto& live : arrived) {
     const std::uint64_t id = live->record.id;
     needs_plan_.insert(id);
@@ -513,8 +563,15 @@ void ControlPlane::handle_cancels() {
   }
   for (std::uint64_t id : requests) {
     const auto it = live_.find(id);
-    if (it == live_.end() || is_terminal(it->second->record.state)) continue;
-    finish_job(*it->second, ServiceJobState::cancelled, "cancelled by request");
+    if (it == live_.end()) {  // its end is stored already
+      store_.erase(cancel_key(id));
+      continue;
+    }
+    stored_cancels_.insert(id);  // the key goes once the job's end is stored
+    if (is_terminal(it->second->record.state))
+      mark_dirty(id);
+    else
+      finish_job(*it->second, ServiceJobState::cancelled, "cancelled by request");
   }
 }
 
@@ -545,7 +602,7 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
       task.state = ServiceTaskState::launched;
       record(job, t, "launched", "adopted after a restart");
       it = launched_.emplace(status.task_key, adopted->second).first;
-      busy_devices_[task.device] = adopted->second;
+      occupy(adopted->second.first, t);
     }
     const auto [id, t] = it->second;
     const auto live = live_.find(id);
@@ -577,9 +634,7 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
         record(job, t, "finished");
         if (t < job.joules.size()) energy_joules_ += job.joules[t];
         launched_.erase(it);
-        if (auto busy = busy_devices_.find(task.device);
-            busy != busy_devices_.end() && busy->second == std::make_pair(id, t))
-          busy_devices_.erase(busy);
+        release(id, t);
         const bool all_done =
             std::all_of(job.record.tasks.begin(), job.record.tasks.end(),
                         [](const auto& x) { return x.state == ServiceTaskState::completed; });
@@ -589,9 +644,7 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
       case EngineTaskState::failed:
       case EngineTaskState::cancelled:
         launched_.erase(it);
-        if (auto busy = busy_devices_.find(task.device);
-            busy != busy_devices_.end() && busy->second == std::make_pair(id, t))
-          busy_devices_.erase(busy);
+        release(id, t);
         task_failed(job, t,
                     status.reason.empty() ? std::string("the engine ended it") : status.reason);
         break;
@@ -612,9 +665,7 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
     }
     LiveJob& job = *live->second;
     ServiceTask& task = job.record.tasks[t];
-    if (auto busy = busy_devices_.find(task.device);
-        busy != busy_devices_.end() && busy->second == std::make_pair(id, t))
-      busy_devices_.erase(busy);
+    release(id, t);
     task.state = ServiceTaskState::waiting;
     record(job, t, "lost", "the engine no longer knows the task; it is planned again");
     needs_plan_.insert(id);
@@ -623,6 +674,7 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
 }
 
 void ControlPlane::task_failed(LiveJob& job, std::uint32_t t, const std::string& reason) {
+  ++stream_epoch_;
   ServiceTask& task = job.record.tasks[t];
   ++failures_;
   ++task.retries;
@@ -669,11 +721,13 @@ void ControlPlane::plan_waiting_jobs() {
   for (std::uint64_t id : jobs) {
     const auto it = live_.find(id);
     if (it == live_.end() || is_terminal(it->second->record.state)) continue;
+    if (it->second->record.stream) continue;  // gangs: plan_stream_jobs
     plan_job(*it->second, false);
   }
 }
 
 void ControlPlane::plan_job(LiveJob& job, bool) {
+  ++stream_epoch_;  // queues change: a device may have become free for a gang
   const std::uint64_t id = job.record.id;
   const Cluster& cluster = model_->cluster;
   const std::size_t n = job.job.tasks.size();
@@ -807,6 +861,365 @@ void ControlPlane::plan_job(LiveJob& job, bool) {
   }
 }
 
+void ControlPlane::apply_stored_cancels() {
+  for (const StoredRecord& stored : store_.list(kCancelPrefix)) {
+    std::uint64_t id = 0;
+    try {
+      id = std::stoull(stored.key.substr(kCancelPrefix.size()));
+    } catch (const std::exception&) {
+      continue;
+    }
+    const auto it = live_.find(id);
+    if (it == live_.end()) {  // ended (and stored) before the restart, or unknown
+      store_.erase(stored.key);
+      continue;
+    }
+    stored_cancels_.insert(id);
+    finish_job(*it->second, ServiceJobState::cancelled, "cancelled by request");
+    publish_job(*it->second);
+  }
+}
+
+std::vector<std::uint64_t> ControlPlane::submit_stream(const std::string& text,
+                                                       std::string_view policy_name) {
+  const std::string policy(policy_name.empty() ? options_.default_stream_policy : policy_name);
+  if (!is_stream_policy(policy))
+    throw InputError(SourcePosition{"policy"},
+                     unknown_name_message("stream policy", policy, stream_policy_names()));
+  std::vector<StreamJob> jobs = parse_stream_submission(text, options_.workload_limits.max_jobs);
+  std::shared_ptr<const Cluster> cluster;
+  {
+    std::lock_guard lock(mutex_);
+    cluster = parse_cluster_;
+  }
+  if (!cluster) throw StateStoreError("the control plane has not started");
+  // Each job must fit on one node for some type it has a rate for: the largest group of
+  // one model on one node, over the nodes the engine knows (up or not).
+  std::map<std::string, std::uint32_t> largest_group;  // lowercase model -> devices
+  std::set<std::string> model_names;
+  for (const Node& node : cluster->nodes()) {
+    std::map<std::string, std::uint32_t> on_node;
+    for (DeviceId d : node.devices) ++on_node[lowercase(cluster->device(d).spec.model)];
+    for (DeviceId d : node.devices) model_names.insert(cluster->device(d).spec.model);
+    for (const auto& [model, count] : on_node)
+      largest_group[model] = std::max(largest_group[model], count);
+  }
+  const std::vector<std::string> known(model_names.begin(), model_names.end());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const StreamJob& job = jobs[i];
+    bool fits = false;
+    for (const auto& [type, rate] : job.steps_per_second) {
+      const auto group = largest_group.find(lowercase(type));
+      if (group == largest_group.end()) {
+        if (rate > 0 && std::none_of(job.steps_per_second.begin(), job.steps_per_second.end(),
+                                     [&](const auto& other) {
+                                       return other.second > 0 &&
+                                              largest_group.count(lowercase(other.first)) != 0;
+                                     }))
+          throw InputError(SourcePosition{fmt::format("body.jobs[{}].rates.{}", i, type)},
+                           unknown_name_message("device model", type, known));
+        continue;
+      }
+      fits = fits || (rate > 0 && group->second >= static_cast<std::uint32_t>(job.gang_size));
+    }
+    if (!fits)
+      throw InputError(SourcePosition{fmt::format("body.jobs[{}].gang", i)},
+                       fmt::format("no node holds {} devices of one type this job has a rate "
+                                   "for; gangs run on one node",
+                                   job.gang_size));
+  }
+
+  std::vector<std::unique_ptr<LiveJob>> live_jobs;
+  std::vector<StoredRecord> records;
+  std::vector<std::uint64_t> ids;
+  for (std::uint32_t j = 0; j < jobs.size(); ++j) {
+    ServiceJob record;
+    record.id = store_.next_sequence("jobs");
+    record.name = jobs[j].name;
+    record.policy = policy;
+    record.submitted_at_unix_seconds = unix_now();
+    record.source_text = text;
+    record.source_job = j;
+    record.tasks.push_back({.name = jobs[j].name});
+    record.stream = jobs[j];
+    records.push_back({service_job_key(record.id), to_json(record).dump()});
+    ids.push_back(record.id);
+    auto live = std::make_unique<LiveJob>();
+    live->record = std::move(record);
+    live->parsed_on = cluster;
+    live->index_stream();
+    live_jobs.push_back(std::move(live));
+  }
+  store_.put(records);  // durable before anyone hears of the ids
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& live : live_jobs) {
+      view_[live->record.id] = live->record;
+      submitted_.push_back(std::move(live));
+    }
+    submitted_total_ += ids.size();
+  }
+  wake_.notify_one();
+  return ids;
+}
+
+const std::vector<std::string>& ControlPlane::devices_of(const ServiceTask& task) {
+  if (!task.gang_devices.empty()) return task.gang_devices;
+  static thread_local std::vector<std::string> one(1);
+  one[0] = task.device;
+  return one;
+}
+
+void ControlPlane::occupy(std::uint64_t id, std::uint32_t t) {
+  const ServiceTask& task = live_.at(id)->record.tasks[t];
+  for (const std::string& device : devices_of(task)) busy_devices_[device] = {id, t};
+}
+
+void ControlPlane::release(std::uint64_t id, std::uint32_t t) {
+  ++stream_epoch_;
+  const auto live = live_.find(id);
+  if (live == live_.end()) return;
+  const ServiceTask& task = live->second->record.tasks[t];
+  for (const std::string& device : devices_of(task))
+    if (auto busy = busy_devices_.find(device);
+        busy != busy_devices_.end() && busy->second == std::make_pair(id, t))
+      busy_devices_.erase(busy);
+}
+
+// Stream jobs (gangs) waiting for devices are offered to their stream policy, grouped by
+// policy (groups served oldest job first). Device types are the models of the nodes
+// that are up; a device is free when no task holds it and no DAG task is queued on it.
+// Queue-mode policies (fifo, sjf, edf, priority, fair-share) order the jobs by their
+// key and start them in that order while their gang fits, stopping at the first that
+// does not (no backfilling: the head keeps its place). Round-mode policies (Gavel's
+// LPs, las, srtf) give each job a time fraction per type; the service, which runs
+// gangs to completion rather than in rounds, starts jobs by decreasing allocation on
+// their most-allocated type that fits. A gang takes `gang` devices of one model on
+// one node (the node where it fits most tightly); its expected time is steps / rate.
+bool ControlPlane::plan_stream_jobs() {
+  std::map<std::string, std::vector<LiveJob*>> waiting;  // by policy
+  std::map<std::string, std::uint64_t> oldest;
+  for (auto& [id, live] : live_) {
+    if (!live->record.stream || is_terminal(live->record.state)) continue;
+    if (live->record.tasks[0].state != ServiceTaskState::waiting) continue;
+    waiting[live->record.policy].push_back(live.get());
+    oldest.emplace(live->record.policy, id);
+  }
+  if (waiting.empty() || stream_planned_epoch_ == stream_epoch_) return false;
+  stream_planned_epoch_ = stream_epoch_;
+  const Cluster& cluster = model_->cluster;
+  std::vector<std::string> types;  // models of the up devices
+  std::vector<double> capacity, price;
+  for (const Device& d : cluster.devices()) {
+    const auto at = std::find(types.begin(), types.end(), d.spec.model);
+    if (at == types.end()) {
+      types.push_back(d.spec.model);
+      capacity.push_back(1);
+      price.push_back(d.spec.price_per_hour);
+    } else {
+      capacity[static_cast<std::size_t>(at - types.begin())] += 1;
+    }
+  }
+  std::vector<std::pair<std::uint64_t, std::string>> order;
+  for (const auto& [policy, first] : oldest) order.push_back({first, policy});
+  std::sort(order.begin(), order.end());
+
+  // Devices held per user, for fair share.
+  std::map<std::string, std::size_t> user_index;
+  std::vector<double> user_devices;
+  const auto user_of = [&](const std::string& user) {
+    const auto [it, added] = user_index.emplace(user, user_index.size());
+    if (added) user_devices.push_back(0);
+    return it->second;
+  };
+  for (const auto& [id, live] : live_)
+    if (live->record.stream) {
+      const std::size_t u = user_of(live->record.stream->user);
+      const ServiceTaskState s = live->record.tasks[0].state;
+      if (s == ServiceTaskState::planned || s == ServiceTaskState::launched ||
+          s == ServiceTaskState::running)
+        user_devices[u] += live->record.stream->gang_size;
+    }
+
+  bool placed_any = false;
+  std::set<std::string> taken;
+  for (const auto& [first, policy_name] : order) {
+    std::vector<LiveJob*>& jobs = waiting[policy_name];
+    auto& policy = stream_policies_[policy_name];
+    if (!policy) policy = make_stream_policy(policy_name);
+    std::vector<std::vector<double>> rates(jobs.size());
+    std::vector<StreamJobView> views;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const ServiceJob& record = jobs[i]->record;
+      const StreamJob& stream = *record.stream;
+      for (const std::string& type : types) rates[i].push_back(stream_rate(stream, type));
+      StreamJobView view;
+      view.job = i;
+      view.rate = &rates[i];
+      view.gang_size = stream.gang_size;
+      view.priority_weight = stream.priority_weight;
+      view.arrival_seconds = record.submitted_at_unix_seconds;
+      view.total_steps = view.remaining_steps = stream.total_steps;
+      view.deadline_seconds = stream.deadline_seconds
+                                  ? record.submitted_at_unix_seconds + *stream.deadline_seconds
+                                  : -1;
+      view.user = user_of(stream.user);
+      views.push_back(view);
+    }
+    StreamPolicyContext context;
+    context.now = unix_now();
+    context.capacity = capacity;
+    context.price_per_hour = price;
+    context.user_running_devices = user_devices;
+
+    const auto began = std::chrono::steady_clock::now();
+    std::vector<std::size_t> ranked(jobs.size());
+    for (std::size_t i = 0; i < ranked.size(); ++i) ranked[i] = i;
+    std::vector<std::vector<double>> preference = rates;  // per job, per type
+    const bool queue_mode = policy->mode() == StreamPolicyMode::queue;
+    if (queue_mode) {
+      std::vector<double> key(jobs.size());
+      for (std::size_t i = 0; i < jobs.size(); ++i) key[i] = policy->queue_key(views[i], context);
+      std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) {
+        if (key[a] != key[b]) return key[a] < key[b];
+        return jobs[a]->record.id < jobs[b]->record.id;
+      });
+    } else {
+      const AllocationResult allocation = policy->allocate(views, context);
+      std::vector<double> share(jobs.size(), 0);
+      for (std::size_t i = 0; i < jobs.size() && i < allocation.fraction.size(); ++i)
+        for (std::size_t k = 0; k < types.size() && k < allocation.fraction[i].size(); ++k) {
+          share[i] += allocation.fraction[i][k];
+          // The most-allocated type first, then (for types without time) the fastest.
+          if (rates[i][k] > 0) preference[i][k] = allocation.fraction[i][k] * 1e12 + rates[i][k];
+        }
+      std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) {
+        if (share[a] != share[b]) return share[a] > share[b];
+        return jobs[a]->record.id < jobs[b]->record.id;
+      });
+    }
+    std::size_t placed = 0;
+    for (std::size_t i : ranked) {
+      if (!place_gang(*jobs[i], preference[i], types, taken)) {
+        if (queue_mode) break;  // the head of the queue waits for its gang
+        continue;
+      }
+      ++placed;
+      placed_any = true;
+      user_devices[views[i].user] += views[i].gang_size;
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    std::lock_guard lock(mutex_);
+    deciding_seconds_ += elapsed;
+    decisions_ += placed;
+    latency_samples_.push_back(elapsed);
+    ++planning_calls_;
+    if (latency_samples_.size() > 2 * kLatencyWindow)
+      latency_samples_.erase(latency_samples_.begin(),
+                             latency_samples_.end() - static_cast<std::ptrdiff_t>(kLatencyWindow));
+  }
+  return placed_any;
+}
+
+bool ControlPlane::place_gang(LiveJob& job, const std::vector<double>& preference,
+                              const std::vector<std::string>& types, std::set<std::string>& taken) {
+  const StreamJob& stream = *job.record.stream;
+  const auto gang = static_cast<std::size_t>(stream.gang_size);
+  const Cluster& cluster = model_->cluster;
+  std::vector<std::size_t> by_preference;
+  for (std::size_t k = 0; k < types.size(); ++k)
+    if (preference[k] > 0) by_preference.push_back(k);
+  std::stable_sort(by_preference.begin(), by_preference.end(),
+                   [&](std::size_t a, std::size_t b) { return preference[a] > preference[b]; });
+  for (std::size_t k : by_preference) {
+    const std::string& model = types[k];
+    std::vector<DeviceId> best;
+    for (NodeId n = 0; n < cluster.node_count(); ++n) {
+      std::vector<DeviceId> free;
+      for (DeviceId d : cluster.node(n).devices) {
+        const Device& device = cluster.device(d);
+        if (device.spec.model != model || busy_devices_.count(device.name) != 0 ||
+            taken.count(device.name) != 0)
+          continue;
+        if (auto q = device_queues_.find(device.name);
+            q != device_queues_.end() && !q->second.empty())
+          continue;
+        free.push_back(d);
+      }
+      if (free.size() >= gang && (best.empty() || free.size() < best.size())) best = free;
+    }
+    if (best.empty()) continue;
+    best.resize(gang);
+    const double rate = stream_rate(stream, model);
+    const double seconds = stream.total_steps / rate;
+    const double now = model_now();
+    ServiceTask& task = job.record.tasks[0];
+    const bool moved = !task.device.empty();
+    task.gang_devices.clear();
+    for (DeviceId d : best) {
+      task.gang_devices.push_back(cluster.device(d).name);
+      taken.insert(cluster.device(d).name);
+      double& pf = predicted_free_[cluster.device(d).name];
+      pf = std::max(pf, now + seconds);
+    }
+    const Device& first = cluster.device(best.front());
+    task.device = first.name;
+    task.node = cluster.node(first.node).name;
+    task.planned_start_seconds = now;
+    task.expected_seconds = seconds;
+    task.state = ServiceTaskState::planned;
+    job.joules[0] = first.spec.peak_watts * static_cast<double>(gang) * seconds;
+    occupy(job.record.id, 0);
+    record(job, 0, moved ? "replanned" : "planned",
+           fmt::format("by {}: gang of {} x {} on {}, {:.3f} s at {} steps/s", job.record.policy,
+                       gang, model, task.node, seconds, rate));
+    if (moved) ++replans_;
+    return true;
+  }
+  return false;
+}
+
+void ControlPlane::launch_planned_gangs() {
+  for (auto& [id, live] : live_) {
+    LiveJob& job = *live;
+    if (!job.record.stream || is_terminal(job.record.state)) continue;
+    ServiceTask& task = job.record.tasks[0];
+    if (task.state != ServiceTaskState::planned) continue;
+    const auto model_device = model_->by_name.find(task.device);
+    if (model_device == model_->by_name.end()) {  // its node is no longer up
+      release(id, 0);
+      task.state = ServiceTaskState::waiting;
+      ++task.retries;
+      record(job, 0, "moved", fmt::format("node {} is no longer up", task.node));
+      if (task.retries > options_.max_task_retries)
+        finish_job(job, ServiceJobState::failed,
+                   fmt::format("task '{}' was moved {} times", task.name, task.retries));
+      continue;
+    }
+    const DeviceSpec& spec = model_->cluster.device(model_device->second).spec;
+    ++task.attempts;
+    task.launch_key = launch_key(id, 0, task.attempts);
+    const EngineLaunch launch{task.launch_key,
+                              task.node,
+                              spec.kind,
+                              spec.model,
+                              static_cast<std::uint32_t>(task.gang_devices.size()),
+                              task.expected_seconds};
+    try {
+      task.engine_id = engine_.launch(launch);
+    } catch (const EngineError& e) {
+      release(id, 0);
+      task_failed(job, 0, fmt::format("launch refused: {}", e.what()));
+      continue;
+    }
+    task.state = ServiceTaskState::launched;
+    record(job, 0, "launched", fmt::format("engine id {}", task.engine_id));
+    launched_[task.launch_key] = {id, 0};
+    if (job.record.state == ServiceJobState::queued) job.record.state = ServiceJobState::running;
+  }
+}
+
 void ControlPlane::enqueue(LiveJob& job, std::uint32_t t) {
   const ServiceTask& task = job.record.tasks[t];
   device_queues_[task.device].insert(
@@ -865,9 +1278,11 @@ void ControlPlane::dispatch() {
 }
 
 void ControlPlane::finish_job(LiveJob& job, ServiceJobState state, std::string reason) {
+  ++stream_epoch_;
   for (std::uint32_t t = 0; t < job.record.tasks.size(); ++t) {
     ServiceTask& task = job.record.tasks[t];
     if (task.state == ServiceTaskState::completed) continue;
+    if (task.state == ServiceTaskState::planned && job.record.stream) release(job.record.id, t);
     if (task.state == ServiceTaskState::launched || task.state == ServiceTaskState::running) {
       try {
         engine_.cancel(task.launch_key);
@@ -876,9 +1291,7 @@ void ControlPlane::finish_job(LiveJob& job, ServiceJobState state, std::string r
                      e.what());
       }
       launched_.erase(task.launch_key);
-      if (auto busy = busy_devices_.find(task.device);
-          busy != busy_devices_.end() && busy->second == std::make_pair(job.record.id, t))
-        busy_devices_.erase(busy);
+      release(job.record.id, t);
     }
     task.state =
         state == ServiceJobState::failed ? ServiceTaskState::failed : ServiceTaskState::cancelled;
@@ -911,7 +1324,11 @@ void ControlPlane::flush() {
     const auto it = live_.find(id);
     if (it == live_.end()) continue;
     publish_job(*it->second);
-    if (is_terminal(it->second->record.state)) live_.erase(it);
+    if (is_terminal(it->second->record.state)) {
+      live_.erase(it);
+      // The job's end is durable: its cancel request has been carried out.
+      if (stored_cancels_.erase(id) != 0) store_.erase(cancel_key(id));
+    }
   }
   dirty_.clear();
 }

@@ -147,9 +147,11 @@ void ServiceHttpServer::install_routes() {
                    "Authorization");
       return httplib::Server::HandlerResponse::Handled;
     }
-    const bool write = req.method == "POST" || req.method == "DELETE" || req.method == "PUT" ||
-                       req.method == "PATCH";
-    if (write && !control_plane_.leadership().is_leader()) {
+    // A follower's control plane does not run (it holds no state of its own): writes
+    // and reads of jobs and nodes both go to the leader, which answers from the state.
+    const bool to_leader = req.method == "POST" || req.method == "DELETE" || req.method == "PUT" ||
+                           req.method == "PATCH" || req.path.rfind("/v1/", 0) == 0;
+    if (to_leader && !control_plane_.leadership().is_leader()) {
       const std::optional<std::string> leader = control_plane_.leadership().leader_address();
       if (!leader) {
         error_answer(res, 503, "this replica is a follower and no leader is known");
@@ -259,7 +261,13 @@ void ServiceHttpServer::install_routes() {
     if (!only_parameters(req, res, {})) return;
     const auto id = parse_id(req.matches[1]);
     if (!id) return error_answer(res, 400, "the job id must be a non-negative integer", "id");
-    switch (control_plane_.cancel(*id)) {
+    CancelOutcome outcome;
+    try {
+      outcome = control_plane_.cancel(*id);
+    } catch (const StateStoreError& e) {
+      return error_answer(res, 503, fmt::format("the cancel was not stored: {}", e.what()));
+    }
+    switch (outcome) {
       case CancelOutcome::not_found:
         return error_answer(res, 404, fmt::format("no job {}", *id), "id");
       case CancelOutcome::already_ended:

@@ -28,6 +28,34 @@ std::optional<double> optional_from(const nlohmann::json& json, const char* key)
   return json.at(key).get<double>();
 }
 
+nlohmann::ordered_json stream_job_json(const StreamJob& job) {
+  nlohmann::ordered_json out{{"user", job.user},
+                             {"gang", job.gang_size},
+                             {"steps", job.total_steps},
+                             {"rates", job.steps_per_second},
+                             {"weight", job.priority_weight},
+                             {"deadline", optional_json(job.deadline_seconds)},
+                             {"preemptible", job.preemptible}};
+  if (!job.spread_steps_per_second.empty()) out["spread_rates"] = job.spread_steps_per_second;
+  if (!job.job_type.empty()) out["model"] = job.job_type;
+  return out;
+}
+
+StreamJob stream_job_from_json(const nlohmann::json& json) {
+  StreamJob job;
+  job.user = json.at("user").get<std::string>();
+  job.gang_size = json.at("gang").get<int>();
+  job.total_steps = json.at("steps").get<double>();
+  job.steps_per_second = json.at("rates").get<std::map<std::string, double>>();
+  job.priority_weight = json.at("weight").get<double>();
+  job.deadline_seconds = optional_from(json, "deadline");
+  job.preemptible = json.at("preemptible").get<bool>();
+  job.job_type = json.value("model", "");
+  if (json.contains("spread_rates"))
+    job.spread_steps_per_second = json.at("spread_rates").get<std::map<std::string, double>>();
+  return job;
+}
+
 }  // namespace
 
 std::string_view to_string(ServiceJobState state) {
@@ -69,8 +97,10 @@ nlohmann::ordered_json to_json(const ServiceJob& job, bool with_source) {
                      {"launch_key", task.launch_key},
                      {"engine_id", task.engine_id},
                      {"history", std::move(history)}});
+    if (!task.gang_devices.empty()) tasks.back()["gang_devices"] = task.gang_devices;
   }
   nlohmann::ordered_json out{{"id", job.id},
+                             {"kind", job.stream ? "stream" : "dag"},
                              {"name", job.name},
                              {"policy", job.policy},
                              {"state", to_string(job.state)},
@@ -78,6 +108,7 @@ nlohmann::ordered_json to_json(const ServiceJob& job, bool with_source) {
                              {"finished_at", optional_json(job.finished_at_unix_seconds)},
                              {"reason", job.reason},
                              {"tasks", std::move(tasks)}};
+  if (job.stream) out["stream"] = stream_job_json(*job.stream);
   if (with_source) {
     out["source_text"] = job.source_text;
     out["source_job"] = job.source_job;
@@ -110,6 +141,8 @@ ServiceJob service_job_from_json(const nlohmann::json& json) {
     task.retries = t.at("retries").get<std::uint32_t>();
     task.launch_key = t.at("launch_key").get<std::string>();
     task.engine_id = t.at("engine_id").get<std::string>();
+    if (t.contains("gang_devices"))
+      task.gang_devices = t.at("gang_devices").get<std::vector<std::string>>();
     for (const auto& e : t.at("history")) {
       ServiceTaskEvent event;
       event.at_unix_seconds = e.at("at").get<double>();
@@ -121,6 +154,7 @@ ServiceJob service_job_from_json(const nlohmann::json& json) {
     }
     job.tasks.push_back(std::move(task));
   }
+  if (json.value("kind", "dag") == "stream") job.stream = stream_job_from_json(json.at("stream"));
   return job;
 }
 

@@ -275,9 +275,39 @@ std::vector<EngineNode> SlurmEngine::nodes() {
       words[gres.group.model] = gres.type_word;
       node.devices.push_back(std::move(gres.group));
     }
+    if (node.cpus > 0 && cpu_core_spec(options_.cpu_model))
+      node.devices.push_back({DeviceKind::cpu, cpu_core_model_name(options_.cpu_model), node.cpus});
     result.push_back(std::move(node));
   }
   return result;
+}
+
+std::optional<DeviceSpec> cpu_core_spec(std::string_view catalog_cpu) {
+  const DeviceSpec* part = find_catalog_part(catalog_cpu);
+  if (part == nullptr || part->kind != DeviceKind::cpu || part->compute_units < 1)
+    return std::nullopt;
+  DeviceSpec core = *part;
+  const double cores = part->compute_units;
+  core.model = cpu_core_model_name(part->model);
+  for (double& rate : core.matrix_flops) rate /= cores;
+  for (double& rate : core.vector_flops) rate /= cores;
+  core.compute_units = 1;
+  core.memory_bytes /= cores;
+  core.memory_bandwidth /= cores;
+  core.idle_watts /= cores;
+  core.peak_watts /= cores;
+  core.price_per_hour /= cores;
+  return core;
+}
+
+std::string cpu_core_model_name(std::string_view catalog_cpu) {
+  return fmt::format("{} core", catalog_cpu);
+}
+
+std::optional<DeviceSpec> SlurmEngine::device_spec(DeviceKind kind, std::string_view model) const {
+  if (kind != DeviceKind::cpu || model != cpu_core_model_name(options_.cpu_model))
+    return std::nullopt;
+  return cpu_core_spec(options_.cpu_model);
 }
 
 std::optional<std::string> SlurmEngine::gres_word_for(const EngineLaunch& launch) const {

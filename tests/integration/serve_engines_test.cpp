@@ -100,10 +100,13 @@ TEST(ServeOnSlurm, DagJobRunsToCompletionWhereThePolicyPlacedIt) {
       "jobs:\n"
       "  - name: diamond\n"
       "    tasks:\n"
-      "      - {name: a, kernel: dense_matmul, flops: 4.0e13, bytes: 1.0e9}\n"
-      "      - {name: b, kernel: dense_matmul, flops: 4.0e13, bytes: 1.0e9, after: [a]}\n"
-      "      - {name: c, kernel: dense_matmul, flops: 4.0e13, bytes: 1.0e9, after: [a]}\n"
-      "      - {name: d, kernel: elementwise, flops: 1.0e11, bytes: 1.0e10, after: [b, c]}\n";
+      "      - {name: a, kernel: dense_matmul, flops: 4.0e13, bytes: 1.0e9, kinds: [gpu, tpu]}\n"
+      "      - {name: b, kernel: dense_matmul, flops: 4.0e13, bytes: 1.0e9, after: [a], kinds: "
+      "[gpu, tpu]}\n"
+      "      - {name: c, kernel: dense_matmul, flops: 4.0e13, bytes: 1.0e9, after: [a], kinds: "
+      "[gpu, tpu]}\n"
+      "      - {name: d, kernel: elementwise, flops: 1.0e11, bytes: 1.0e10, after: [b, c], kinds: "
+      "[gpu, tpu]}\n";
   const std::uint64_t id = submit(server.address(), yaml);
   json job;
   ASSERT_TRUE(eventually(
@@ -134,6 +137,51 @@ TEST(ServeOnSlurm, DagJobRunsToCompletionWhereThePolicyPlacedIt) {
   EXPECT_GE(started["b"], finished["a"]);
   EXPECT_GE(started["c"], finished["a"]);
   EXPECT_GE(started["d"], std::max(finished["b"], finished["c"]));
+}
+
+TEST(ServeOnSlurm, StreamGangRunsOnOneNodeWithItsGresAndCpuTasksGetCpus) {
+  ServeDir dir;
+  ServeProcess server(HETSCHED_CLI_PATH, slurm_serve_arguments(dir, unique_word("serve-gang")));
+  // A gang of three; faster on the H100s (node1) than on the A100s (node2).
+  const std::uint64_t gang = submit(server.address(),
+                                    "kind: stream\njobs:\n  - {name: gang, gang: 3, steps: 2,\n"
+                                    "     rates: {H100-SXM: 2, A100-80GB: 1}}\n");
+  // A CPU-only task: it can run only on the nodes' CPUs, which Slurm's inventory gives.
+  const std::uint64_t cpu =
+      submit(server.address(),
+             "jobs:\n  - name: on-cpu\n    tasks:\n      - {name: t, "
+             "kernel: elementwise, flops: 1.0e9, bytes: 1.0e9, kinds: [cpu]}\n");
+  json gang_job, cpu_job;
+  ASSERT_TRUE(eventually(
+      [&] {
+        gang_job = job_view(server.address(), gang);
+        cpu_job = job_view(server.address(), cpu);
+        return job_ended(gang_job) && job_ended(cpu_job);
+      },
+      std::chrono::seconds(90)))
+      << gang_job.dump(2) << cpu_job.dump(2);
+  ASSERT_EQ(gang_job.at("state"), "completed") << gang_job.dump(2);
+  ASSERT_EQ(cpu_job.at("state"), "completed") << cpu_job.dump(2);
+
+  const json& gang_task = gang_job.at("tasks").at(0);
+  EXPECT_EQ(gang_job.at("kind"), "stream");
+  EXPECT_EQ(gang_task.at("node"), "node1");
+  EXPECT_EQ(gang_task.at("gang_devices").size(), 3u);
+  const auto gang_in_slurm = scontrol_show_job(gang_task.at("engine_id"));
+  EXPECT_EQ(gang_in_slurm.at("JobName"), gang_task.at("launch_key"));
+  EXPECT_EQ(gang_in_slurm.at("NodeList"), "node1");
+  EXPECT_EQ(gang_in_slurm.at("JobState"), "COMPLETED");
+  EXPECT_NE(gang_in_slurm.at("TresPerNode").find("gpu:h100:3"), std::string::npos)
+      << gang_in_slurm.at("TresPerNode");
+
+  const json& cpu_task = cpu_job.at("tasks").at(0);
+  EXPECT_NE(cpu_task.at("device").get<std::string>().find(" core"), std::string::npos)
+      << cpu_task.dump();
+  const auto cpu_in_slurm = scontrol_show_job(cpu_task.at("engine_id"));
+  EXPECT_EQ(cpu_in_slurm.at("NodeList"), cpu_task.at("node"));
+  EXPECT_EQ(cpu_in_slurm.at("JobState"), "COMPLETED");
+  EXPECT_EQ(cpu_in_slurm.at("CPUs/Task"), "1");
+  EXPECT_EQ(cpu_in_slurm.count("TresPerNode"), 0u) << "a CPU task asked for GRES";
 }
 
 TEST(ServeOnSlurm, DrainingANodeMidRunMovesItsWaitingWork) {
@@ -220,11 +268,18 @@ TEST(ServeOnEtcd, KillingTheLeaderHandsOverWithinFiveSecondsAndLosesNoAcknowledg
                              kToken, 2);
   const std::string first_leader = replicas.wait_for_leader(std::chrono::seconds(10));
   ASSERT_FALSE(first_leader.empty());
-  // A follower redirects writes to the leader.
+  // A follower redirects writes to the leader (once its election poll has seen the
+  // leader's key: until then it answers 503, no leader known).
   for (const auto& address : replicas.addresses()) {
     if (address == first_leader) continue;
-    const HttpAnswer redirected =
-        http_call(address, "POST", "/v1/jobs", kToken, "jobs: []\n", "application/yaml");
+    HttpAnswer redirected;
+    EXPECT_TRUE(eventually(
+        [&] {
+          redirected =
+              http_call(address, "POST", "/v1/jobs", kToken, "jobs: []\n", "application/yaml");
+          return redirected.status != 503;
+        },
+        std::chrono::seconds(5)));
     EXPECT_EQ(redirected.status, 307) << redirected.body;
     EXPECT_EQ(redirected.location.rfind(first_leader, 0), 0u) << redirected.location;
   }
@@ -234,6 +289,23 @@ TEST(ServeOnEtcd, KillingTheLeaderHandsOverWithinFiveSecondsAndLosesNoAcknowledg
                                                          "      - {{name: t, kernel: elementwise, "
                                                          "flops: 1.0e9, bytes: 1.0e9}}\n",
                                                          i)));
+  }
+  // A follower answers reads from the leader's state: it redirects them there, and the
+  // leader's answer lists every acknowledged job (a follower's own view would be empty).
+  for (const auto& address : replicas.addresses()) {
+    if (address == first_leader) continue;
+    const HttpAnswer redirected = http_call(address, "GET", "/v1/jobs", kToken);
+    ASSERT_EQ(redirected.status, 307) << redirected.body;
+    ASSERT_EQ(redirected.location, first_leader + "/v1/jobs");
+    const HttpAnswer followed = http_call(first_leader, "GET", "/v1/jobs", kToken);
+    ASSERT_EQ(followed.status, 200);
+    std::set<std::uint64_t> listed;
+    const json listing = json::parse(followed.body);
+    for (const json& job : listing.at("jobs")) listed.insert(job.at("id").get<std::uint64_t>());
+    for (std::uint64_t id : acknowledged) EXPECT_TRUE(listed.count(id)) << "job " << id;
+    const std::uint64_t one = *acknowledged.begin();
+    EXPECT_EQ(http_call(address, "GET", "/v1/jobs/" + std::to_string(one), kToken).location,
+              first_leader + "/v1/jobs/" + std::to_string(one));
   }
   replicas.kill_leader();
   const std::string next_leader = replicas.wait_for_leader(std::chrono::seconds(5));

@@ -90,7 +90,9 @@ TEST(SlurmEngineIntegration, InventoryMatchesTheTestbedConfiguration) {
     EXPECT_EQ(node->state, EngineNodeState::up) << want.name;
     EXPECT_EQ(node->cpus, want.cpus);
     EXPECT_EQ(node->memory_bytes, 65536.0 * 1024 * 1024);
-    const auto want_devices = parse_slurm_gres(want.gres);
+    auto want_devices = parse_slurm_gres(want.gres);
+    // Then the node's CPUs, one device each, as cores of the engine's catalog CPU.
+    want_devices.push_back({DeviceKind::cpu, cpu_core_model_name("Xeon-8480+"), want.cpus});
     ASSERT_EQ(node->devices.size(), want_devices.size()) << want.name;
     for (std::size_t i = 0; i < want_devices.size(); ++i) {
       EXPECT_EQ(node->devices[i].kind, want_devices[i].kind) << want.name;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/service/etcd_client.hpp"
 #include "hetsched/service/process_runner.hpp"
 #include "hetsched/service/slurm_engine.hpp"
@@ -23,6 +24,27 @@ TEST(SlurmGres, TypedGpusBecomeCatalogParts) {
   EXPECT_EQ(groups[1].count, 4u);
   EXPECT_EQ(groups[2].model, "A100-80GB");
   EXPECT_EQ(groups[2].count, 2u);
+}
+
+TEST(SlurmCpus, ACpuDeviceIsOneCoreOfTheCatalogCpu) {
+  const DeviceSpec* socket = find_catalog_part("Xeon-8480+");
+  ASSERT_NE(socket, nullptr);
+  const auto core = cpu_core_spec("Xeon-8480+");
+  ASSERT_TRUE(core.has_value());
+  EXPECT_EQ(core->kind, DeviceKind::cpu);
+  EXPECT_EQ(core->model, cpu_core_model_name("Xeon-8480+"));
+  EXPECT_EQ(core->compute_units, 1);
+  const double cores = socket->compute_units;
+  EXPECT_DOUBLE_EQ(core->vector_flops[0] * cores, socket->vector_flops[0]);
+  EXPECT_DOUBLE_EQ(core->memory_bandwidth * cores, socket->memory_bandwidth);
+  EXPECT_DOUBLE_EQ(core->peak_watts * cores, socket->peak_watts);
+  EXPECT_FALSE(cpu_core_spec("H100-SXM").has_value());  // not a CPU
+  EXPECT_FALSE(cpu_core_spec("no-such-cpu").has_value());
+  // The engine resolves its own core model and nothing else.
+  SlurmEngine engine(SlurmEngineOptions{});
+  EXPECT_TRUE(engine.device_spec(DeviceKind::cpu, cpu_core_model_name("Xeon-8480+")).has_value());
+  EXPECT_FALSE(engine.device_spec(DeviceKind::gpu, cpu_core_model_name("Xeon-8480+")).has_value());
+  EXPECT_FALSE(engine.device_spec(DeviceKind::cpu, "Xeon-8480+").has_value());
 }
 
 TEST(SlurmGres, UntypedAndUnknownGresKeepSlurmsWords) {

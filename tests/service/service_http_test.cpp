@@ -192,14 +192,83 @@ TEST(ServiceHttp, RegisteredNodesAreListedAndUsed) {
   EXPECT_TRUE(s.store.get("nodes/extra-tpu").has_value());  // registered again on restart
 }
 
-TEST(ServiceHttp, FollowerRedirectsWritesToTheLeaderAndStillAnswersReads) {
+TEST(ServiceHttp, FollowerRedirectsWritesAndJobReadsToTheLeader) {
   RestService s(std::make_unique<FollowerOf>("http://10.0.0.7:8080"));
   const HttpAnswer post = s.call("POST", "/v1/jobs?policy=heft", kJob);
   EXPECT_EQ(post.status, 307);
   EXPECT_EQ(post.location, "http://10.0.0.7:8080/v1/jobs?policy=heft");
   EXPECT_EQ(s.call("DELETE", "/v1/jobs/1").status, 307);
-  EXPECT_EQ(s.call("GET", "/v1/jobs").status, 200);
+  // A follower's own view is not the state: reads of jobs and nodes go to the leader too.
+  const HttpAnswer list = s.call("GET", "/v1/jobs");
+  EXPECT_EQ(list.status, 307);
+  EXPECT_EQ(list.location, "http://10.0.0.7:8080/v1/jobs");
+  EXPECT_EQ(s.call("GET", "/v1/jobs/1").location, "http://10.0.0.7:8080/v1/jobs/1");
+  EXPECT_EQ(s.call("GET", "/v1/nodes").status, 307);
+  // Its own health and metrics it answers itself; without a token, 401 as anywhere.
+  EXPECT_EQ(s.call("GET", "/healthz", {}, "").status, 200);
+  EXPECT_EQ(s.call("GET", "/metrics").status, 200);
+  EXPECT_EQ(s.call("GET", "/v1/jobs", {}, "wrong").status, 401);
   EXPECT_TRUE(s.store.list("jobs/").empty());
+}
+
+TEST(ServiceHttp, StreamJobsOverRestNameTheFieldOfEveryMistake) {
+  RestService s;
+  const std::string good =
+      "kind: stream\njobs:\n  - {name: train, gang: 2, steps: 1000, weight: 2, deadline: 600,\n"
+      "     preemptible: false, rates: {H100-SXM: 100, A100-80GB: 50}}\n";
+  const HttpAnswer created = s.call("POST", "/v1/jobs?policy=priority", good);
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::uint64_t id = nlohmann::json::parse(created.body).at("ids").at(0);
+  const std::string path = "/v1/jobs/" + std::to_string(id);
+  ASSERT_TRUE(eventually([&] { return s.json(path).at("state") == "completed"; }));
+  const nlohmann::json job = s.json(path);
+  EXPECT_EQ(job.at("kind"), "stream");
+  EXPECT_EQ(job.at("policy"), "priority");
+  EXPECT_EQ(job.at("stream").at("gang"), 2);
+  EXPECT_EQ(job.at("stream").at("preemptible"), false);
+  const nlohmann::json& task = job.at("tasks").at(0);
+  ASSERT_EQ(task.at("gang_devices").size(), 2u);
+  for (const auto& device : task.at("gang_devices"))
+    EXPECT_EQ(device.get<std::string>().rfind(task.at("node").get<std::string>() + "/", 0), 0u)
+        << device;
+  EXPECT_NE(task.at("device").get<std::string>().find("H100"), std::string::npos);  // fastest
+  EXPECT_DOUBLE_EQ(task.at("expected_seconds").get<double>(), 10.0);  // 1000 steps at 100/s
+
+  const std::pair<std::string, std::string> bad[] = {
+      {"kind: stream\njobs:\n  - {gang: 0, steps: 10, rates: {H100-SXM: 1}}\n",
+       "body.jobs[0].gang"},
+      {"kind: stream\njobs:\n  - {gang: 1.5, steps: 10, rates: {H100-SXM: 1}}\n",
+       "body.jobs[0].gang"},
+      {"kind: stream\njobs:\n  - {rates: {H100-SXM: 1}}\n", "body.jobs[0].steps"},
+      {"kind: stream\njobs:\n  - {steps: -3, rates: {H100-SXM: 1}}\n", "body.jobs[0].steps"},
+      {"kind: stream\njobs:\n  - {steps: 10}\n", "body.jobs[0].rates"},
+      {"kind: stream\njobs:\n  - {steps: 10, rates: {H100-SXM: fast}}\n",
+       "body.jobs[0].rates.H100-SXM"},
+      {"kind: stream\njobs:\n  - {steps: 10, rates: {H200-NVL: 5}}\n",
+       "body.jobs[0].rates.H200-NVL"},
+      {"kind: stream\njobs:\n  - {steps: 10, gang: 4000, rates: {H100-SXM: 5}}\n",
+       "body.jobs[0].gang"},
+      {"kind: stream\njobs:\n  - {steps: 10, weight: 0, rates: {H100-SXM: 5}}\n",
+       "body.jobs[0].weight"},
+      {"kind: stream\njobs:\n  - {steps: 10, deadline: -1, rates: {H100-SXM: 5}}\n",
+       "body.jobs[0].deadline"},
+      {"kind: stream\njobs:\n  - {steps: 10, preemptible: maybe, rates: {H100-SXM: 5}}\n",
+       "body.jobs[0].preemptible"},
+      {"kind: stream\njobs:\n  - {steps: 10, colour: red, rates: {H100-SXM: 5}}\n",
+       "body.jobs[0].colour"},
+      {"kind: stream\nthroughputs: /etc/passwd\njobs:\n  - {steps: 1, rates: {V100: 1}}\n",
+       "body.throughputs"},
+      {"kind: stream\njobs: []\n", "body.jobs"},
+  };
+  for (const auto& [body, field] : bad) {
+    const HttpAnswer answer = s.call("POST", "/v1/jobs", body);
+    EXPECT_EQ(answer.status, 400) << body << answer.body;
+    EXPECT_EQ(nlohmann::json::parse(answer.body).value("field", ""), field) << body << answer.body;
+  }
+  const HttpAnswer wrong_policy = s.call("POST", "/v1/jobs?policy=heft", good);
+  EXPECT_EQ(wrong_policy.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(wrong_policy.body).at("field"), "policy");
+  EXPECT_EQ(s.store.list("jobs/").size(), 1u);  // only the good one was stored
 }
 
 TEST(ServiceFactories, UnknownSchemesAndEnginesNameTheValidOnes) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -76,6 +77,11 @@ class ClusterEngine {
   // The current state of every task launched and not yet reported as ended, plus
   // the ones that ended since the previous poll (each end is reported once).
   virtual std::vector<EngineTaskStatus> poll() = 0;
+  // The datasheet of a device model this engine names that the catalog does not
+  // know (a cluster file's own part, a Slurm CPU core), or nullopt.
+  virtual std::optional<DeviceSpec> device_spec(DeviceKind, std::string_view) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace hetsched

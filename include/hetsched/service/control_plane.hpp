@@ -16,6 +16,12 @@
 // failed task, or a not-yet-started task on a node the engine reports draining or
 // down, is re-planned by the policy with the job's other unstarted tasks on the
 // nodes that are up (at most max_task_retries times per task; then the job fails).
+// Stream jobs (`kind: stream`, gangs of devices of one type) are one task each, offered
+// while they wait to a stream policy from the stream registry (queue policies in their
+// order, the head waiting for its gang; round policies by their LP allocation) and
+// placed on free devices of one model on one node, stored as planned, then launched as
+// one engine launch of `gang` devices. A cancel is stored (cancels/<id>) before it is
+// acknowledged and carried out at the next step or, after a crash, at recovery.
 // HTTP threads only call submit/cancel and read copies under the mutex.
 #pragma once
 
@@ -42,6 +48,7 @@
 #include "hetsched/service/service_job.hpp"
 #include "hetsched/service/service_metrics.hpp"
 #include "hetsched/service/state_store.hpp"
+#include "hetsched/stream/stream_policy.hpp"
 
 namespace hetsched {
 
@@ -53,6 +60,8 @@ using DeviceSpecResolver = std::function<std::optional<DeviceSpec>(DeviceKind, s
 
 struct ControlPlaneOptions {
   std::string default_policy = "heft";
+  // For stream jobs (`kind: stream`) submitted without `?policy=`: a stream policy.
+  std::string default_stream_policy = "fifo";
   PolicyOptions policy_options;
   // Model seconds per real second: the engine's pace (SimulatedEngine's time scale; 1
   // for a real cluster). Planned start times are in model seconds.
@@ -104,9 +113,13 @@ class ControlPlane {
   void step();
 
   // Thread-safe. Parses, validates and durably stores the jobs of the workload text
-  // (one id per job), then queues them for planning. Throws InputError (bad text,
-  // unknown policy: the message names the field) and StateStoreError.
+  // (one id per job), then queues them for planning. A text with `kind: stream` holds
+  // stream jobs (gangs; see stream_submission.hpp), planned by a stream policy
+  // (default options.default_stream_policy). Throws InputError (bad text, unknown
+  // policy, a gang no node can hold: the position names the field) and StateStoreError.
   std::vector<std::uint64_t> submit(std::string_view workload_text, std::string_view policy = {});
+  // Thread-safe. The request is stored (key "cancels/<id>") before `cancelling` is
+  // returned, so a restart carries it out; throws StateStoreError when it cannot be.
   CancelOutcome cancel(std::uint64_t id);
   std::optional<ServiceJob> job(std::uint64_t id) const;
   std::vector<ServiceJobSummary> jobs() const;
@@ -145,6 +158,16 @@ class ControlPlane {
   void move_off_lost_nodes();
   void plan_waiting_jobs();
   void plan_job(LiveJob& job, bool replan);
+  std::vector<std::uint64_t> submit_stream(const std::string& text, std::string_view policy);
+  bool plan_stream_jobs();  // true when it placed a gang
+  bool place_gang(LiveJob& job, const std::vector<double>& rates,
+                  const std::vector<std::string>& types, std::set<std::string>& taken);
+  void launch_planned_gangs();
+  // The devices a task holds: its gang, or its one device.
+  static const std::vector<std::string>& devices_of(const ServiceTask& task);
+  void occupy(std::uint64_t id, std::uint32_t task);
+  void release(std::uint64_t id, std::uint32_t task);
+  void apply_stored_cancels();
   void dispatch();
   void finish_job(LiveJob& job, ServiceJobState state, std::string reason);
   void record(LiveJob& job, std::uint32_t task, std::string event, std::string detail = {});
@@ -166,6 +189,12 @@ class ControlPlane {
   std::map<std::string, std::pair<std::uint64_t, std::uint32_t>> launched_;  // by launch key
   std::map<std::string, double> predicted_free_;  // model seconds, by device name
   std::map<std::string, std::unique_ptr<SchedulingPolicy>> policies_;
+  std::map<std::string, std::unique_ptr<StreamPolicy>> stream_policies_;
+  std::set<std::uint64_t> stored_cancels_;  // "cancels/<id>" keys to erase once ended
+  // Bumped whenever a gang could newly fit (devices freed, jobs arrived or failed, the
+  // cluster or the DAG plans changed): waiting gangs are offered to their policy only then.
+  std::uint64_t stream_epoch_ = 1;
+  std::uint64_t stream_planned_epoch_ = 0;
   std::chrono::steady_clock::time_point last_node_refresh_{};
   bool nodes_changed_ = true;
   std::set<std::uint64_t> dirty_;

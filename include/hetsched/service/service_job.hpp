@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hetsched/stream/stream_job.hpp"
+
 namespace hetsched {
 
 enum class ServiceJobState { queued, running, completed, failed, cancelled };
@@ -42,6 +44,9 @@ struct ServiceTask {
   std::uint32_t retries = 0;   // failures and moves off a lost node, against the retry limit
   std::string launch_key;      // the key of the current attempt on the engine
   std::string engine_id;
+  // A stream job's gang: every device it holds (`device` is the first of them), all of
+  // one model on `node`. Empty for a DAG task, which holds `device` alone.
+  std::vector<std::string> gang_devices;
   std::vector<ServiceTaskEvent> history;
 };
 
@@ -56,6 +61,9 @@ struct ServiceJob {
   std::string source_text;       // the submitted workload text
   std::uint32_t source_job = 0;  // index of this job among the text's jobs
   std::vector<ServiceTask> tasks;
+  // Set for a stream job (a gang of devices of one type; its one task is the gang):
+  // the job as submitted, its deadline in seconds after submission.
+  std::optional<StreamJob> stream;
 };
 
 // "jobs/000000000042"

@@ -42,7 +42,7 @@ class SimulatedEngine final : public ClusterEngine {
   void set_node_state(std::string_view node, EngineNodeState state);
   // The datasheet figures of a model on one of this engine's nodes (cluster files may
   // define parts the catalog lacks), or nullopt.
-  std::optional<DeviceSpec> device_spec(DeviceKind kind, std::string_view model) const;
+  std::optional<DeviceSpec> device_spec(DeviceKind kind, std::string_view model) const override;
   double time_scale() const { return time_scale_; }
 
  private:

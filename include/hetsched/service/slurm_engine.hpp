@@ -6,6 +6,11 @@
 // included while MinJobAge keeps them) to follow it, `scancel` to cancel, and
 // `scontrol update` to drain, down or resume a node.
 //
+// A node's CPUs (sinfo's `cpus`, slurm.conf's CPUs=/CPUTot) are CPU devices too: one
+// device per CPU, of the model "<cpu_model> core" whose datasheet is the catalog
+// CPU's figures divided by its cores. A task placed on one is submitted with
+// `--cpus-per-task=<n>` and no GRES.
+//
 // A task runs its command (EngineLaunch::command) under /bin/sh, or, when it has
 // none, a stand-in `sleep` of the perf model's predicted seconds times
 // sleep_seconds_per_predicted_second — the placement and the timeline are Slurm's,
@@ -38,7 +43,16 @@ struct SlurmEngineOptions {
   // squeue runs at most this often; a poll() in between reports nothing new. The
   // first poll() always asks Slurm (a restarted service reconciles on it).
   std::chrono::milliseconds poll_interval{250};
+  // The catalog CPU whose per-core figures stand for one Slurm CPU (Slurm does not
+  // report the processor model); empty: the nodes' CPUs are left out of the inventory.
+  std::string cpu_model = "Xeon-8480+";
 };
+
+// One core of a catalog CPU as a device: rates, memory, bandwidth, power and price
+// divided by its cores; nullopt when the name is not a catalog CPU.
+std::optional<DeviceSpec> cpu_core_spec(std::string_view catalog_cpu);
+// "Xeon-8480+ core": the model name the Slurm inventory gives such a core.
+std::string cpu_core_model_name(std::string_view catalog_cpu);
 
 // A Slurm GRES type word ("h100", "a100", "v4") as a catalog model name when one
 // matches ("H100-SXM", "A100-80GB", "TPU-v4"); otherwise the word itself.
@@ -56,6 +70,7 @@ class SlurmEngine final : public ClusterEngine {
   std::string launch(const EngineLaunch& launch) override;
   void cancel(std::string_view task_key) override;
   std::vector<EngineTaskStatus> poll() override;
+  std::optional<DeviceSpec> device_spec(DeviceKind kind, std::string_view model) const override;
 
   // Operator actions (and tests): scontrol update NodeName=<node> State=...
   void drain_node(std::string_view node, std::string_view reason);

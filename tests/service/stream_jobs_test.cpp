@@ -1,0 +1,247 @@
+// Stream jobs (gangs) in the control plane on the SimulatedEngine and a real SQLite
+// store: a gang takes devices of its fastest type on one node and runs to completion;
+// a queue policy keeps its order (the head waits for its gang, nothing jumps it); a
+// round policy (Gavel's LP family) places too; a cancelled gang frees its devices; a
+// restart finds stream jobs again; and a cancel acknowledged before a crash is carried
+// out after it (never resurrected).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/io/cluster_file.hpp"
+#include "hetsched/service/control_plane.hpp"
+#include "hetsched/service/simulated_engine.hpp"
+#include "hetsched/service/sqlite_state_store.hpp"
+#include "service_test_support.hpp"
+
+namespace hetsched {
+namespace {
+
+using testing::eventually;
+using testing::TempDir;
+
+// One node of four H100s, one of four A100s, one CPU node.
+constexpr const char* kGangCluster = R"(
+nodes:
+  - name: h100s
+    devices: [{model: H100-SXM, count: 4}]
+  - name: a100s
+    devices: [{model: A100-80GB, count: 4}]
+  - name: cpu
+    devices: [{model: EPYC-9654, count: 1}]
+)";
+
+struct StreamService {
+  StreamService(const std::string& db, double time_scale, std::string stream_policy = "fifo")
+      : store(db), engine(parse_cluster(kGangCluster, "test"), time_scale), leader("http://x:1") {
+    ControlPlaneOptions options;
+    options.default_stream_policy = std::move(stream_policy);
+    options.time_scale = time_scale;
+    options.node_registry = &engine;
+    options.node_refresh = std::chrono::milliseconds(1);
+    plane = std::make_unique<ControlPlane>(store, engine, leader, options);
+    plane->start();
+  }
+  ServiceJob job(std::uint64_t id) const { return *plane->job(id); }
+  ServiceTaskState gang_state(std::uint64_t id) const { return job(id).tasks.at(0).state; }
+  bool in_state(std::uint64_t id, ServiceJobState state) const {
+    const auto j = plane->job(id);
+    return j && j->state == state;
+  }
+  SqliteStateStore store;
+  SimulatedEngine engine;
+  SoleLeader leader;
+  std::unique_ptr<ControlPlane> plane;
+};
+
+std::string stream_job(const std::string& name, int gang, double steps,
+                       const std::string& rates = "{H100-SXM: 10, A100-80GB: 5}",
+                       const std::string& extra = "") {
+  return fmt::format("kind: stream\njobs:\n  - {{name: {}, gang: {}, steps: {}, rates: {}{}}}\n",
+                     name, gang, steps, rates, extra);
+}
+
+bool has_event(const ServiceTask& task, const std::string& event) {
+  return std::any_of(task.history.begin(), task.history.end(),
+                     [&](const ServiceTaskEvent& e) { return e.event == event; });
+}
+
+bool running_or_launched(ServiceTaskState s) {
+  return s == ServiceTaskState::launched || s == ServiceTaskState::running;
+}
+
+TEST(StreamJobs, GangTakesItsFastestTypeOnOneNodeAndCompletes) {
+  TempDir dir;
+  StreamService service(dir.file("state.db"), 100);
+  const auto ids = service.plane->submit(stream_job("train", 3, 100, "{H100-SXM: 10, A100-80GB: 5}",
+                                                    ", spread_rates: {H100-SXM: 7}, deadline: 60"));
+  ASSERT_EQ(ids.size(), 1u);
+  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
+      << to_json(service.job(ids[0]), false).dump(2);
+  const ServiceJob job = service.job(ids[0]);
+  ASSERT_TRUE(job.stream.has_value());
+  EXPECT_EQ(job.policy, "fifo");
+  ASSERT_EQ(job.tasks.size(), 1u);
+  const ServiceTask& gang = job.tasks[0];
+  EXPECT_EQ(gang.node, "h100s");  // 10 steps/s there against 5 on the A100s
+  ASSERT_EQ(gang.gang_devices.size(), 3u);
+  for (const std::string& device : gang.gang_devices) EXPECT_EQ(device.rfind("h100s/", 0), 0u);
+  EXPECT_DOUBLE_EQ(gang.expected_seconds, 10.0);  // 100 steps at 10 steps/s
+  for (const char* event : {"planned", "launched", "started", "finished"})
+    EXPECT_TRUE(has_event(gang, event)) << event;
+  EXPECT_EQ(gang.attempts, 1u);
+  // The stored record is the same job (it survives a restart as a stream job).
+  const ServiceJob stored =
+      service_job_from_json(nlohmann::json::parse(*service.store.get(service_job_key(ids[0]))));
+  ASSERT_TRUE(stored.stream.has_value());
+  EXPECT_EQ(stored.stream->gang_size, 3);
+  EXPECT_EQ(stored.stream->spread_steps_per_second.at("H100-SXM"), 7);
+  EXPECT_EQ(stored.stream->deadline_seconds, 60);
+  EXPECT_EQ(stored.stream->steps_per_second.at("A100-80GB"), 5);
+  EXPECT_EQ(stored.tasks[0].gang_devices, gang.gang_devices);
+  EXPECT_EQ(service.plane->metrics().decisions_total, 1u);
+}
+
+TEST(StreamJobs, AGangTooBigForTheFastestNodeGoesWhereItFits) {
+  TempDir dir;
+  StreamService service(dir.file("state.db"), 100);
+  // Five devices: no node has five of anything, so it is refused naming the gang.
+  try {
+    service.plane->submit(stream_job("huge", 5, 10));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().file, "body.jobs[0].gang") << e.what();
+  }
+  // The H100s are taken by a long gang: the next goes to the A100s rather than wait.
+  const auto long_one = service.plane->submit(stream_job("long", 4, 1e9));
+  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(long_one[0])); }));
+  const auto next = service.plane->submit(stream_job("next", 2, 10));
+  ASSERT_TRUE(eventually([&] { return service.in_state(next[0], ServiceJobState::completed); }));
+  EXPECT_EQ(service.job(next[0]).tasks[0].node, "a100s");
+  EXPECT_DOUBLE_EQ(service.job(next[0]).tasks[0].expected_seconds, 2.0);  // 10 steps at 5/s
+}
+
+TEST(StreamJobs, QueuePolicyKeepsItsOrderAndTheHeadWaitsForItsGang) {
+  TempDir dir;
+  StreamService service(dir.file("state.db"), 1, "priority");
+  // Only the H100s: a rate for one type.
+  const std::string h100 = "{H100-SXM: 1}";
+  const auto blocker = service.plane->submit(stream_job("blocker", 3, 1e9, h100));
+  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(blocker[0])); }));
+  // One H100 left. A heavy job wanting two is the head; a light one wanting one
+  // arrives later and must not jump it (no backfilling).
+  const auto heavy = service.plane->submit(stream_job("heavy", 2, 1e9, h100, ", weight: 5"));
+  const auto light = service.plane->submit(stream_job("light", 1, 1e9, h100, ", weight: 1"));
+  const auto both_waiting = [&] {
+    return service.gang_state(heavy[0]) == ServiceTaskState::waiting &&
+           service.gang_state(light[0]) == ServiceTaskState::waiting;
+  };
+  // A job under another policy (its own queue) runs on the A100s meanwhile; by the
+  // time it has completed, several scheduling steps have passed: both still wait.
+  const auto probe = service.plane->submit(stream_job("probe", 1, 0.1, "{A100-80GB: 1}"), "fifo");
+  ASSERT_TRUE(eventually([&] { return service.in_state(probe[0], ServiceJobState::completed); }));
+  EXPECT_TRUE(both_waiting());
+  // The blocker ends: the heavy job (higher priority) starts first.
+  EXPECT_EQ(service.plane->cancel(blocker[0]), CancelOutcome::cancelling);
+  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(heavy[0])); }));
+  const ServiceJob heavy_job = service.job(heavy[0]);
+  EXPECT_EQ(heavy_job.tasks[0].gang_devices.size(), 2u);
+  // And with two H100s free after it, the light one starts too.
+  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(light[0])); }));
+  const ServiceJob light_job = service.job(light[0]);
+  for (const std::string& device : light_job.tasks[0].gang_devices)
+    EXPECT_EQ(std::count(heavy_job.tasks[0].gang_devices.begin(),
+                         heavy_job.tasks[0].gang_devices.end(), device),
+              0)
+        << device << " given to two gangs";
+}
+
+TEST(StreamJobs, RoundPolicyPlacesByItsAllocation) {
+  TempDir dir;
+  StreamService service(dir.file("state.db"), 100, "aware-max-throughput");
+  const auto ids = service.plane->submit(
+      "kind: stream\njobs:\n"
+      "  - {name: a, gang: 2, steps: 100, rates: {H100-SXM: 10, A100-80GB: 9}}\n"
+      "  - {name: b, gang: 2, steps: 100, rates: {H100-SXM: 2, A100-80GB: 8}}\n");
+  ASSERT_EQ(ids.size(), 2u);
+  for (std::uint64_t id : ids)
+    ASSERT_TRUE(eventually([&] { return service.in_state(id, ServiceJobState::completed); }))
+        << to_json(service.job(id), false).dump(2);
+  // Maximum total normalised throughput: a on the H100s, b on the A100s.
+  EXPECT_EQ(service.job(ids[0]).tasks[0].node, "h100s");
+  EXPECT_EQ(service.job(ids[1]).tasks[0].node, "a100s");
+}
+
+TEST(StreamJobs, CancelledGangFreesItsDevices) {
+  TempDir dir;
+  StreamService service(dir.file("state.db"), 1);
+  const std::string h100 = "{H100-SXM: 1}";
+  const auto first = service.plane->submit(stream_job("first", 4, 1e9, h100));
+  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(first[0])); }));
+  const auto second = service.plane->submit(stream_job("second", 4, 0.1, h100));
+  EXPECT_EQ(service.plane->cancel(first[0]), CancelOutcome::cancelling);
+  ASSERT_TRUE(eventually([&] { return service.in_state(first[0], ServiceJobState::cancelled); }));
+  EXPECT_TRUE(has_event(service.job(first[0]).tasks[0], "cancelled"));
+  ASSERT_TRUE(eventually([&] { return service.in_state(second[0], ServiceJobState::completed); }));
+  EXPECT_EQ(service.job(second[0]).tasks[0].gang_devices.size(), 4u);
+}
+
+TEST(StreamJobs, RestartFindsStreamJobsAndFinishesThem) {
+  TempDir dir;
+  const std::string db = dir.file("state.db");
+  std::uint64_t running = 0, waiting = 0;
+  {
+    StreamService first(db, 0.01);  // slow: the gang runs for hours of real time
+    running = first.plane->submit(stream_job("running", 4, 100, "{H100-SXM: 1}"))[0];
+    ASSERT_TRUE(eventually([&] { return running_or_launched(first.gang_state(running)); }));
+    waiting = first.plane->submit(stream_job("waiting", 4, 100, "{H100-SXM: 1}"))[0];
+    first.plane->stop();
+  }  // the process dies; its engine with it
+  StreamService second(db, 1e6);
+  ASSERT_TRUE(eventually([&] { return second.in_state(running, ServiceJobState::completed); }))
+      << to_json(second.job(running), false).dump(2);
+  ASSERT_TRUE(eventually([&] { return second.in_state(waiting, ServiceJobState::completed); }))
+      << to_json(second.job(waiting), false).dump(2);
+  EXPECT_TRUE(has_event(second.job(running).tasks[0], "lost"));
+  EXPECT_TRUE(second.job(running).stream.has_value());
+}
+
+TEST(CancelDurability, AnAcknowledgedCancelSurvivesACrashAndIsCarriedOut) {
+  TempDir dir;
+  const std::string db = dir.file("state.db");
+  std::uint64_t dag = 0, gang = 0;
+  {
+    StreamService first(db, 0.01);
+    dag = first.plane->submit(
+        "jobs:\n  - name: long\n    tasks:\n      - {name: t, kernel: dense_matmul, precision: "
+        "bf16, flops: 1.0e18, bytes: 1.0e9, kinds: [gpu]}\n")[0];
+    gang = first.plane->submit(stream_job("gang", 2, 1e6, "{A100-80GB: 1}"))[0];
+    ASSERT_TRUE(eventually([&] {
+      return running_or_launched(first.job(dag).tasks[0].state) &&
+             running_or_launched(first.gang_state(gang));
+    }));
+    // The scheduling thread stops first, so nothing but the store carries the requests:
+    // the process "crashes" right after acknowledging them.
+    first.plane->stop();
+    EXPECT_EQ(first.plane->cancel(dag), CancelOutcome::cancelling);
+    EXPECT_EQ(first.plane->cancel(gang), CancelOutcome::cancelling);
+    EXPECT_EQ(first.store.list("cancels/").size(), 2u);
+  }
+  StreamService second(db, 1e6);  // fast: were they resurrected, they would complete
+  for (std::uint64_t id : {dag, gang}) {
+    ASSERT_TRUE(second.plane->job(id).has_value());
+    EXPECT_EQ(second.job(id).state, ServiceJobState::cancelled)
+        << to_json(second.job(id), false).dump(2);
+    const ServiceJob stored =
+        service_job_from_json(nlohmann::json::parse(*second.store.get(service_job_key(id))));
+    EXPECT_EQ(stored.state, ServiceJobState::cancelled);
+  }
+  // Carried out, the requests are gone from the store; a second restart changes nothing.
+  EXPECT_TRUE(second.store.list("cancels/").empty());
+  EXPECT_EQ(second.plane->cancel(dag), CancelOutcome::already_ended);
+}
+
+}  // namespace
+}  // namespace hetsched

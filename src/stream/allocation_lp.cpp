@@ -3,7 +3,9 @@
 // weight) are folded into one row with a multiplicity for the max-min fairness,
 // max-throughput and priority-throughput objectives: these LPs are symmetric in identical jobs and
 // convex, so an optimum giving them equal shares exists, and the LP shrinks from hundreds of jobs
-// to at most one row per (job type, gang, weight).
+// to at most one row per (job type, gang, weight). With serve_folded_in_order a
+// group's time is then handed to its members one after another by order_key (the
+// group total is what the LP fixed; how it is split among identical jobs is free).
 #include "hetsched/stream/allocation_lp.hpp"
 
 #include <glpk.h>

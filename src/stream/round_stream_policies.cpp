@@ -18,10 +18,11 @@
 // throughput (AllocationObjective::priority_throughput): devices go first to the
 // favoured jobs, but a job in a lower class may take a faster type when it gains
 // class_factor times more there than the favoured job loses: the heterogeneity-aware
-// exchange of Gavel. Jobs of one class and type are folded and share equally
-// (round-robin over rounds). The classes are re-read every round; the LP is
-// re-solved only when some job changed class or the set of jobs changed. Under SRPT
-// a running job only climbs classes, so allocations are stable and jobs seldom
+// exchange of Gavel. Jobs of one class and type are folded into one LP row, and the
+// row's time goes to them in order (shortest remaining, or least attained, first)
+// rather than equally, which would rotate them round-robin and make each wait. The classes are
+// re-read every round; the LP is re-solved only when some job changed class or the set of jobs
+// changed. Under SRPT a running job only climbs classes, so allocations are stable and jobs seldom
 // move; under LAS a running job sinks and newcomers preempt it, which costs
 // migrations (see docs/cluster-scheduling.md for the measured difference).
 #include <algorithm>

@@ -17,9 +17,18 @@
 //    guest, heaviest first, takes the host where its weighted normalised gain most
 //    exceeds the host's weighted loss, and both run at their measured co-located
 //    rates for the round.
+//    Devices the allocation leaves idle in a round (its fractions rounded to whole
+//    rounds) are backfilled: jobs left out, heaviest first by the policy's weight,
+//    then least attained service, take the type where they progress most this round.
 // Gangs are placed preferring one node (the fullest node that fits), then one rack,
 // then the nodes with the most free devices. A gang spread over nodes runs at its
 // spread rate when the job has one.
+// Fractional GPUs (milli-GPU requests as in the Alibaba trace, or whole MIG-like
+// slices on a type split into S slices) go to an already opened device with room
+// for their units and memory (best fit: fewest units left), else open a free device
+// on the fullest node; they run at their rate times their share, isolated from the
+// other shares (no interference). A job asking for CPU cores gets a specific set of
+// free cores (lowest numbers first) on the node of its devices, held by no one else.
 #include "hetsched/stream/stream_simulator.hpp"
 
 #include <fmt/format.h>
@@ -829,10 +838,12 @@ void StreamRun::run_round() {
     std::size_t kept = 0;
     for (std::size_t i = 0; i < chosen.size(); ++i) {
       if (!placed[i]) continue;
-      chosen[kept] = chosen[i];
-      placement[kept] = std::move(placement[i]);
-      extras[kept] = std::move(extras[i]);
-      moved[kept] = moved[i];
+      if (kept != i) {
+        chosen[kept] = chosen[i];
+        placement[kept] = std::move(placement[i]);
+        extras[kept] = std::move(extras[i]);
+        moved[kept] = moved[i];
+      }
       ++kept;
     }
     chosen.resize(kept);

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/io/stream_workload_file.hpp"
 #include "hetsched/stream/allocation_lp.hpp"
 #include "hetsched/stream/stream_simulator.hpp"
 
@@ -147,6 +149,35 @@ TEST(StreamFractionalGpu, ImpossibleRequestsAreRejectedWithAReasonAndNeverBlock)
     }
     EXPECT_FALSE(report.jobs.back().rejected);
     EXPECT_GT(report.jobs.back().finish_seconds, 0) << policy;
+  }
+}
+
+TEST(StreamFractionalGpu, WorkloadFileCarriesSharesSlicesAndCores) {
+  const std::string text = R"(kind: stream
+cluster:
+  devices: {V100: 2}
+  devices_per_node: 2
+  cpu_cores_per_node: 16
+  mig_slices: 7
+jobs:
+  - {name: a, steps: 10, rates: {V100: 1}, gpu_milli: 300, gpu_memory_gb: 5, cpu_cores: 3}
+)";
+  const StreamWorkload w = parse_stream_workload(text, "w.yaml");
+  EXPECT_EQ(w.cluster.types[0].cpu_cores_per_node, 16);
+  EXPECT_EQ(w.cluster.types[0].mig_slices, 7);
+  EXPECT_EQ(w.jobs[0].gpu_milli, 300);
+  EXPECT_DOUBLE_EQ(w.jobs[0].gpu_memory_gb, 5);
+  EXPECT_EQ(w.jobs[0].cpu_cores, 3);
+  // 300 milli on 7 slices: ceil(2.1) = 3 slices, 3/7 step/s, 70/3 s.
+  const StreamReport report = run(w, "fifo");
+  EXPECT_NEAR(report.jobs[0].finish_seconds, 70.0 / 3, 1e-9);
+  EXPECT_EQ(report.jobs[0].cpu_core_set, (std::vector<int>{0, 1, 2}));
+  try {
+    parse_stream_workload("kind: stream\ncluster:\n  devices: {V100: 4}\n  mig_slices: -1\n",
+                          "w.yaml");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().line, 4);
   }
 }
 

@@ -8,6 +8,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/stream_workload_file.hpp"
 #include "hetsched/stream/allocation_lp.hpp"
+#include "hetsched/stream/cluster_benchmark.hpp"
 #include "hetsched/stream/stream_simulator.hpp"
 
 namespace hetsched {
@@ -235,6 +236,15 @@ TEST(AllocationLp, FoldedGroupServedInOrderKeepsTotals) {
   EXPECT_NEAR(ordered.fraction[0][0], 0.0, 1e-9);
   EXPECT_NEAR(ordered.fraction[1][0], 1.0, 1e-9);
   EXPECT_NEAR(ordered.fraction[2][0], 1.0, 1e-9);
+}
+
+TEST(ClusterBenchSeeds, SpreadIsMeanSampleDeviationAndRange) {
+  const SeedSpread spread = seed_spread({1.0, 2.0, 3.0});
+  EXPECT_DOUBLE_EQ(spread.mean, 2.0);
+  EXPECT_DOUBLE_EQ(spread.stddev, 1.0);  // sqrt((1 + 0 + 1) / (3 - 1))
+  EXPECT_DOUBLE_EQ(spread.min, 1.0);
+  EXPECT_DOUBLE_EQ(spread.max, 3.0);
+  EXPECT_DOUBLE_EQ(seed_spread({4.0}).stddev, 0.0);
 }
 
 }  // namespace

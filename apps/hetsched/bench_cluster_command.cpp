@@ -16,6 +16,29 @@ struct BenchClusterOptions {
   bool quiet = false;
 };
 
+nlohmann::ordered_json spread_json(const SeedSpread& spread) {
+  return {
+      {"mean", spread.mean}, {"stddev", spread.stddev}, {"min", spread.min}, {"max", spread.max}};
+}
+
+// Per-seed figures of a row and their spread (agnostic, aware, ratio).
+nlohmann::ordered_json seeds_json(const GavelContinuousRow& row) {
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  std::vector<double> agnostic, aware, ratio;
+  for (const auto& run : row.seed_runs) {
+    runs.push_back({{"seed", run.seed},
+                    {"agnostic_avg_jct_hours", run.agnostic_avg_jct_hours},
+                    {"aware_avg_jct_hours", run.aware_avg_jct_hours}});
+    agnostic.push_back(run.agnostic_avg_jct_hours);
+    aware.push_back(run.aware_avg_jct_hours);
+    ratio.push_back(run.agnostic_avg_jct_hours / run.aware_avg_jct_hours);
+  }
+  return {{"runs", runs},
+          {"agnostic_avg_jct_hours", spread_json(seed_spread(agnostic))},
+          {"aware_avg_jct_hours", spread_json(seed_spread(aware))},
+          {"ratio", spread_json(seed_spread(ratio))}};
+}
+
 nlohmann::ordered_json share_json(const GpuShareResult& r) {
   return {{"policy", r.policy},
           {"placed_fraction", r.placed_fraction},
@@ -54,7 +77,11 @@ void run_bench_cluster(BenchClusterOptions options) {
            {"agnostic_ftf_rho_average", row.agnostic_ftf_rho_average},
            {"aware_ftf_rho_average", row.aware_ftf_rho_average},
            {"agnostic_jain", row.agnostic_jain},
-           {"aware_jain", row.aware_jain}});
+           {"aware_jain", row.aware_jain},
+           {"run_time_bound_hours", row.run_time_bound_hours},
+           {"aware_avg_wait_hours", row.aware_avg_wait_hours},
+           {"aware_migrations_per_job", row.aware_migrations_per_job},
+           {"seeds", seeds_json(row)}});
     out["makespan"] = nlohmann::ordered_json::array();
     for (const auto& row : r.makespan)
       out["makespan"].push_back({{"jobs", row.jobs},
@@ -83,6 +110,27 @@ void run_bench_cluster(BenchClusterOptions options) {
         row.agnostic_avg_jct_hours / row.aware_avg_jct_hours, row.published_agnostic,
         row.published_aware, row.published_agnostic / row.published_aware,
         row.agnostic_wall_seconds + row.aware_wall_seconds);
+  if (options.params.seeds > 1) {
+    std::cout << fmt::format(
+        "\nOver {} seeds from {}: mean +- sample standard deviation [min, max]\n",
+        options.params.seeds, options.params.seed);
+    std::cout << fmt::format("{:<11} {:>8} {:>28} {:>28} {:>24}\n", "trace", "jobs/h", "agnostic",
+                             "aware", "ratio");
+    for (const auto& row : r.gavel) {
+      std::vector<double> agnostic, aware, ratio;
+      for (const auto& run : row.seed_runs) {
+        agnostic.push_back(run.agnostic_avg_jct_hours);
+        aware.push_back(run.aware_avg_jct_hours);
+        ratio.push_back(run.agnostic_avg_jct_hours / run.aware_avg_jct_hours);
+      }
+      auto show = [](const SeedSpread& s) {
+        return fmt::format("{:.2f} +- {:.2f} [{:.2f}, {:.2f}]", s.mean, s.stddev, s.min, s.max);
+      };
+      std::cout << fmt::format("{:<11} {:>8.1f} {:>28} {:>28} {:>24}\n", row.trace,
+                               row.rate_jobs_per_hour, show(seed_spread(agnostic)),
+                               show(seed_spread(aware)), show(seed_spread(ratio)));
+    }
+  }
   std::cout << "\nReference runs and fairness (rho: Themis finish-time fairness, average)\n";
   std::cout << fmt::format("{:<11} {:>8} {:>10} {:>10} {:>11} {:>8} {:>8} {:>8} {:>8}\n", "trace",
                            "jobs/h", "aware-las", "aware+SS", "Gavel SS", "rho ag.", "rho aw.",
@@ -128,6 +176,12 @@ void add_bench_cluster_command(CLI::App& bench) {
   command->add_flag("--quick", options->params.quick,
                     "a faster subset: 3 rates, jobs 1000-1250 measured, no 700-job case");
   command->add_option("--seed", options->params.seed, "seed of the job generator")
+      ->capture_default_str();
+  command
+      ->add_option("--seeds", options->params.seeds,
+                   "run the continuous rates with this many seeds (from --seed) and report "
+                   "their mean and spread")
+      ->check(CLI::Range(1, 100))
       ->capture_default_str();
   command
       ->add_option("--migration-seconds", options->params.migration_seconds,

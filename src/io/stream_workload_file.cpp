@@ -90,7 +90,9 @@ StreamWorkload parse_stream_workload(const std::string& text, const std::string&
 
   const YAML::Node cluster = root["cluster"];
   if (!cluster) throw InputError(SourcePosition{file, 1, 1}, "missing 'cluster'");
-  check_keys(file, cluster, {"devices_per_node", "nodes_per_rack", "devices"}, "cluster");
+  check_keys(file, cluster,
+             {"devices_per_node", "nodes_per_rack", "devices", "cpu_cores_per_node", "mig_slices"},
+             "cluster");
   const int per_node = cluster["devices_per_node"]
                            ? read<int>(file, cluster["devices_per_node"], "devices_per_node")
                            : 4;
@@ -111,6 +113,15 @@ StreamWorkload parse_stream_workload(const std::string& text, const std::string&
     workload.cluster = make_stream_cluster(counts, per_node, per_rack);
   } catch (const InputError& e) {
     throw InputError(position(file, devices), e.message());
+  }
+  // CPU cores per node and MIG-like slices per device, for every type.
+  for (const char* key : {"cpu_cores_per_node", "mig_slices"}) {
+    if (!cluster[key]) continue;
+    const int value = read<int>(file, cluster[key], key);
+    if (value < 0)
+      throw InputError(position(file, cluster[key]), std::string(key) + " must be >= 0");
+    for (auto& type : workload.cluster.types)
+      (std::string(key) == "mig_slices" ? type.mig_slices : type.cpu_cores_per_node) = value;
   }
 
   auto resolve = [&](const YAML::Node& node) {
@@ -145,10 +156,11 @@ StreamWorkload parse_stream_workload(const std::string& text, const std::string&
   if (const YAML::Node jobs = root["jobs"]) {
     if (!jobs.IsSequence()) throw InputError(position(file, jobs), "jobs: expected a list");
     for (const YAML::Node& node : jobs) {
-      check_keys(file, node,
-                 {"name", "model", "user", "gang", "steps", "arrival", "weight", "deadline",
-                  "rates", "spread_rates", "preemptible"},
-                 "job");
+      check_keys(
+          file, node,
+          {"name", "model", "user", "gang", "steps", "arrival", "weight", "deadline", "rates",
+           "spread_rates", "preemptible", "gpu_milli", "gpu_memory_gb", "cpu_cores"},
+          "job");
       if (!node["steps"]) throw InputError(position(file, node), "job: missing 'steps'");
       const int gang = node["gang"] ? read<int>(file, node["gang"], "gang") : 1;
       const double steps = read<double>(file, node["steps"], "steps");
@@ -184,6 +196,11 @@ StreamWorkload parse_stream_workload(const std::string& text, const std::string&
       if (node["deadline"]) job.deadline_seconds = read<double>(file, node["deadline"], "deadline");
       if (node["preemptible"])
         job.preemptible = read<bool>(file, node["preemptible"], "preemptible");
+      // Out-of-range requests are the simulator's to reject, with a reason, per job.
+      if (node["gpu_milli"]) job.gpu_milli = read<int>(file, node["gpu_milli"], "gpu_milli");
+      if (node["gpu_memory_gb"])
+        job.gpu_memory_gb = read<double>(file, node["gpu_memory_gb"], "gpu_memory_gb");
+      if (node["cpu_cores"]) job.cpu_cores = read<int>(file, node["cpu_cores"], "cpu_cores");
       workload.jobs.push_back(std::move(job));
     }
   }

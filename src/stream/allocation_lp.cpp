@@ -3,7 +3,9 @@
 // weight) are folded into one row with a multiplicity for the max-min fairness,
 // max-throughput and priority-throughput objectives: these LPs are symmetric in identical jobs and
 // convex, so an optimum giving them equal shares exists, and the LP shrinks from hundreds of jobs
-// to at most one row per (job type, gang, weight).
+// to at most one row per (job type, gang, weight). With serve_folded_in_order a
+// group's time is then handed to its members one after another by order_key (the
+// group total is what the LP fixed; how it is split among identical jobs is free).
 #include "hetsched/stream/allocation_lp.hpp"
 
 #include <glpk.h>
@@ -308,8 +310,44 @@ AllocationResult solve_allocation(const AllocationProblem& problem, AllocationOb
   AllocationResult result = empty_result(problem);
   result.fell_back = folded_result.fell_back;
   result.note = folded_result.note;
-  for (std::size_t j = 0; j < problem.jobs.size(); ++j)
-    result.fraction[j] = folded_result.fraction[job_class[j]];
+  if (!problem.serve_folded_in_order || folded_result.fell_back) {
+    for (std::size_t j = 0; j < problem.jobs.size(); ++j)
+      result.fraction[j] = folded_result.fraction[job_class[j]];
+    return result;
+  }
+  // Serve each folded group in order: its total time on each type (multiplicity x
+  // the row's fraction) goes to its members by increasing order_key, each filling up
+  // to a whole job's time, fastest type first. Group totals, hence the capacity
+  // constraints and the objective, are unchanged; the group's time is given
+  // sequentially (shortest first, for SRPT keys) instead of shared equally.
+  std::vector<std::vector<std::size_t>> members(folded.jobs.size());
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) members[job_class[j]].push_back(j);
+  const std::size_t type_count = problem.capacity.size();
+  for (std::size_t c = 0; c < members.size(); ++c) {
+    auto& group = members[c];
+    std::stable_sort(group.begin(), group.end(), [&](std::size_t a, std::size_t b) {
+      return problem.jobs[a].order_key < problem.jobs[b].order_key;
+    });
+    std::vector<double> left(type_count);
+    for (std::size_t k = 0; k < type_count; ++k)
+      left[k] = folded.jobs[c].multiplicity * folded_result.fraction[c][k];
+    std::vector<std::size_t> fastest_first(type_count);
+    std::iota(fastest_first.begin(), fastest_first.end(), 0);
+    std::stable_sort(fastest_first.begin(), fastest_first.end(), [&](std::size_t a, std::size_t b) {
+      return folded.jobs[c].rate[a] > folded.jobs[c].rate[b];
+    });
+    for (std::size_t j : group) {
+      const double own = problem.jobs[j].multiplicity;
+      double filled = 0;
+      for (std::size_t k : fastest_first) {
+        const double take = std::min(left[k], own - filled);
+        if (take <= 1e-12) continue;
+        result.fraction[j][k] = take / own;
+        left[k] -= take;
+        filled += take;
+      }
+    }
+  }
   return result;
 }
 

@@ -28,6 +28,20 @@ StreamReport run(const StreamWorkload& workload, const std::string& policy_name,
 
 }  // namespace
 
+SeedSpread seed_spread(const std::vector<double>& values) {
+  SeedSpread spread;
+  if (values.empty()) return spread;
+  spread.min = *std::min_element(values.begin(), values.end());
+  spread.max = *std::max_element(values.begin(), values.end());
+  for (double v : values) spread.mean += v / values.size();
+  if (values.size() > 1) {
+    double squares = 0;
+    for (double v : values) squares += (v - spread.mean) * (v - spread.mean);
+    spread.stddev = std::sqrt(squares / (values.size() - 1));
+  }
+  return spread;
+}
+
 ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
   ClusterBenchResult result;
   const GavelThroughputTable table =
@@ -89,7 +103,36 @@ ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
     row.agnostic_ftf_rho_average = agnostic.ftf_rho_average;
     row.aware_ftf_rho_average = aware.ftf_rho_average;
     row.agnostic_jain = agnostic.jain_fairness;
+    row.aware_avg_wait_hours = aware.average_wait_seconds / 3600.0;
+    double bound = 0, migrations = 0;
+    std::size_t counted = 0;
+    for (std::size_t j = result.measure_first; j < result.measure_last && j < workload.jobs.size();
+         ++j) {
+      const StreamJob& job = workload.jobs[j];
+      double best = 0;
+      for (const auto& [model, rate] : job.steps_per_second) best = std::max(best, rate);
+      if (best <= 0 || aware.jobs[j].rejected) continue;
+      bound += job.total_steps / best;
+      migrations += aware.jobs[j].migrations;
+      ++counted;
+    }
+    if (counted > 0) {
+      row.run_time_bound_hours = bound / counted / 3600.0;
+      row.aware_migrations_per_job = migrations / counted;
+    }
     row.aware_jain = aware.jain_fairness;
+    row.seed_runs.push_back({params.seed, row.agnostic_avg_jct_hours, row.aware_avg_jct_hours});
+    for (std::size_t extra = 1; extra < params.seeds; ++extra) {
+      const std::uint64_t seed = params.seed + extra;
+      StreamWorkload other;
+      other.cluster = workload.cluster;
+      other.jobs = generate_gavel_jobs(
+          table, GavelGeneratorParams{generated, setting.rate, setting.multi_gpu, seed});
+      say(label + "seed " + std::to_string(seed));
+      row.seed_runs.push_back(
+          {seed, run(other, "las", options).average_jct_seconds / 3600.0,
+           run(other, params.aware_policy, options).average_jct_seconds / 3600.0});
+    }
     if (params.reference_runs) {
       if (params.aware_policy != "aware-las") {
         say(label + "aware-las");

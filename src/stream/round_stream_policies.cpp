@@ -18,10 +18,11 @@
 // throughput (AllocationObjective::priority_throughput): devices go first to the
 // favoured jobs, but a job in a lower class may take a faster type when it gains
 // class_factor times more there than the favoured job loses: the heterogeneity-aware
-// exchange of Gavel. Jobs of one class and type are folded and share equally
-// (round-robin over rounds). The classes are re-read every round; the LP is
-// re-solved only when some job changed class or the set of jobs changed. Under SRPT
-// a running job only climbs classes, so allocations are stable and jobs seldom
+// exchange of Gavel. Jobs of one class and type are folded into one LP row, and the
+// row's time goes to them in order (shortest remaining, or least attained, first)
+// rather than equally, which would rotate them round-robin and make each wait. The classes are
+// re-read every round; the LP is re-solved only when some job changed class or the set of jobs
+// changed. Under SRPT a running job only climbs classes, so allocations are stable and jobs seldom
 // move; under LAS a running job sinks and newcomers preempt it, which costs
 // migrations (see docs/cluster-scheduling.md for the measured difference).
 #include <algorithm>
@@ -97,6 +98,7 @@ class AwarePolicy final : public RoundPolicy {
   AwarePolicy(AllocationObjective objective, bool every_round)
       : objective_(objective), every_round_(every_round) {}
   bool reallocate_every_round() const override { return every_round_; }
+  bool work_conserving() const override { return objective_ != AllocationObjective::min_cost; }
   AllocationResult allocate(const std::vector<StreamJobView>& jobs,
                             const StreamPolicyContext& context) override {
     return solve_allocation(make_problem(jobs, context), objective_);
@@ -124,7 +126,13 @@ class AwareLasPriorityPolicy final : public RoundPolicy {
     }
     if (key == last_key_) return last_result_;
     AllocationProblem problem = make_problem(jobs, context);
-    for (std::size_t j = 0; j < jobs.size(); ++j) problem.jobs[j].priority_weight = weight[j];
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      problem.jobs[j].priority_weight = weight[j];
+      problem.jobs[j].order_key = service_steps(jobs[j]);
+    }
+    // Within a (job type, class) group, shortest remaining (SRPT) or least attained
+    // (LAS) first, rather than an equal share that rotates the group's jobs.
+    problem.serve_folded_in_order = true;
     last_result_ = solve_allocation(problem, AllocationObjective::priority_throughput);
     last_result_.job_weight = weight;
     last_key_ = std::move(key);
@@ -139,13 +147,17 @@ class AwareLasPriorityPolicy final : public RoundPolicy {
   int attained_class(const StreamJobView& job) const {
     const double best = *std::max_element(job.rate->begin(), job.rate->end());
     if (best <= 0) return 0;
-    const double steps =
-        by_remaining_ ? job.remaining_steps : std::max(0.0, job.total_steps - job.remaining_steps);
+    const double steps = service_steps(job);
     const double service_hours = job.gang_size * steps / best / 3600.0;
     if (service_hours < first_class_hours) return 0;
     return std::min(class_count - 1,
                     1 + static_cast<int>(std::floor(std::log(service_hours / first_class_hours) /
                                                     std::log(class_factor_))));
+  }
+
+  double service_steps(const StreamJobView& job) const {
+    return by_remaining_ ? job.remaining_steps
+                         : std::max(0.0, job.total_steps - job.remaining_steps);
   }
 
   bool by_remaining_;

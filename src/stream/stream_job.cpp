@@ -3,6 +3,7 @@
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/units.hpp"
 
 namespace hetsched {
 
@@ -24,8 +25,10 @@ StreamCluster make_stream_cluster(const std::vector<std::pair<std::string, int>>
   for (const auto& [model, count] : counts) {
     const DeviceSpec* part = find_catalog_part(model);
     if (!part) throw InputError(unknown_name_message("device model", model, catalog_model_names()));
-    cluster.types.push_back(StreamDeviceType{part->model, count, devices_per_node, nodes_per_rack,
-                                             part->price_per_hour});
+    StreamDeviceType type{part->model, count, devices_per_node, nodes_per_rack,
+                          part->price_per_hour};
+    type.memory_gb = part->memory_bytes / units::gigabyte;
+    cluster.types.push_back(type);
   }
   return cluster;
 }

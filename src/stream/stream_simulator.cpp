@@ -17,10 +17,21 @@
 //    guest, heaviest first, takes the host where its weighted normalised gain most
 //    exceeds the host's weighted loss, and both run at their measured co-located
 //    rates for the round.
+//    Devices the allocation leaves idle in a round (its fractions rounded to whole
+//    rounds) are backfilled: jobs left out, heaviest first by the policy's weight,
+//    then least attained service, take the type where they progress most this round.
 // Gangs are placed preferring one node (the fullest node that fits), then one rack,
 // then the nodes with the most free devices. A gang spread over nodes runs at its
 // spread rate when the job has one.
+// Fractional GPUs (milli-GPU requests as in the Alibaba trace, or whole MIG-like
+// slices on a type split into S slices) go to an already opened device with room
+// for their units and memory (best fit: fewest units left), else open a free device
+// on the fullest node; they run at their rate times their share, isolated from the
+// other shares (no interference). A job asking for CPU cores gets a specific set of
+// free cores (lowest numbers first) on the node of its devices, held by no one else.
 #include "hetsched/stream/stream_simulator.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
@@ -41,7 +52,20 @@ struct NodeSlots {
   std::size_t type = 0;
   int rack = 0;
   int devices = 0;
-  int free = 0;
+  int free = 0;  // devices held by no one (whole, not opened for fractions)
+  // Devices opened for fractional jobs, by slot: units held (milli-GPUs, or slices
+  // on a MIG-like type; 0 = not opened) and memory held, GB. Whole-device jobs are
+  // counted in `free` only, so a slot names a shared device, not a physical one.
+  std::vector<int> units_used;
+  std::vector<double> memory_used;
+  std::vector<char> core_busy;  // per CPU core of the node (empty: not modelled)
+};
+
+// What a placement holds besides whole devices: the shared-device slot of a
+// fractional job and the CPU core set.
+struct PlacementExtras {
+  int device = -1;
+  std::vector<int> cores;
 };
 
 using Placement = std::vector<std::pair<int, int>>;  // (node, devices taken)
@@ -60,8 +84,14 @@ struct JobRuntime {
   bool ran_before = false;
   double attained = 0;
   std::vector<double> received;  // seconds run per type
-  int colocation_type = -1;      // index into the co-location table (single-device jobs)
-  double isolated_rate = 0;      // steps/s on its equal share at arrival (finish-time fairness)
+  // Fractional GPUs, per type: units taken on one device (0 = whole devices) and the
+  // share of a device's compute they give (1 for whole devices).
+  std::vector<int> share_units;
+  std::vector<double> share;
+  bool plain = true;         // whole devices and no CPU cores: placed by counts only
+  PlacementExtras extras;    // its shared-device slot and core set while placed
+  int colocation_type = -1;  // index into the co-location table (single-device jobs)
+  double isolated_rate = 0;  // steps/s on its equal share at arrival (finish-time fairness)
 };
 
 class StreamRun {
@@ -76,6 +106,24 @@ class StreamRun {
   void submit(std::size_t j);
   std::optional<Placement> place(std::size_t type, int gang) const;
   void take(const Placement& placement, int sign);
+  // Any job: whole devices by count, a fractional job onto a shared device (best fit
+  // by units left), CPU cores as a set on one node. nullopt when it does not fit now.
+  std::optional<std::pair<Placement, PlacementExtras>> place_job(std::size_t j,
+                                                                 std::size_t type) const;
+  void take_job(std::size_t j, const Placement& placement, const PlacementExtras& extras, int sign);
+  // Whether a job that is not plain can take exactly these resources again.
+  bool can_retake(std::size_t j, const Placement& placement, const PlacementExtras& extras) const;
+  int units_per_device(std::size_t type) const {
+    return workload_.cluster.types[type].mig_slices > 0 ? workload_.cluster.types[type].mig_slices
+                                                        : 1000;
+  }
+  // Round budget in milli-devices that job j takes on type k.
+  int budget_need(std::size_t j, std::size_t type) const {
+    const int units = jobs_[j].share_units[type];
+    if (units == 0) return workload_.jobs[j].gang_size * 1000;
+    return (units * 1000 + units_per_device(type) - 1) / units_per_device(type);
+  }
+  void reset_nodes();
   double rate_on(const JobRuntime& job, std::size_t type, const Placement& placement) const;
   StreamJobView view(std::size_t j) const;
   StreamPolicyContext context() const;
@@ -87,6 +135,10 @@ class StreamRun {
   std::vector<std::pair<std::size_t, std::size_t>> pair_guests(
       const std::vector<std::size_t>& chosen, const std::vector<int>& chosen_type,
       const std::vector<Placement>& placement) const;
+  // Devices left idle by the allocation's round go to jobs left out (work conservation).
+  void backfill_idle(std::vector<std::size_t>& chosen, std::vector<int>& chosen_type,
+                     std::vector<int>& budget) const;
+  std::vector<double> job_weights() const;  // the policy's per-job weights, 1 by default
   const std::pair<double, double>* colocated(std::size_t host, std::size_t guest,
                                              std::size_t type) const;
   void finish(std::size_t j, double time);
@@ -158,7 +210,7 @@ void StreamRun::build_colocation() {
   }
   for (std::size_t j = 0; j < workload_.jobs.size(); ++j) {
     const auto it = index.find(workload_.jobs[j].job_type);
-    if (workload_.jobs[j].gang_size == 1 && it != index.end())
+    if (workload_.jobs[j].gang_size == 1 && jobs_[j].plain && it != index.end())
       jobs_[j].colocation_type = it->second;
   }
 }
@@ -201,8 +253,11 @@ void StreamRun::build_nodes() {
     while (left > 0) {
       const int devices = std::min(per_node, left);
       nodes_of_type_[k].push_back(static_cast<int>(nodes_.size()));
-      nodes_.push_back(
-          NodeSlots{k, index / std::max(1, types[k].nodes_per_rack), devices, devices});
+      NodeSlots node{k, index / std::max(1, types[k].nodes_per_rack), devices, devices, {}, {}, {}};
+      node.units_used.assign(devices, 0);
+      node.memory_used.assign(devices, 0.0);
+      node.core_busy.assign(std::max(0, types[k].cpu_cores_per_node), 0);
+      nodes_.push_back(std::move(node));
       left -= devices;
       ++index;
     }
@@ -258,6 +313,63 @@ void StreamRun::submit(std::size_t j) {
   // Types too small for the gang cannot run it.
   for (std::size_t k = 0; k < type_count; ++k)
     if (workload_.cluster.types[k].count < job.gang_size) runtime.rate[k] = runtime.spread[k] = 0;
+  // Fractional GPUs, device memory and CPU cores.
+  const bool fractional = job.gpu_milli > 0 && job.gpu_milli < 1000;
+  if (job.gpu_milli < 0 || job.gpu_milli > 1000)
+    return reject("gpu_milli must be between 0 and 1000 (thousandths of one device), not " +
+                  std::to_string(job.gpu_milli));
+  if (fractional && job.gang_size > 1)
+    return reject("a fractional GPU request (gpu_milli " + std::to_string(job.gpu_milli) +
+                  ") is a share of one device; it cannot have a gang of " +
+                  std::to_string(job.gang_size));
+  if (job.gpu_memory_gb < 0) return reject("gpu_memory_gb must not be negative");
+  if (job.cpu_cores < 0) return reject("cpu_cores must not be negative");
+  std::string unfit;
+  for (std::size_t k = 0; k < type_count; ++k) {
+    if (runtime.rate[k] <= 0) continue;
+    const StreamDeviceType& type = workload_.cluster.types[k];
+    std::string why;
+    if (type.memory_gb > 0 && job.gpu_memory_gb > type.memory_gb + 1e-9)
+      why = fmt::format("a {} has {:g} GB of memory, it needs {:g} GB", type.model, type.memory_gb,
+                        job.gpu_memory_gb);
+    else if (job.cpu_cores > 0 && type.cpu_cores_per_node > 0 &&
+             job.cpu_cores > type.cpu_cores_per_node)
+      why = fmt::format("a {} node has {} CPU cores, it asks for {}", type.model,
+                        type.cpu_cores_per_node, job.cpu_cores);
+    else if (job.cpu_cores > 0 && job.gang_size > type.devices_per_node)
+      why = fmt::format(
+          "its CPU cores must sit on the node of its devices, and a {} node has {} devices, "
+          "it asks for {}",
+          type.model, type.devices_per_node, job.gang_size);
+    if (why.empty()) continue;
+    runtime.rate[k] = runtime.spread[k] = 0;
+    unfit += (unfit.empty() ? "" : "; ") + why;
+  }
+  if (std::all_of(runtime.rate.begin(), runtime.rate.end(), [](double r) { return r <= 0; }))
+    return reject("no device type of the cluster can hold it: " + unfit);
+  runtime.share_units.assign(type_count, 0);
+  runtime.share.assign(type_count, 1.0);
+  runtime.plain = !fractional && job.cpu_cores == 0;
+  if (fractional)
+    for (std::size_t k = 0; k < type_count; ++k) {
+      const StreamDeviceType& type = workload_.cluster.types[k];
+      int units = job.gpu_milli;
+      if (type.mig_slices > 0) {
+        // Whole slices covering its compute share and, each slice carrying 1/S of the
+        // device's memory, its memory.
+        const int slices = type.mig_slices;
+        units = static_cast<int>(std::ceil(job.gpu_milli * slices / 1000.0 - 1e-9));
+        if (type.memory_gb > 0 && job.gpu_memory_gb > 0)
+          units = std::max(
+              units,
+              static_cast<int>(std::ceil(job.gpu_memory_gb / (type.memory_gb / slices) - 1e-9)));
+        units = std::clamp(units, 1, slices);
+      }
+      runtime.share_units[k] = units;
+      runtime.share[k] = static_cast<double>(units) / units_per_device(k);
+      runtime.rate[k] *= runtime.share[k];
+      runtime.spread[k] *= runtime.share[k];
+    }
   runtime.best_rate = *std::max_element(runtime.rate.begin(), runtime.rate.end());
   runtime.remaining = job.total_steps;
   const auto user = std::find(users_.begin(), users_.end(), job.user);
@@ -306,6 +418,118 @@ void StreamRun::take(const Placement& placement, int sign) {
     nodes_[node].free -= sign * count;
     free_by_type_[nodes_[node].type] -= sign * count;
   }
+}
+
+void StreamRun::reset_nodes() {
+  for (auto& node : nodes_) {
+    node.free = node.devices;
+    std::fill(node.units_used.begin(), node.units_used.end(), 0);
+    std::fill(node.memory_used.begin(), node.memory_used.end(), 0.0);
+    std::fill(node.core_busy.begin(), node.core_busy.end(), 0);
+  }
+  for (std::size_t k = 0; k < free_by_type_.size(); ++k)
+    free_by_type_[k] = workload_.cluster.types[k].count;
+}
+
+std::optional<std::pair<Placement, PlacementExtras>> StreamRun::place_job(std::size_t j,
+                                                                          std::size_t type) const {
+  const JobRuntime& job = jobs_[j];
+  const int gang = workload_.jobs[j].gang_size;
+  if (job.plain) {
+    auto placement = place(type, gang);
+    if (!placement) return std::nullopt;
+    return std::pair{*placement, PlacementExtras{}};
+  }
+  const int cores = workload_.jobs[j].cpu_cores;
+  auto free_cores = [&](const NodeSlots& node) {
+    return node.core_busy.empty()
+               ? std::numeric_limits<int>::max()
+               : static_cast<int>(std::count(node.core_busy.begin(), node.core_busy.end(), 0));
+  };
+  auto core_set = [&](const NodeSlots& node) {
+    std::vector<int> set;
+    for (std::size_t c = 0; c < node.core_busy.size() && static_cast<int>(set.size()) < cores; ++c)
+      if (!node.core_busy[c]) set.push_back(static_cast<int>(c));
+    return set;
+  };
+  const int units = job.share_units[type];
+  const double memory = workload_.jobs[j].gpu_memory_gb;
+  const double device_memory = workload_.cluster.types[type].memory_gb;
+  const int total = units_per_device(type);
+  int best_node = -1, best_device = -1, best_left = 0;
+  for (int n : nodes_of_type_[type]) {
+    const NodeSlots& node = nodes_[n];
+    if (cores > 0 && free_cores(node) < cores) continue;
+    if (units == 0) {
+      // Whole devices on this node (a job with cores keeps its gang in one node).
+      if (node.free < gang) continue;
+      if (best_node < 0 || node.free < nodes_[best_node].free) best_node = n;
+      continue;
+    }
+    // A fraction: an opened device with room (best fit: fewest units left), else a
+    // device of the fullest node that has a free one.
+    for (std::size_t d = 0; d < node.units_used.size(); ++d) {
+      if (node.units_used[d] == 0) continue;
+      if (node.units_used[d] + units > total) continue;
+      if (device_memory > 0 && node.memory_used[d] + memory > device_memory + 1e-9) continue;
+      const int left = total - node.units_used[d] - units;
+      if (best_device < 0 || left < best_left) {
+        best_node = n;
+        best_device = static_cast<int>(d);
+        best_left = left;
+      }
+    }
+  }
+  if (units > 0 && best_node < 0) {
+    // No opened device fits: open one on the fullest node with a free device.
+    for (int n : nodes_of_type_[type]) {
+      const NodeSlots& node = nodes_[n];
+      if (node.free < 1 || (cores > 0 && free_cores(node) < cores)) continue;
+      if (best_node < 0 || node.free < nodes_[best_node].free) best_node = n;
+    }
+    if (best_node >= 0) {
+      const auto& used = nodes_[best_node].units_used;
+      best_device = static_cast<int>(std::find(used.begin(), used.end(), 0) - used.begin());
+    }
+  }
+  if (best_node < 0) return std::nullopt;
+  PlacementExtras extras;
+  extras.device = units > 0 ? best_device : -1;
+  if (cores > 0) extras.cores = core_set(nodes_[best_node]);
+  return std::pair{Placement{{best_node, units > 0 ? 0 : gang}}, extras};
+}
+
+void StreamRun::take_job(std::size_t j, const Placement& placement, const PlacementExtras& extras,
+                         int sign) {
+  take(placement, sign);
+  if (placement.empty()) return;
+  NodeSlots& node = nodes_[placement.front().first];
+  if (extras.device >= 0) {
+    const auto d = static_cast<std::size_t>(extras.device);
+    const bool was_open = node.units_used[d] > 0;
+    node.units_used[d] += sign * jobs_[j].share_units[node.type];
+    node.memory_used[d] += sign * workload_.jobs[j].gpu_memory_gb;
+    const bool open = node.units_used[d] > 0;
+    const int opened = (open ? 1 : 0) - (was_open ? 1 : 0);
+    node.free -= opened;
+    free_by_type_[node.type] -= opened;
+  }
+  for (int c : extras.cores) node.core_busy[static_cast<std::size_t>(c)] = sign > 0 ? 1 : 0;
+}
+
+bool StreamRun::can_retake(std::size_t j, const Placement& placement,
+                           const PlacementExtras& extras) const {
+  if (placement.size() != 1) return false;
+  const NodeSlots& node = nodes_[placement.front().first];
+  for (int c : extras.cores)
+    if (node.core_busy[static_cast<std::size_t>(c)]) return false;
+  if (extras.device < 0) return node.free >= placement.front().second;
+  const auto d = static_cast<std::size_t>(extras.device);
+  if (node.units_used[d] == 0) return node.free >= 1;
+  const double device_memory = workload_.cluster.types[node.type].memory_gb;
+  return node.units_used[d] + jobs_[j].share_units[node.type] <= units_per_device(node.type) &&
+         (device_memory <= 0 ||
+          node.memory_used[d] + workload_.jobs[j].gpu_memory_gb <= device_memory + 1e-9);
 }
 
 double StreamRun::rate_on(const JobRuntime& job, std::size_t type,
@@ -360,20 +584,25 @@ void StreamRun::finish(std::size_t j, double time) {
 
 int StreamRun::agnostic_type_with_room(std::size_t j, const std::vector<int>& free) const {
   // Heterogeneity-agnostic: the type with the most free devices that fits the gang.
+  // A job that is not plain (a fraction, CPU cores) is tried on the real state; a
+  // type marked -1 in `free` is excluded.
   int chosen = -1;
-  for (std::size_t k = 0; k < free.size(); ++k)
-    if (jobs_[j].rate[k] > 0 && free[k] >= workload_.jobs[j].gang_size &&
-        (chosen < 0 || free[k] > free[chosen]))
-      chosen = static_cast<int>(k);
+  for (std::size_t k = 0; k < free.size(); ++k) {
+    if (jobs_[j].rate[k] <= 0 || (chosen >= 0 && free[k] <= free[chosen])) continue;
+    const bool fits = jobs_[j].plain ? free[k] >= workload_.jobs[j].gang_size
+                                     : free[k] >= 0 && place_job(j, k).has_value();
+    if (fits) chosen = static_cast<int>(k);
+  }
   return chosen;
 }
 
 void StreamRun::start_now(std::size_t j, std::size_t type) {
   JobRuntime& job = jobs_[j];
-  const auto placement = place(type, workload_.jobs[j].gang_size);
-  job.placement = *placement;
+  auto placed = place_job(j, type);
+  job.placement = placed->first;
+  job.extras = placed->second;
   job.type = static_cast<int>(type);
-  take(job.placement, +1);
+  take_job(j, job.placement, job.extras, +1);
   job.state = JobState::running;
   const double duration = job.remaining / rate_on(job, type, job.placement);
   finish_time_[j] = now_ + duration;
@@ -381,6 +610,9 @@ void StreamRun::start_now(std::size_t j, std::size_t type) {
   if (outcome.first_start_seconds < 0) {
     outcome.first_start_seconds = now_;
     for (const auto& slot : job.placement) outcome.placement_nodes.push_back(slot.first);
+    outcome.shared_device = job.extras.device;
+    outcome.cpu_core_set = job.extras.cores;
+    outcome.device_share = job.share[type];
   }
   outcome.spread_over_nodes = outcome.spread_over_nodes || job.placement.size() > 1;
   user_devices_[job.user] += workload_.jobs[j].gang_size;
@@ -485,8 +717,7 @@ void StreamRun::run_round() {
   const std::size_t type_count = type_names_.size();
   const StreamPolicyContext ctx = context();
   // Release every device; continuing jobs re-take theirs first below.
-  for (auto& node : nodes_) node.free = node.devices;
-  for (std::size_t k = 0; k < type_count; ++k) free_by_type_[k] = workload_.cluster.types[k].count;
+  reset_nodes();
   std::fill(user_devices_.begin(), user_devices_.end(), 0.0);
 
   if (allocation_dirty_ || policy_.reallocate_every_round()) {
@@ -534,23 +765,31 @@ void StreamRun::run_round() {
   });
   std::vector<int> chosen_type(workload_.jobs.size(), -1);
   std::vector<std::size_t> chosen;
-  std::vector<int> budget = free_by_type_;
+  // Budget in milli-devices (fractional jobs take part of one).
+  std::vector<int> budget(type_count);
+  for (std::size_t k = 0; k < type_count; ++k) budget[k] = free_by_type_[k] * 1000;
   // A job that may not be preempted keeps the devices it ran on last round.
   for (std::size_t j : active_) {
     const JobRuntime& job = jobs_[j];
     if (workload_.jobs[j].preemptible || job.placement.empty() || job.type < 0) continue;
-    budget[job.type] -= workload_.jobs[j].gang_size;
+    budget[job.type] -= budget_need(j, static_cast<std::size_t>(job.type));
     chosen_type[j] = job.type;
     chosen.push_back(j);
   }
   for (const Candidate& c : candidates) {
     if (chosen_type[c.job] >= 0) continue;
-    const int gang = workload_.jobs[c.job].gang_size;
-    if (budget[c.type] < gang) continue;
-    budget[c.type] -= gang;
+    const int need = budget_need(c.job, c.type);
+    if (budget[c.type] < need) continue;
+    budget[c.type] -= need;
     chosen_type[c.job] = static_cast<int>(c.type);
     chosen.push_back(c.job);
   }
+  // Work conservation: devices the allocation leaves idle this round (its fractions
+  // rounded to whole rounds rarely use every device) go to jobs left out, heaviest
+  // first (the policy's weight), then least attained service; each takes the type
+  // where it progresses most this round, counting the migration a move costs.
+  if (options_.backfill_idle_devices && policy_.work_conserving())
+    backfill_idle(chosen, chosen_type, budget);
   // Placement, largest gangs first so that they find whole nodes (as Gavel does): a
   // job staying on its type keeps last round's devices when they are all still
   // free; otherwise it is placed afresh (best fit) and, if it ran before, migrates.
@@ -561,21 +800,56 @@ void StreamRun::run_round() {
         return workload_.jobs[chosen[a]].gang_size > workload_.jobs[chosen[b]].gang_size;
       });
   std::vector<Placement> placement(chosen.size());
+  std::vector<PlacementExtras> extras(chosen.size());
   std::vector<bool> moved(chosen.size(), false);
+  std::vector<bool> placed(chosen.size(), true);
   for (std::size_t i : placement_order) {
     const std::size_t j = chosen[i];
     const JobRuntime& job = jobs_[j];
     const auto type = static_cast<std::size_t>(chosen_type[j]);
     bool keep = job.ran_before && job.type == chosen_type[j] && !job.placement.empty();
-    for (const auto& [node, count] : job.placement) keep = keep && nodes_[node].free >= count;
+    if (job.plain) {
+      for (const auto& [node, count] : job.placement) keep = keep && nodes_[node].free >= count;
+    } else {
+      keep = keep && can_retake(j, job.placement, job.extras);
+    }
     // Staying spread over nodes is worth a move when one node now has room.
     if (keep && job.placement.size() > 1) {
       const auto fresh = place(type, workload_.jobs[j].gang_size);
       keep = !(fresh && fresh->size() == 1);
     }
-    placement[i] = keep ? job.placement : *place(type, workload_.jobs[j].gang_size);
-    take(placement[i], +1);
+    if (keep) {
+      placement[i] = job.placement;
+      extras[i] = job.extras;
+    } else if (auto fresh = place_job(j, type)) {
+      placement[i] = fresh->first;
+      extras[i] = fresh->second;
+    } else {
+      // Only a fraction or a core set can miss here (the budget counts devices, not
+      // how they are split): the job sits this round out.
+      placed[i] = false;
+      chosen_type[j] = -1;
+      continue;
+    }
+    take_job(j, placement[i], extras[i], +1);
     moved[i] = job.ran_before && !keep;
+  }
+  if (std::find(placed.begin(), placed.end(), false) != placed.end()) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      if (!placed[i]) continue;
+      if (kept != i) {
+        chosen[kept] = chosen[i];
+        placement[kept] = std::move(placement[i]);
+        extras[kept] = std::move(extras[i]);
+        moved[kept] = moved[i];
+      }
+      ++kept;
+    }
+    chosen.resize(kept);
+    placement.resize(kept);
+    extras.resize(kept);
+    moved.resize(kept);
   }
   // Space sharing: guests join hosts; both run at their co-located rates.
   std::vector<double> colocated_rate(chosen.size(), 0.0);
@@ -593,6 +867,7 @@ void StreamRun::run_round() {
       chosen.push_back(guest);
       chosen_type[guest] = chosen_type[host];
       placement.push_back(Placement{{node, 1}});  // shares the host's device: not taken
+      extras.emplace_back();
       moved.push_back(job.ran_before && !stays);
       colocated_rate.push_back(rates->second);
     }
@@ -603,12 +878,15 @@ void StreamRun::run_round() {
     JobRuntime& job = jobs_[j];
     const auto type = static_cast<std::size_t>(chosen_type[j]);
     const bool shared = colocated_rate[i] > 0;
-    const double share = shared ? 0.5 : 1.0;
+    const double share = (shared ? 0.5 : 1.0) * job.share[type];
     if (shared) ++colocated_rounds_;
     StreamJobOutcome& outcome = outcomes_[j];
     if (outcome.first_start_seconds < 0) {
       outcome.first_start_seconds = now_;
       for (const auto& slot : placement[i]) outcome.placement_nodes.push_back(slot.first);
+      outcome.shared_device = extras[i].device;
+      outcome.cpu_core_set = extras[i].cores;
+      outcome.device_share = job.share[type];
     }
     outcome.spread_over_nodes = outcome.spread_over_nodes || placement[i].size() > 1;
     const double overhead = moved[i] ? std::min(options_.migration_seconds, round) : 0.0;
@@ -616,6 +894,7 @@ void StreamRun::run_round() {
     const double rate = shared ? colocated_rate[i] : rate_on(job, type, placement[i]);
     job.type = static_cast<int>(type);
     job.placement = placement[i];
+    job.extras = extras[i];
     job.ran_before = true;
     user_devices_[job.user] += workload_.jobs[j].gang_size;
     const double work_seconds = round - overhead;
@@ -631,17 +910,60 @@ void StreamRun::run_round() {
   }
   // Jobs not chosen lose their devices (they are preempted).
   for (std::size_t j : active_)
-    if (chosen_type[j] < 0) jobs_[j].placement.clear();
+    if (chosen_type[j] < 0) {
+      jobs_[j].placement.clear();
+      jobs_[j].extras = {};
+    }
   std::erase_if(active_, [&](std::size_t j) { return jobs_[j].state == JobState::finished; });
+}
+
+void StreamRun::backfill_idle(std::vector<std::size_t>& chosen, std::vector<int>& chosen_type,
+                              std::vector<int>& budget) const {
+  if (std::none_of(budget.begin(), budget.end(), [](int free) { return free > 0; })) return;
+  const std::vector<double> weight = job_weights();
+  std::vector<std::size_t> left_out;
+  for (std::size_t j : active_)
+    if (chosen_type[j] < 0 && jobs_[j].state != JobState::finished) left_out.push_back(j);
+  std::stable_sort(left_out.begin(), left_out.end(), [&](std::size_t a, std::size_t b) {
+    if (weight[a] != weight[b]) return weight[a] > weight[b];
+    if (jobs_[a].attained != jobs_[b].attained) return jobs_[a].attained < jobs_[b].attained;
+    return a < b;
+  });
+  const double round = options_.round_seconds;
+  for (std::size_t j : left_out) {
+    const JobRuntime& job = jobs_[j];
+    int best = -1;
+    double best_progress = 0;
+    for (std::size_t k = 0; k < budget.size(); ++k) {
+      if (job.rate[k] <= 0 || budget[k] < budget_need(j, k)) continue;
+      const bool stays = !job.placement.empty() && job.type == static_cast<int>(k);
+      const double seconds =
+          round - (job.ran_before && !stays ? std::min(options_.migration_seconds, round) : 0.0);
+      const double progress = job.rate[k] * seconds / job.best_rate;
+      if (progress > best_progress) {
+        best_progress = progress;
+        best = static_cast<int>(k);
+      }
+    }
+    if (best < 0) continue;
+    budget[best] -= budget_need(j, static_cast<std::size_t>(best));
+    chosen_type[j] = best;
+    chosen.push_back(j);
+  }
+}
+
+std::vector<double> StreamRun::job_weights() const {
+  std::vector<double> weight(workload_.jobs.size(), 1.0);
+  if (!allocation_.job_weight.empty())
+    for (std::size_t i = 0; i < allocation_jobs_.size(); ++i)
+      weight[allocation_jobs_[i]] = allocation_.job_weight[i];
+  return weight;
 }
 
 std::vector<std::pair<std::size_t, std::size_t>> StreamRun::pair_guests(
     const std::vector<std::size_t>& chosen, const std::vector<int>& chosen_type,
     const std::vector<Placement>& placement) const {
-  std::vector<double> weight(workload_.jobs.size(), 1.0);
-  if (!allocation_.job_weight.empty())
-    for (std::size_t i = 0; i < allocation_jobs_.size(); ++i)
-      weight[allocation_jobs_[i]] = allocation_.job_weight[i];
+  const std::vector<double> weight = job_weights();
   std::vector<std::size_t> hosts;
   for (std::size_t i = 0; i < chosen.size(); ++i)
     if (jobs_[chosen[i]].colocation_type >= 0 && placement[i].size() == 1) hosts.push_back(i);
@@ -730,8 +1052,9 @@ StreamReport StreamRun::run(const std::string& policy_name) {
         schedule_queue();
       }
     } else if (event.kind == finish_event) {
-      take(jobs_[j].placement, -1);
-      account(j, static_cast<std::size_t>(jobs_[j].type), now_ - run_start_[j]);
+      take_job(j, jobs_[j].placement, jobs_[j].extras, -1);
+      const auto type = static_cast<std::size_t>(jobs_[j].type);
+      account(j, type, now_ - run_start_[j], jobs_[j].share[type]);
       user_devices_[jobs_[j].user] -= workload_.jobs[j].gang_size;
       std::erase(running_, j);
       finish(j, now_);

@@ -40,12 +40,19 @@ struct AllocationJob {
   double remaining_steps = 1;
   double required_rate = 0;  // min cost: steps/s needed to meet the deadline (0 = none)
   double multiplicity = 1;   // identical jobs folded into one row
+  // With AllocationProblem::serve_folded_in_order: within a folded group, jobs with
+  // smaller keys get the group's time first.
+  double order_key = 0;
 };
 
 struct AllocationProblem {
   std::vector<AllocationJob> jobs;
   std::vector<double> capacity;  // devices per type
   std::vector<double> price_per_hour;
+  // Foldable objectives: give a folded group's time to its members one after
+  // another by increasing order_key (each up to a whole job's time, fastest type
+  // first) instead of equally. Same group totals, so the same objective value.
+  bool serve_folded_in_order = false;
 };
 
 struct AllocationResult {

@@ -20,6 +20,9 @@ struct ClusterBenchParams {
   std::string data_dir;  // the shared data folder (holds gavel/ and alibaba-gpu-2023/)
   bool quick = false;    // fewer rates, a smaller measurement window, no 700-job case
   std::uint64_t seed = 0;
+  // Continuous rows are also run with seeds seed+1 .. seed+seeds-1 (agnostic and
+  // aware only), and the rows carry every seed's figures and their mean and spread.
+  std::size_t seeds = 1;
   double migration_seconds = 30;
   double round_seconds = 360;
   // Our heterogeneity-aware policy (a round-mode stream policy name).
@@ -30,6 +33,19 @@ struct ClusterBenchParams {
   bool reference_runs = true;  // also Gavel's own aware LAS and the space-sharing run
   std::function<void(const std::string&)> progress;  // called before each run
 };
+
+// One seed of a continuous row.
+struct GavelSeedRun {
+  std::uint64_t seed = 0;
+  double agnostic_avg_jct_hours = 0;
+  double aware_avg_jct_hours = 0;
+};
+
+// Mean, sample standard deviation, least and greatest of some figures.
+struct SeedSpread {
+  double mean = 0, stddev = 0, min = 0, max = 0;
+};
+SeedSpread seed_spread(const std::vector<double>& values);
 
 struct GavelContinuousRow {
   std::string trace;  // "single-gpu" or "multi-gpu"
@@ -53,6 +69,14 @@ struct GavelContinuousRow {
   // Jain's index over inverse slowdowns.
   double agnostic_ftf_rho_average = 0, aware_ftf_rho_average = 0;
   double agnostic_jain = 0, aware_jain = 0;
+  // Reading the aware run: the measured jobs' average time alone on their best type
+  // (a lower bound on the average JCT), their average wait before the first round,
+  // and migrations per measured job.
+  double run_time_bound_hours = 0;
+  double aware_avg_wait_hours = 0;
+  double aware_migrations_per_job = 0;
+  // Every seed run (the first is `seed`, whose figures fill the fields above).
+  std::vector<GavelSeedRun> seed_runs;
 };
 
 struct MakespanRow {

@@ -29,6 +29,18 @@ struct StreamJob {
   std::optional<double> deadline_seconds;  // absolute time by which it should finish
   double arrival_seconds = 0;
   bool preemptible = true;
+  // Fractional GPU (as in the Alibaba trace): thousandths of one device, 1..999, for
+  // a gang of 1; 0 = whole devices. The job gets an isolated share of the device
+  // (its milli-GPUs, or on a type split into MIG-like slices the whole slices that
+  // cover it) and runs at its rate times that share.
+  int gpu_milli = 0;
+  // Device memory the job needs on each of its devices, GB; 0 = not checked. Jobs
+  // sharing a device never hold more than its memory together; on a sliced type the
+  // job takes enough slices to hold it.
+  double gpu_memory_gb = 0;
+  // CPU cores: the job gets a specific set of this many cores on the node of its
+  // devices, held by no other job (so its gang must sit in one node); 0 = none.
+  int cpu_cores = 0;
 };
 
 // One type of device in the cluster: `count` devices in nodes of
@@ -39,6 +51,12 @@ struct StreamDeviceType {
   int devices_per_node = 4;
   int nodes_per_rack = 8;
   double price_per_hour = 0;
+  double memory_gb = 0;        // per device, from the catalog; 0 = not checked
+  int cpu_cores_per_node = 0;  // 0 = CPU cores not modelled (any request fits)
+  // MIG-like partitioning: 0 = fractional jobs share a device by milli-GPUs; S > 0 =
+  // each device splits into S equal slices (compute and memory), and a fractional
+  // job takes whole slices.
+  int mig_slices = 0;
 };
 
 struct StreamCluster {

@@ -48,6 +48,10 @@ class StreamPolicy {
   // round mode: true when the allocation depends on progress and must be
   // recomputed every round, not only when jobs arrive or finish.
   virtual bool reallocate_every_round() const { return false; }
+  // round mode: whether devices the allocation leaves idle in a round may go to jobs
+  // left out of it (StreamSimOptions::backfill_idle_devices). A policy that idles
+  // devices on purpose (least cost) says no.
+  virtual bool work_conserving() const { return true; }
   virtual AllocationResult allocate(const std::vector<StreamJobView>& jobs,
                                     const StreamPolicyContext& context);
 };

@@ -25,6 +25,10 @@ struct StreamSimOptions {
   // Round mode: a job's priority on the type it ran on last round is multiplied by
   // this, so that jobs move less often (each move costs migration_seconds).
   double stay_bonus = 3.0;
+  // Round mode: devices the allocation leaves idle in a round go to jobs left out of
+  // it (heaviest first by the policy's weight, then least attained service), each on
+  // the type where it progresses most this round (work conservation).
+  bool backfill_idle_devices = true;
   // Round mode, space sharing (Gavel's space-sharing variant): a single-device job
   // left without devices this round may share a device with a single-device job
   // that has one, when the workload has their measured co-located rates and the
@@ -53,6 +57,11 @@ struct StreamJobOutcome {
   bool slo_violated = false;
   bool spread_over_nodes = false;    // some run had its gang on more than one node
   std::vector<int> placement_nodes;  // nodes of its first placement (node ids)
+  // Its first placement, for fractional GPUs and CPU cores: the shared-device slot
+  // on its node (-1: whole devices), the share of a device it held, its CPU cores.
+  int shared_device = -1;
+  double device_share = 1;
+  std::vector<int> cpu_core_set;
 };
 
 struct StreamReport {

@@ -16,12 +16,10 @@
 //    finish found so far ends the search in that group, because inputs never
 //    arrive before now;
 //  - devices that hold one of the task's inputs are looked at one by one.
-// The finish time chosen is exactly the earliest (ties go to the lower device id
-// among the devices looked at). After each placement the chosen device's entry is
-// moved to its new place at once (sift-down in its class heap, then its class's in
-// the group heap); free times the policy did not cause (a device drained early,
-// failed or came back) are caught lazily: an entry whose key no longer matches the
-// snapshot is moved when the search reaches it. Tasks with explicit per-device
+// The finish time chosen is exactly the earliest (ties go to the device found
+// first). Heaps are corrected lazily: predicted free times only grow as work is
+// placed, so an out-of-date entry is given its current value (and moved in
+// place) when the search reaches it. Tasks with explicit per-device
 // costs are scanned over every device.
 #include <algorithm>
 #include <limits>
@@ -45,18 +43,14 @@ bool earlier(const HeapEntry& a, const HeapEntry& b) {
   return a.available < b.available || (a.available == b.available && a.index < b.index);
 }
 
-// A binary min-heap that knows where each index sits (positions_, shared by all
-// heaps of one kind, since an index lives in one heap only), so an entry's key
-// can change in place.
-class IndexedHeap {
+// A binary min-heap whose entries can be read at any position and given a new
+// key in place (which moves the entry up or down to where it belongs).
+class MinHeap {
  public:
-  explicit IndexedHeap(std::vector<std::uint32_t>* positions) : positions_(positions) {}
-
   bool empty() const { return entries_.empty(); }
   std::uint32_t size() const { return static_cast<std::uint32_t>(entries_.size()); }
   const HeapEntry& top() const { return entries_.front(); }
   const HeapEntry& at(std::uint32_t position) const { return entries_[position]; }
-  std::uint32_t position_of(std::uint32_t index) const { return (*positions_)[index]; }
   void clear() { entries_.clear(); }
 
   void push(HeapEntry entry) {
@@ -75,18 +69,14 @@ class IndexedHeap {
   }
 
  private:
-  void place(std::uint32_t position, const HeapEntry& entry) {
-    entries_[position] = entry;
-    (*positions_)[entry.index] = position;
-  }
   void sift_up(std::uint32_t position, const HeapEntry& entry) {
     while (position > 0) {
       const std::uint32_t parent = (position - 1) / 2;
       if (!earlier(entry, entries_[parent])) break;
-      place(position, entries_[parent]);
+      entries_[position] = entries_[parent];
       position = parent;
     }
-    place(position, entry);
+    entries_[position] = entry;
   }
   void sift_down(std::uint32_t position, const HeapEntry& entry) {
     const std::uint32_t n = size();
@@ -95,14 +85,13 @@ class IndexedHeap {
       if (child >= n) break;
       if (child + 1 < n && earlier(entries_[child + 1], entries_[child])) ++child;
       if (!earlier(entries_[child], entry)) break;
-      place(position, entries_[child]);
+      entries_[position] = entries_[child];
       position = child;
     }
-    place(position, entry);
+    entries_[position] = entry;
   }
 
   std::vector<HeapEntry> entries_;
-  std::vector<std::uint32_t>* positions_;
 };
 
 class GreedyEftPolicy final : public SchedulingPolicy {
@@ -144,20 +133,18 @@ class GreedyEftPolicy final : public SchedulingPolicy {
                             .pstate = 0,
                             .planned_start_seconds = kAppend,
                             .predicted_finish_seconds = best.finish});
-      placed(snapshot, best.device);
     }
   }
 
  private:
   struct DeviceClass {
     std::vector<DeviceId> members;
-    IndexedHeap devices;
-    std::uint32_t group = 0;
+    MinHeap devices;
     bool rebuilt = false;
   };
   struct Group {
     DeviceId representative;
-    IndexedHeap heap;  // of classes
+    MinHeap heap;  // of classes
   };
   struct Choice {
     DeviceId device = kUnplaced;
@@ -165,8 +152,6 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   };
 
   void build_groups(const Cluster& cluster) {
-    device_positions_.assign(cluster.device_count(), 0);
-    class_of_device_.assign(cluster.device_count(), 0);
     for (const Node& node : cluster.nodes()) {
       const std::size_t first_class_of_node = classes_.size();
       for (DeviceId d : node.devices) {
@@ -174,22 +159,17 @@ class GreedyEftPolicy final : public SchedulingPolicy {
         while (c < classes_.size() &&
                !(cluster.device(classes_[c].members.front()).spec == cluster.device(d).spec))
           ++c;
-        if (c == classes_.size())
-          classes_.push_back(DeviceClass{{}, IndexedHeap(&device_positions_), 0, false});
+        if (c == classes_.size()) classes_.push_back(DeviceClass{{}, MinHeap{}, false});
         classes_[c].members.push_back(d);
         classes_[c].devices.push({0.0, d});
-        class_of_device_[d] = static_cast<std::uint32_t>(c);
       }
     }
-    class_positions_.assign(classes_.size(), 0);
     for (std::uint32_t c = 0; c < classes_.size(); ++c) {
       const DeviceId d = classes_[c].members.front();
       auto group = std::find_if(groups_.begin(), groups_.end(), [&](const Group& g) {
         return cluster.device(g.representative).spec == cluster.device(d).spec;
       });
-      if (group == groups_.end())
-        group = groups_.insert(groups_.end(), Group{d, IndexedHeap(&class_positions_)});
-      classes_[c].group = static_cast<std::uint32_t>(group - groups_.begin());
+      if (group == groups_.end()) group = groups_.insert(groups_.end(), Group{d, MinHeap{}});
       group->heap.push({0.0, c});
     }
   }
@@ -257,23 +237,8 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     if (finish < best.finish || (finish == best.finish && d < best.device)) best = {d, finish};
   }
 
-  // The device just received a task, so its free time grew: when it heads its
-  // class heap (it does when the search found it), move it down now, and its class
-  // to the class's new first free time in the group heap.
-  void placed(const ClusterSnapshot& snapshot, DeviceId d) {
-    DeviceClass& c = classes_[class_of_device_[d]];
-    if (c.devices.top().index != d) return;  // found among input holders: corrected lazily
-    c.devices.update(0, snapshot.device_available_seconds[d]);
-    const DeviceId first = first_free(c, snapshot);
-    IndexedHeap& heap = groups_[c.group].heap;
-    heap.update(heap.position_of(class_of_device_[d]), snapshot.device_available_seconds[first]);
-  }
-
   std::vector<DeviceClass> classes_;
   std::vector<Group> groups_;
-  std::vector<std::uint32_t> device_positions_;  // in its class heap
-  std::vector<std::uint32_t> class_positions_;   // in its group heap
-  std::vector<std::uint32_t> class_of_device_;
   std::vector<std::uint32_t> frontier_;
   std::vector<std::pair<double, std::uint32_t>> runs_;
 };

@@ -8,19 +8,23 @@
 //  - devices are grouped into classes of identical parts on one node; within a
 //    class every device that holds none of the task's inputs sees the same input
 //    arrival and run time, so only the one that frees up first matters (a min-heap
-//    per class);
+//    per class, ties to the lower device id);
 //  - classes of one part form a group, whose classes sit in a min-heap keyed by
-//    their first free time. A class whose free time plus the run time cannot beat
-//    the best finish found so far ends the search in that group, because inputs
-//    never arrive before now.
+//    their first free time. The search walks that heap in key order without
+//    taking anything out (a small frontier of heap positions whose parents were
+//    seen), and a class whose free time plus the run time cannot beat the best
+//    finish found so far ends the search in that group, because inputs never
+//    arrive before now;
 //  - devices that hold one of the task's inputs are looked at one by one.
 // The finish time chosen is exactly the earliest (ties go to the device found
 // first). Heaps are corrected lazily: predicted free times only grow as work is
-// placed, so an out-of-date entry is re-pushed with its current value when it
-// reaches the top. Tasks with explicit per-device costs are scanned over every device.
+// placed, so an out-of-date entry is given its current value (and moved in
+// place) when the search reaches it. Tasks with explicit per-device
+// costs are scanned over every device.
 #include <algorithm>
 #include <limits>
-#include <queue>
+#include <utility>
+#include <vector>
 
 #include "hetsched/policy/scheduling_policy.hpp"
 #include "hetsched/workload/feasibility.hpp"
@@ -28,14 +32,67 @@
 namespace hetsched {
 namespace {
 
+// A device in a class heap or a class in a group heap, keyed by its predicted
+// free time; ties go to the lower index.
 struct HeapEntry {
   double available;
-  std::uint32_t index;  // a device in a class heap, a class in a group heap
-  bool operator>(const HeapEntry& o) const {
-    return available != o.available ? available > o.available : index > o.index;
-  }
+  std::uint32_t index;
 };
-using MinHeap = std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>>;
+
+bool earlier(const HeapEntry& a, const HeapEntry& b) {
+  return a.available < b.available || (a.available == b.available && a.index < b.index);
+}
+
+// A binary min-heap whose entries can be read at any position and given a new
+// key in place (which moves the entry up or down to where it belongs).
+class MinHeap {
+ public:
+  bool empty() const { return entries_.empty(); }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(entries_.size()); }
+  const HeapEntry& top() const { return entries_.front(); }
+  const HeapEntry& at(std::uint32_t position) const { return entries_[position]; }
+  void clear() { entries_.clear(); }
+
+  void push(HeapEntry entry) {
+    entries_.push_back(entry);
+    sift_up(size() - 1, entry);
+  }
+  // Gives the entry at `position` a new key and moves it to its place.
+  void update(std::uint32_t position, double available) {
+    HeapEntry entry = entries_[position];
+    const bool up = available < entry.available;
+    entry.available = available;
+    if (up)
+      sift_up(position, entry);
+    else
+      sift_down(position, entry);
+  }
+
+ private:
+  void sift_up(std::uint32_t position, const HeapEntry& entry) {
+    while (position > 0) {
+      const std::uint32_t parent = (position - 1) / 2;
+      if (!earlier(entry, entries_[parent])) break;
+      entries_[position] = entries_[parent];
+      position = parent;
+    }
+    entries_[position] = entry;
+  }
+  void sift_down(std::uint32_t position, const HeapEntry& entry) {
+    const std::uint32_t n = size();
+    while (true) {
+      std::uint32_t child = 2 * position + 1;
+      if (child >= n) break;
+      if (child + 1 < n && earlier(entries_[child + 1], entries_[child])) ++child;
+      if (!earlier(entries_[child], entry)) break;
+      entries_[position] = entries_[child];
+      position = child;
+    }
+    entries_[position] = entry;
+  }
+
+  std::vector<HeapEntry> entries_;
+};
 
 class GreedyEftPolicy final : public SchedulingPolicy {
  public:
@@ -48,14 +105,17 @@ class GreedyEftPolicy final : public SchedulingPolicy {
       const Task& task = snapshot.graph.task(t);
       Choice best;
       if (task.cost_seconds.empty()) {
-        // Groups in order of run time, so the fast ones set a tight bound early.
+        // Groups in order of run time (then index), so the fast ones set a tight
+        // bound early; an insertion sort, as there are only a few groups.
         runs_.clear();
         for (std::uint32_t g = 0; g < groups_.size(); ++g) {
           const Device& representative = snapshot.cluster.device(groups_[g].representative);
           const double run = snapshot.perf.task_seconds(task, representative, 0);
-          if (run != kCannotRun) runs_.emplace_back(run, g);
+          if (run == kCannotRun) continue;
+          runs_.emplace_back(run, g);
+          for (std::size_t i = runs_.size() - 1; i > 0 && run < runs_[i - 1].first; --i)
+            std::swap(runs_[i], runs_[i - 1]);
         }
-        std::sort(runs_.begin(), runs_.end());
         for (const auto& [run, g] : runs_) search_group(snapshot, t, groups_[g], run, best);
         for (const Dependency& p : snapshot.graph.predecessors(t)) {
           const DeviceId holder = snapshot.placement[p.task];
@@ -84,8 +144,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   };
   struct Group {
     DeviceId representative;
-    std::vector<std::uint32_t> classes;
-    MinHeap heap;
+    MinHeap heap;  // of classes
   };
   struct Choice {
     DeviceId device = kUnplaced;
@@ -100,7 +159,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
         while (c < classes_.size() &&
                !(cluster.device(classes_[c].members.front()).spec == cluster.device(d).spec))
           ++c;
-        if (c == classes_.size()) classes_.emplace_back();
+        if (c == classes_.size()) classes_.push_back(DeviceClass{{}, MinHeap{}, false});
         classes_[c].members.push_back(d);
         classes_[c].devices.push({0.0, d});
       }
@@ -110,8 +169,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
       auto group = std::find_if(groups_.begin(), groups_.end(), [&](const Group& g) {
         return cluster.device(g.representative).spec == cluster.device(d).spec;
       });
-      if (group == groups_.end()) group = groups_.insert(groups_.end(), Group{d, {}, {}});
-      group->classes.push_back(c);
+      if (group == groups_.end()) group = groups_.insert(groups_.end(), Group{d, MinHeap{}});
       group->heap.push({0.0, c});
     }
   }
@@ -125,7 +183,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
         // A device that is out (fault/) looks busy forever; when one heads the heap,
         // rebuild it from current values so members that came back are seen.
         if (current == std::numeric_limits<double>::infinity() && !c.rebuilt) {
-          c.devices = {};
+          c.devices.clear();
           for (DeviceId d : c.members) c.devices.push({snapshot.device_available_seconds[d], d});
           c.rebuilt = true;
           continue;
@@ -133,29 +191,41 @@ class GreedyEftPolicy final : public SchedulingPolicy {
         c.rebuilt = false;
         return top.index;
       }
-      c.devices.pop();
-      c.devices.push({current, top.index});
+      c.devices.update(0, current);
     }
   }
 
+  // Visits the group's classes in order of first free time (then index) while they
+  // can still beat the best finish. The heap is read, not popped: the next class
+  // in order is the earliest entry of the frontier (the root, then the children
+  // of every position visited).
   void search_group(const ClusterSnapshot& snapshot, TaskIndex t, Group& group, double run,
                     Choice& best) {
-    popped_.clear();
-    while (!group.heap.empty()) {
-      const HeapEntry top = group.heap.top();
-      const DeviceId d = first_free(classes_[top.index], snapshot);
+    if (group.heap.empty()) return;
+    frontier_.assign(1, 0);
+    while (!frontier_.empty()) {
+      std::size_t k = 0;
+      for (std::size_t i = 1; i < frontier_.size(); ++i)
+        if (earlier(group.heap.at(frontier_[i]), group.heap.at(frontier_[k]))) k = i;
+      const std::uint32_t position = frontier_[k];
+      const HeapEntry entry = group.heap.at(position);
+      const DeviceId d = first_free(classes_[entry.index], snapshot);
       const double current = snapshot.device_available_seconds[d];
-      if (current != top.available) {
-        group.heap.pop();
-        group.heap.push({current, top.index});
+      if (current != entry.available) {
+        // Out of date. A later free time moves the entry down inside its own subtree,
+        // where nothing has been visited; an earlier one may move it above visited
+        // positions, so the walk starts over (visiting a class again changes nothing).
+        group.heap.update(position, current);
+        if (current < entry.available) frontier_.assign(1, 0);
         continue;
       }
       if (std::max(current, snapshot.now_seconds) + run >= best.finish) break;
-      group.heap.pop();
-      popped_.push_back(top);
+      frontier_[k] = frontier_.back();
+      frontier_.pop_back();
+      for (std::uint32_t child = 2 * position + 1; child <= 2 * position + 2; ++child)
+        if (child < group.heap.size()) frontier_.push_back(child);
       consider(snapshot, t, d, run, best);
     }
-    for (const HeapEntry& e : popped_) group.heap.push(e);
   }
 
   static void consider(const ClusterSnapshot& snapshot, TaskIndex t, DeviceId d, double run,
@@ -169,7 +239,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
 
   std::vector<DeviceClass> classes_;
   std::vector<Group> groups_;
-  std::vector<HeapEntry> popped_;
+  std::vector<std::uint32_t> frontier_;
   std::vector<std::pair<double, std::uint32_t>> runs_;
 };
 

@@ -29,15 +29,24 @@ void EventQueue::sift_up(std::size_t i) {
 void EventQueue::sift_down(std::size_t i) {
   const Event moving = heap_[i];
   const std::size_t n = heap_.size();
+  const Event* const h = heap_.data();
   while (true) {
     const std::size_t first = 4 * i + 1;
-    if (first >= n) break;
-    std::size_t child = first;
-    const std::size_t last = std::min(first + 4, n);
-    for (std::size_t c = first + 1; c < last; ++c)
-      if (before(heap_[c], heap_[child])) child = c;
-    if (!before(heap_[child], moving)) break;
-    heap_[i] = heap_[child];
+    std::size_t child;
+    if (first + 3 < n) {
+      // All four children: a small tournament (keys are unique, so the winner is
+      // the same whichever way the pairs are drawn).
+      const std::size_t left = before(h[first + 1], h[first]) ? first + 1 : first;
+      const std::size_t right = before(h[first + 3], h[first + 2]) ? first + 3 : first + 2;
+      child = before(h[right], h[left]) ? right : left;
+    } else {
+      if (first >= n) break;
+      child = first;
+      for (std::size_t c = first + 1; c < n; ++c)
+        if (before(h[c], h[child])) child = c;
+    }
+    if (!before(h[child], moving)) break;
+    heap_[i] = h[child];
     i = child;
   }
   heap_[i] = moving;

@@ -4,11 +4,6 @@
 
 namespace hetsched {
 
-bool can_run(const Task& task, const DeviceSpec& spec) {
-  return task.allowed_kinds.contains(spec.kind) && spec.supports(task.precision) &&
-         task.memory_bytes <= spec.memory_bytes;
-}
-
 std::string why_no_device_can_run(const Task& task, const Cluster& cluster) {
   bool kind_allowed = false, precision_supported = false;
   double largest_memory = 0;

@@ -9,7 +9,11 @@
 
 namespace hetsched {
 
-bool can_run(const Task& task, const DeviceSpec& spec);
+// Inline: the simulator's hot path asks it for every prediction.
+inline bool can_run(const Task& task, const DeviceSpec& spec) {
+  return task.allowed_kinds.contains(spec.kind) && spec.supports(task.precision) &&
+         task.memory_bytes <= spec.memory_bytes;
+}
 inline bool can_run(const Task& task, const Device& device) { return can_run(task, device.spec); }
 
 // Empty when some device of the cluster can run the task; otherwise why none can

@@ -158,15 +158,12 @@ double DeviceTimeline::earliest_start_updating_probe(DeviceId device, double rea
 }
 
 void DeviceTimeline::set_probe(DeviceId device, double from, double fits_at_most) const {
-  if (from < probe_from_[0][device]) {
-    probe_from_[1][device] = probe_from_[0][device];
-    probe_fits_at_most_[1][device] = probe_fits_at_most_[0][device];
-    probe_from_[0][device] = from;
-    probe_fits_at_most_[0][device] = fits_at_most;
-  } else {
-    probe_from_[1][device] = from;
-    probe_fits_at_most_[1][device] = fits_at_most;
-  }
+  // A query the late probe could not answer because it came earlier moves the early
+  // probe; one that came later, whose duration the late probe's bound did not
+  // exclude, moves the late probe up (where the bound is tighter).
+  const int which = from < probe_from_[1][device] ? 0 : 1;
+  probe_from_[which][device] = from;
+  probe_fits_at_most_[which][device] = fits_at_most;
 }
 
 void DeviceTimeline::insert(DeviceId device, double start, double finish) {

@@ -122,8 +122,8 @@ class DeviceTimeline {
     return gap + 1e-12 * (std::abs(gap) + std::abs(gap_end) + std::abs(free_from));
   }
 
-  // Re-centres a probe at `from`: one earlier than the early probe becomes the
-  // early one (the old early one the late one), else it replaces the late one.
+  // Re-centres the early probe at `from` when it is before the late one's time,
+  // else the late one.
   void set_probe(DeviceId device, double from, double fits_at_most) const;
   double finish_before(const Lane& lane, std::size_t block) const;
   // Length of the longest gap after `time` (the part of it after `time`; -1 when none).

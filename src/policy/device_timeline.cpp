@@ -190,10 +190,14 @@ void DeviceTimeline::insert(DeviceId device, double start, double finish) {
     return b.intervals.back().finish <= start;
   });
   if (block_it == lane.blocks.end()) --block_it;
-  // Zero-length intervals can tie; keep insertion after equal starts.
+  // Zero-length intervals can share a start with a longer one: order by (start,
+  // finish) so that finishes stay sorted too (the searches rely on it).
   std::vector<Interval>& intervals = block_it->intervals;
-  auto at = std::upper_bound(intervals.begin(), intervals.end(), start,
-                             [](double s, const Interval& i) { return s < i.start; });
+  auto at =
+      std::upper_bound(intervals.begin(), intervals.end(), Interval{start, finish},
+                       [](const Interval& a, const Interval& b) {
+                         return a.start < b.start || (a.start == b.start && a.finish < b.finish);
+                       });
   intervals.insert(at, Interval{start, finish});
   std::size_t block = static_cast<std::size_t>(block_it - lane.blocks.begin());
   if (intervals.size() >= kBlockLimit) {

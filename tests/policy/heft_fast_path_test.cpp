@@ -41,8 +41,8 @@ StaticSchedule plain_earliest_finish_schedule(const DagInstance& instance,
       for (const DagNeighbor& p : instance.predecessors(t)) {
         const PlannedTask& producer = schedule.tasks[p.task];
         if (producer.device == kNoDevice) continue;
-        ready = std::max(ready, producer.finish_seconds +
-                                    instance.comm_seconds(p.edge, producer.device, d));
+        ready = std::max(
+            ready, producer.finish_seconds + instance.comm_seconds(p.edge, producer.device, d));
       }
       double start = std::max(ready, d < device_free_seconds.size() ? device_free_seconds[d] : 0.0);
       for (const auto& [busy_start, busy_finish] : busy[d]) {
@@ -54,9 +54,9 @@ StaticSchedule plain_earliest_finish_schedule(const DagInstance& instance,
     if (best.device == kNoDevice) continue;
     schedule.tasks[t] = best;
     auto& lane = busy[best.device];
-    lane.insert(std::upper_bound(lane.begin(), lane.end(),
-                                 std::make_pair(best.start_seconds, kCannotRun)),
-                {best.start_seconds, best.finish_seconds});
+    lane.insert(
+        std::upper_bound(lane.begin(), lane.end(), std::make_pair(best.start_seconds, kCannotRun)),
+        {best.start_seconds, best.finish_seconds});
   }
   for (const PlannedTask& p : schedule.tasks)
     if (p.device != kNoDevice)

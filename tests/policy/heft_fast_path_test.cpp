@@ -75,7 +75,9 @@ void expect_same_schedule(const DagInstance& instance, std::span<const double> f
     ASSERT_EQ(fast.tasks[t].finish_seconds, plain.tasks[t].finish_seconds) << "task " << t;
   }
   EXPECT_EQ(fast.makespan_seconds, plain.makespan_seconds);
-  if (free.empty()) EXPECT_EQ(heft_plan(instance, {}).makespan_seconds, plain.makespan_seconds);
+  if (free.empty()) {
+    EXPECT_EQ(heft_plan(instance, {}).makespan_seconds, plain.makespan_seconds);
+  }
 }
 
 TEST(HeftFastPath, SameScheduleAsThePlainInsertionSearchOnRandomDags) {

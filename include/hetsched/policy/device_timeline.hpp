@@ -22,7 +22,8 @@
 // valid in O(1) per insertion; a search that ends after the last task re-centres
 // the probe at its ready time with the exact longest gap there (O(log n + block
 // size), the cost the search already had). Removing a task voids the probe until
-// the next such search.
+// the next such search. Each device has two probes, an early and a late one, as
+// ready times go back and forth (set_probe says which one moves).
 #pragma once
 
 #include <array>

@@ -2,17 +2,26 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 
 namespace hetsched {
 namespace {
 constexpr std::size_t kBlockCapacity = 16;
-}
+// A block splits in two when it reaches this many intervals.
+constexpr std::size_t kBlockLimit = 2 * kBlockCapacity + 1;
+constexpr double kNever = std::numeric_limits<double>::infinity();
+}  // namespace
 
 DeviceTimeline::DeviceTimeline(std::size_t device_count,
                                std::span<const double> device_free_seconds)
-    : devices_(device_count) {
+    : devices_(device_count),
+      last_finish_(device_count, 0.0),
+      probe_from_{std::vector<double>(device_count, -kNever),
+                  std::vector<double>(device_count, -kNever)},
+      probe_fits_at_most_{std::vector<double>(device_count, -1.0),
+                          std::vector<double>(device_count, -1.0)} {
   for (std::size_t d = 0; d < device_count && d < device_free_seconds.size(); ++d)
-    devices_[d].free_from = device_free_seconds[d];
+    devices_[d].free_from = last_finish_[d] = device_free_seconds[d];
 }
 
 double DeviceTimeline::finish_before(const Lane& lane, std::size_t block) const {
@@ -67,11 +76,6 @@ std::size_t DeviceTimeline::first_block_with_gap(const Lane& lane, std::size_t f
   return std::min(node - lane.leaves, count);
 }
 
-double DeviceTimeline::last_finish(DeviceId device) const {
-  const Lane& lane = devices_[device];
-  return lane.blocks.empty() ? lane.free_from : lane.blocks.back().intervals.back().finish;
-}
-
 double DeviceTimeline::earliest_start_appending(DeviceId device, double ready_seconds) const {
   return std::max(ready_seconds, last_finish(device));
 }
@@ -119,10 +123,64 @@ double DeviceTimeline::earliest_start(DeviceId device, double ready_seconds,
   return last_finish(device);
 }
 
+double DeviceTimeline::longest_gap_after(const Lane& lane, double time) const {
+  auto block_it = std::partition_point(lane.blocks.begin(), lane.blocks.end(), [&](const Block& b) {
+    return b.intervals.back().finish <= time;
+  });
+  if (block_it == lane.blocks.end()) return -1;
+  const std::size_t block = static_cast<std::size_t>(block_it - lane.blocks.begin());
+  const std::vector<Interval>& intervals = block_it->intervals;
+  std::size_t index = static_cast<std::size_t>(
+      std::partition_point(intervals.begin(), intervals.end(),
+                           [&](const Interval& i) { return i.finish <= time; }) -
+      intervals.begin());
+  double previous = index == 0 ? finish_before(lane, block) : intervals[index - 1].finish;
+  double longest = intervals[index].start - std::max(previous, time);
+  for (std::size_t i = index + 1; i < intervals.size(); ++i)
+    longest = std::max(longest, intervals[i].start - intervals[i - 1].finish);
+  // Later blocks: a maximum over the tree's nodes covering [block + 1, leaves).
+  for (std::size_t low = lane.leaves + block + 1, high = 2 * lane.leaves; low < high;
+       low /= 2, high /= 2) {
+    if (low & 1) longest = std::max(longest, lane.tree[low++]);
+    if (high & 1) longest = std::max(longest, lane.tree[--high]);
+  }
+  return longest;
+}
+
+double DeviceTimeline::earliest_start_updating_probe(DeviceId device, double ready_seconds,
+                                                     double duration) const {
+  const double start = earliest_start(device, ready_seconds, duration);
+  if (start == last_finish_[device] && ready_seconds < start)
+    set_probe(device, ready_seconds,
+              with_margin(longest_gap_after(devices_[device], ready_seconds), start,
+                          devices_[device].free_from));
+  return start;
+}
+
+void DeviceTimeline::set_probe(DeviceId device, double from, double fits_at_most) const {
+  // A query the late probe could not answer because it came earlier moves the early
+  // probe; one that came later, whose duration the late probe's bound did not
+  // exclude, moves the late probe up (where the bound is tighter).
+  const int which = from < probe_from_[1][device] ? 0 : 1;
+  probe_from_[which][device] = from;
+  probe_fits_at_most_[which][device] = fits_at_most;
+}
+
 void DeviceTimeline::insert(DeviceId device, double start, double finish) {
   Lane& lane = devices_[device];
+  double& last = last_finish_[device];
+  if (start >= last) {  // appended: the idle time [last, start) becomes a gap
+    for (int k = 0; k < 2; ++k) {
+      double& fits = probe_fits_at_most_[k][device];
+      fits = std::max(
+          fits, with_margin(start - std::max(last, probe_from_[k][device]), start, lane.free_from));
+    }
+    last = finish;
+  }
   if (lane.blocks.empty()) {
-    lane.blocks.push_back(Block{{Interval{start, finish}}, 0});
+    lane.blocks.emplace_back();
+    lane.blocks.back().intervals.reserve(kBlockLimit);  // one allocation per block
+    lane.blocks.back().intervals.push_back(Interval{start, finish});
     rebuild_tree(lane);
     refresh_gap(lane, 0);
     return;
@@ -132,14 +190,19 @@ void DeviceTimeline::insert(DeviceId device, double start, double finish) {
     return b.intervals.back().finish <= start;
   });
   if (block_it == lane.blocks.end()) --block_it;
-  // Zero-length intervals can tie; keep insertion after equal starts.
+  // Zero-length intervals can share a start with a longer one: order by (start,
+  // finish) so that finishes stay sorted too (the searches rely on it).
   std::vector<Interval>& intervals = block_it->intervals;
-  auto at = std::upper_bound(intervals.begin(), intervals.end(), start,
-                             [](double s, const Interval& i) { return s < i.start; });
+  auto at =
+      std::upper_bound(intervals.begin(), intervals.end(), Interval{start, finish},
+                       [](const Interval& a, const Interval& b) {
+                         return a.start < b.start || (a.start == b.start && a.finish < b.finish);
+                       });
   intervals.insert(at, Interval{start, finish});
   std::size_t block = static_cast<std::size_t>(block_it - lane.blocks.begin());
-  if (intervals.size() > 2 * kBlockCapacity) {
+  if (intervals.size() >= kBlockLimit) {
     Block upper;
+    upper.intervals.reserve(kBlockLimit);
     upper.intervals.assign(intervals.begin() + kBlockCapacity, intervals.end());
     intervals.resize(kBlockCapacity);
     lane.blocks.insert(lane.blocks.begin() + static_cast<std::ptrdiff_t>(block) + 1,
@@ -161,6 +224,8 @@ void DeviceTimeline::remove(DeviceId device, double start, double finish) {
     while (at != intervals.end() && at->start == start && at->finish != finish) ++at;
     if (at == intervals.end() || at->start != start) continue;
     intervals.erase(at);
+    for (int k = 0; k < 2; ++k)  // gaps merged: nothing known
+      probe_from_[k][device] = probe_fits_at_most_[k][device] = kNever;
     if (intervals.empty()) {
       lane.blocks.erase(lane.blocks.begin() + static_cast<std::ptrdiff_t>(block));
       rebuild_tree(lane);
@@ -169,6 +234,8 @@ void DeviceTimeline::remove(DeviceId device, double start, double finish) {
       refresh_gap(lane, block);
       refresh_gap(lane, block + 1);
     }
+    last_finish_[device] =
+        lane.blocks.empty() ? lane.free_from : lane.blocks.back().intervals.back().finish;
     return;
   }
   assert(false && "DeviceTimeline::remove: no such interval");

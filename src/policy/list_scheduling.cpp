@@ -5,6 +5,10 @@
 #include <numeric>
 
 namespace hetsched {
+namespace {
+// How many tasks ahead earliest_finish_schedule asks for a task's memory.
+constexpr std::size_t kPrefetchAhead = 4;
+}  // namespace
 
 std::vector<double> upward_ranks(const DagInstance& instance) {
   std::vector<double> rank(instance.task_count(), 0.0);
@@ -74,7 +78,8 @@ PartialSchedule::PartialSchedule(const DagInstance& instance,
                                  std::span<const double> device_free_seconds)
     : instance_(&instance),
       timeline_(instance.device_count(), device_free_seconds),
-      ready_scratch_(instance.device_count()) {
+      ready_scratch_(instance.device_count()),
+      bound_scratch_(instance.device_count()) {
   schedule_.tasks.assign(instance.task_count(), PlannedTask{kNoDevice, 0, 0});
 }
 
@@ -90,11 +95,42 @@ double PartialSchedule::data_ready_seconds(std::uint32_t t, DeviceId d) const {
 }
 
 void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<double> ready) const {
-  std::fill(ready.begin(), ready.end(), 0.0);
+  if (!instance_->uniform_network()) {
+    std::fill(ready.begin(), ready.end(), 0.0);
+    for (const DagNeighbor& p : instance_->predecessors(t)) {
+      const PlannedTask& producer = schedule_.tasks[p.task];
+      if (producer.device != kNoDevice)
+        instance_->raise_arrivals(p.edge, producer.device, producer.finish_seconds, ready);
+    }
+    return;
+  }
+  // A uniform network, in O(in-degree + devices): a device that holds none of the
+  // producers gets every input at `latest` (the latest finish + transfer); the
+  // device of that latest input gets the others' at `latest_elsewhere`; each
+  // producer's own device also has its output from the moment it finishes.
+  double latest = 0, latest_elsewhere = 0;
+  DeviceId latest_device = kNoDevice;
+  for (const DagNeighbor& p : instance_->predecessors(t)) {
+    const PlannedTask& producer = schedule_.tasks[p.task];
+    if (producer.device == kNoDevice) continue;
+    const double arrival = producer.finish_seconds + instance_->uniform_comm_seconds(p.edge);
+    if (producer.device == latest_device) {
+      latest = std::max(latest, arrival);
+    } else if (arrival > latest || latest_device == kNoDevice) {
+      latest_elsewhere = latest;
+      latest = std::max(latest, arrival);
+      latest_device = producer.device;
+    } else {
+      latest_elsewhere = std::max(latest_elsewhere, arrival);
+    }
+  }
+  std::fill(ready.begin(), ready.end(), latest);
+  if (latest_device == kNoDevice) return;
+  ready[latest_device] = latest_elsewhere;
   for (const DagNeighbor& p : instance_->predecessors(t)) {
     const PlannedTask& producer = schedule_.tasks[p.task];
     if (producer.device != kNoDevice)
-      instance_->raise_arrivals(p.edge, producer.device, producer.finish_seconds, ready);
+      ready[producer.device] = std::max(ready[producer.device], producer.finish_seconds);
   }
 }
 
@@ -113,27 +149,32 @@ PlannedTask PartialSchedule::appending_placement(std::uint32_t t, DeviceId d) co
 }
 
 PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t) const {
-  // Inputs' arrival plus run time bounds each device's finish from below (the
-  // timeline can only delay the start). The device with the lowest bound is tried
-  // first, which usually sets a finish that lets the bound rule out most others
-  // without a look at their timelines. Ties go to the lowest device id.
+  // Every device's finish is bounded from below in one vector pass: exactly where
+  // the timeline knows the start without a gap search (idle from the data-ready
+  // time on, or no gap after it long enough: DeviceTimeline::finish_bounds), else
+  // by data-ready time + run time (the timeline can only delay the start). The
+  // device with the lowest bound is tried first; it sets a finish that rules out
+  // nearly every other device, and only those whose bound could still beat it are
+  // looked at again (a search where the start is not known). Ties go to the lowest
+  // device id, as in a plain search of every device; a device that cannot run the
+  // task has an infinite run time and never wins.
   PlannedTask best{kNoDevice, kCannotRun, kCannotRun};
   data_ready_on_every_device(t, ready_scratch_);
   const std::span<const double> runs = instance_->compute_row(t);
+  timeline_.finish_bounds(ready_scratch_, runs, bound_scratch_);
   DeviceId first = kNoDevice;
   double lowest_bound = kCannotRun;
-  for (DeviceId d = 0; d < runs.size(); ++d) {
-    if (runs[d] == kCannotRun) continue;
-    const double bound = ready_scratch_[d] + runs[d];
-    if (bound < lowest_bound) lowest_bound = bound, first = d;
-  }
+  for (DeviceId d = 0; d < runs.size(); ++d)
+    if (bound_scratch_[d] < lowest_bound) lowest_bound = bound_scratch_[d], first = d;
   if (first == kNoDevice) return best;
   const auto try_device = [&](DeviceId d) {
+    const double bound = bound_scratch_[d];
+    if (bound > best.finish_seconds || (bound == best.finish_seconds && d > best.device)) return;
     const double run = runs[d];
     const double ready = ready_scratch_[d];
-    const double bound = ready + run;
-    if (bound > best.finish_seconds || (bound == best.finish_seconds && d > best.device)) return;
-    const double start = timeline_.earliest_start(d, ready, run);
+    double start;
+    if (!timeline_.known_start(d, ready, run, start))
+      start = timeline_.earliest_start_updating_probe(d, ready, run);
     const double finish = start + run;
     if (finish < best.finish_seconds || (finish == best.finish_seconds && d < best.device))
       best = PlannedTask{d, start, finish};
@@ -142,6 +183,14 @@ PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t) const {
   for (DeviceId d = 0; d < runs.size(); ++d)
     if (d != first && runs[d] != kCannotRun) try_device(d);
   return best;
+}
+
+void PartialSchedule::prefetch(std::uint32_t t) const {
+  const std::span<const double> row = instance_->compute_row(t);
+  constexpr std::size_t kDoublesPerLine = 64 / sizeof(double);
+  for (std::size_t d = 0; d < row.size(); d += kDoublesPerLine) __builtin_prefetch(&row[d]);
+  for (const DagNeighbor& p : instance_->predecessors(t))
+    __builtin_prefetch(&schedule_.tasks[p.task]);
 }
 
 void PartialSchedule::place(std::uint32_t t, const PlannedTask& placement) {
@@ -175,7 +224,9 @@ StaticSchedule earliest_finish_schedule(const DagInstance& instance,
                                         std::span<const std::uint32_t> order,
                                         std::span<const double> device_free_seconds) {
   PartialSchedule partial(instance, device_free_seconds);
-  for (const std::uint32_t t : order) {
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::uint32_t t = order[i];
+    if (i + kPrefetchAhead < order.size()) partial.prefetch(order[i + kPrefetchAhead]);
     const PlannedTask best = partial.earliest_finish_placement(t);
     if (best.device == kNoDevice) continue;  // no device can run it
     partial.place(t, best);

@@ -69,6 +69,10 @@ class DagInstance {
   // For every device b: arrival[b] = max(arrival[b], sent + comm_seconds(e, a, b)) — the
   // inputs of one edge reaching every device at once, as list schedulers need them.
   void raise_arrivals(std::uint32_t e, DeviceId a, double sent, std::span<double> arrival) const;
+  // True for matrix instances: every edge takes the same time between any two
+  // distinct devices (uniform_comm_seconds), so data-ready times need no per-pair work.
+  bool uniform_network() const { return perf_ == nullptr; }
+  double uniform_comm_seconds(std::uint32_t e) const { return edges_[e].bytes; }
   // Mean over device pairs a != b of comm_seconds, as HEFT's ranking uses.
   double mean_comm_seconds(std::uint32_t e) const { return mean_comm_[e]; }
   // Mean over the devices that can run it of the task's compute time.

@@ -55,6 +55,9 @@ class PartialSchedule {
   // The device where t finishes first, with insertion (ties: lowest device id).
   PlannedTask earliest_finish_placement(std::uint32_t t) const;
 
+  // Asks the memory system for what placing t will read (its cost row, its
+  // predecessors' placements), so that it is in cache by the time t comes up.
+  void prefetch(std::uint32_t t) const;
   void place(std::uint32_t t, const PlannedTask& placement);
   // Takes back a placement (a tentative one, as the lookahead tries them).
   void unplace(std::uint32_t t);
@@ -65,7 +68,8 @@ class PartialSchedule {
   const DagInstance* instance_;
   DeviceTimeline timeline_;
   StaticSchedule schedule_;
-  mutable std::vector<double> ready_scratch_;  // per device, for earliest_finish_placement
+  // Per device, for earliest_finish_placement.
+  mutable std::vector<double> ready_scratch_, bound_scratch_;
 };
 
 // Places the tasks in `order` (a topological order), each on devices[t], at its

@@ -1,0 +1,125 @@
+// HEFT's fast second phase (earliest_finish_schedule: data-ready times in
+// O(in-degree + devices) on a uniform network, finish bounds in one vector pass,
+// the timeline's probe that proves "no gap fits" in O(1), lowest-bound-first
+// pruning) against the plain algorithm written out here: for every task in rank
+// order, every device, data-ready time as the latest input arrival, the first
+// idle gap of a sorted interval list that holds the task, earliest finish, ties to
+// the lowest device id. The schedules must be identical to the last bit, on random
+// DAGs of several sizes, shapes and CCRs (some devices unable to run some tasks,
+// devices busy at the start), and on the shared real workflows on the default
+// cluster, whose network is not uniform.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/io/workflow_suite.hpp"
+#include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/policy/dag_planners.hpp"
+#include "hetsched/policy/list_scheduling.hpp"
+#include "hetsched/workload/random_dag.hpp"
+
+namespace hetsched {
+namespace {
+
+// HEFT's second phase without any of the speed-ups.
+StaticSchedule plain_earliest_finish_schedule(const DagInstance& instance,
+                                              std::span<const std::uint32_t> order,
+                                              std::span<const double> device_free_seconds) {
+  const std::size_t devices = instance.device_count();
+  std::vector<std::vector<std::pair<double, double>>> busy(devices);  // sorted by start
+  StaticSchedule schedule;
+  schedule.tasks.assign(instance.task_count(), PlannedTask{kNoDevice, 0, 0});
+  for (const std::uint32_t t : order) {
+    PlannedTask best{kNoDevice, kCannotRun, kCannotRun};
+    for (DeviceId d = 0; d < devices; ++d) {
+      const double run = instance.compute_seconds(t, d);
+      if (run == kCannotRun) continue;
+      double ready = 0;
+      for (const DagNeighbor& p : instance.predecessors(t)) {
+        const PlannedTask& producer = schedule.tasks[p.task];
+        if (producer.device == kNoDevice) continue;
+        ready = std::max(
+            ready, producer.finish_seconds + instance.comm_seconds(p.edge, producer.device, d));
+      }
+      double start = std::max(ready, d < device_free_seconds.size() ? device_free_seconds[d] : 0.0);
+      for (const auto& [busy_start, busy_finish] : busy[d]) {
+        if (start + run <= busy_start) break;
+        start = std::max(start, busy_finish);
+      }
+      if (start + run < best.finish_seconds) best = PlannedTask{d, start, start + run};
+    }
+    if (best.device == kNoDevice) continue;
+    schedule.tasks[t] = best;
+    auto& lane = busy[best.device];
+    lane.insert(
+        std::upper_bound(lane.begin(), lane.end(), std::make_pair(best.start_seconds, kCannotRun)),
+        {best.start_seconds, best.finish_seconds});
+  }
+  for (const PlannedTask& p : schedule.tasks)
+    if (p.device != kNoDevice)
+      schedule.makespan_seconds = std::max(schedule.makespan_seconds, p.finish_seconds);
+  return schedule;
+}
+
+void expect_same_schedule(const DagInstance& instance, std::span<const double> free) {
+  const std::vector<std::uint32_t> order = order_by_decreasing(instance, upward_ranks(instance));
+  const StaticSchedule fast = earliest_finish_schedule(instance, order, free);
+  const StaticSchedule plain = plain_earliest_finish_schedule(instance, order, free);
+  ASSERT_EQ(fast.tasks.size(), plain.tasks.size());
+  for (std::size_t t = 0; t < fast.tasks.size(); ++t) {
+    ASSERT_EQ(fast.tasks[t].device, plain.tasks[t].device) << "task " << t;
+    ASSERT_EQ(fast.tasks[t].start_seconds, plain.tasks[t].start_seconds) << "task " << t;
+    ASSERT_EQ(fast.tasks[t].finish_seconds, plain.tasks[t].finish_seconds) << "task " << t;
+  }
+  EXPECT_EQ(fast.makespan_seconds, plain.makespan_seconds);
+  if (free.empty()) {
+    EXPECT_EQ(heft_plan(instance, {}).makespan_seconds, plain.makespan_seconds);
+  }
+}
+
+TEST(HeftFastPath, SameScheduleAsThePlainInsertionSearchOnRandomDags) {
+  Rng rng(2024);
+  int case_index = 0;
+  for (const std::size_t tasks : {10, 60, 300, 1500})
+    for (const double ccr : {0.1, 1.0, 10.0}) {
+      RandomDagParams p;
+      p.tasks = tasks;
+      p.ccr = ccr;
+      p.heterogeneity = std::array{0.1, 1.0, 2.0}[rng.below(3)];
+      p.shape = std::array{0.5, 1.0, 2.0}[rng.below(3)];
+      p.out_degree = static_cast<double>(1 + rng.below(5));
+      p.devices = std::array<std::size_t, 5>{1, 3, 8, 24, 64}[rng.below(5)];
+      Rng graph_rng = rng.split();
+      RandomDag dag = generate_random_dag(p, graph_rng);
+      const bool some_cannot_run = case_index % 3 == 1 && p.devices > 1;
+      if (some_cannot_run)
+        for (auto& row : dag.compute_seconds) row[rng.below(p.devices)] = kCannotRun;
+      std::vector<double> free;
+      if (case_index % 4 == 2)
+        for (std::size_t d = 0; d < p.devices; ++d) free.push_back(rng.uniform(0, 200));
+      SCOPED_TRACE("v=" + std::to_string(tasks) + " ccr=" + std::to_string(ccr) +
+                   " p=" + std::to_string(p.devices) + " case " + std::to_string(case_index));
+      expect_same_schedule(dag.instance(), free);
+      ++case_index;
+    }
+}
+
+TEST(HeftFastPath, SameScheduleAsThePlainInsertionSearchOnRealWorkflows) {
+  const Cluster cluster = default_cluster();
+  const RooflineModel perf(cluster);
+  const std::vector<DagBenchmarkInstance> workflows =
+      shared_workflow_instances(HETSCHED_SHARED_DATA_DIR, perf);
+  ASSERT_FALSE(workflows.empty());
+  for (const DagBenchmarkInstance& workflow : workflows) {
+    if (workflow.instance.task_count() > 2000) continue;  // keeps the plain search fast
+    SCOPED_TRACE(workflow.name);
+    ASSERT_FALSE(workflow.instance.uniform_network());
+    expect_same_schedule(workflow.instance, {});
+  }
+}
+
+}  // namespace
+}  // namespace hetsched

@@ -75,7 +75,7 @@ RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& opti
   RuntimeBenchmarkResult result;
   result.load_before = load_average();
   {
-    LocalDevices cpus(LocalDevicesOptions{options.cpu_workers, false, true});
+    LocalDevices cpus(LocalDevicesOptions{options.cpu_workers, false, true, false});
     auto empty = make_empty_dag(options.empty_tasks);
     // Empty tasks all have a predicted time of zero, so an EFT policy would put them all on
     // the first device; round-robin spreads them over both workers, as StarPU's eager does.
@@ -96,7 +96,7 @@ RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& opti
     // As StarPU's dmda calibrates its history models in untimed rounds, ours learns:
     // two untimed rounds under round-robin (every kernel measured on every device)
     // feed the history-regression model, which the timed round's policy then uses.
-    LocalDevices mixed(LocalDevicesOptions{1, true, true});
+    LocalDevices mixed(LocalDevicesOptions{1, true, true, false});  // StarPU's peer: no CUDA
     result.notice = mixed.notice();
     result.mix_devices =
         fmt::format("{} CPU worker + {} OpenCL device(s)", 1, mixed.opencl_devices().size());

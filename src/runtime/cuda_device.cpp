@@ -137,7 +137,6 @@ struct CudaDevice::Impl {
   std::optional<std::string> build_error;
   std::uint64_t registry_serial = 0;
   std::vector<DeviceBuffer> buffers;
-  std::vector<void*> registered;    // page-locked host blocks of the current registry
   cuda::DevicePointer scratch = 0;  // reduction partials, potrf status, bfs flag
   int host_zero = 0;
   int host_flag = 0;
@@ -150,8 +149,6 @@ struct CudaDevice::Impl {
       if (b.memory) api->memory_free(b.memory);
     }
     buffers.clear();
-    for (void* p : registered) api->host_unregister(p);
-    registered.clear();
   }
   ~Impl() {
     if (!api) return;
@@ -272,10 +269,6 @@ std::optional<std::string> CudaDevice::upload(std::uint32_t handle, DataRegistry
       buffer.memory = 0;
       return m.api->error("cuMemAlloc", r);
     }
-    // Page-locked host memory makes the copy asynchronous; without it (a failure here is
-    // not an error) the driver stages the copy and it overlaps less.
-    if (bytes > 0 && m.api->host_register(data.data(handle), bytes, 0) == cuda::kSuccess)
-      m.registered.push_back(data.data(handle));
   }
   if (const cuda::Result r =
           m.api->copy_host_to_device_async(buffer.memory, data.data(handle), bytes, m.copies);

@@ -13,8 +13,10 @@
 // Transfers overlap compute as on OpenCL devices (StarPU's prefetch, CUDA's usual
 // two-stream double buffering): uploads go on a copy stream, each recorded by an
 // event that the compute stream waits for; while a task's kernels run, the next
-// task's stale inputs are enqueued on the copy stream. Host blocks are page-locked
-// (cuMemHostRegister) on first upload so the copies are truly asynchronous.
+// task's stale inputs are enqueued on the copy stream. Host blocks are not page-locked
+// (a registry's blocks may be freed while a device still caches them), so the driver
+// stages each copy through its own pinned buffer: the host thread waits for that staging,
+// the GPU's kernel keeps running meanwhile.
 //
 // The driver and NVRTC are loaded with dlopen (cuda_driver_api.hpp): a machine
 // without them gets no CUDA device and one notice saying why. CUDA workers are part of

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
@@ -40,6 +41,7 @@ void run_bench_runtime(BenchRuntimeOptions options) {
         {"starpu_overhead_us_per_task", optional_number(r.starpu_overhead_us_per_task)},
         {"gemm_gflops", r.gemm_gflops},
         {"starpu_gemm_gflops", optional_number(r.starpu_gemm_gflops)},
+        {"gemm_gflops_runs", r.gemm_gflops_runs},
         {"mix_makespan_seconds", r.mix_makespan_seconds},
         {"starpu_mix_makespan_seconds", optional_number(r.starpu_mix_makespan_seconds)},
         {"empty_tasks", options.params.empty_tasks},
@@ -90,6 +92,7 @@ void run_bench_runtime(BenchRuntimeOptions options) {
   std::cout << fmt::format("  {:<44} {:>10.3f} {:>10} {:>12}\n", "CPU + OpenCL mix makespan (s)",
                            r.mix_makespan_seconds, show(r.starpu_mix_makespan_seconds, "{:.3f}"),
                            ratio(r.mix_makespan_seconds, r.starpu_mix_makespan_seconds));
+  std::cout << fmt::format("  gemm_gflops_runs = {:.2f}\n", fmt::join(r.gemm_gflops_runs, ", "));
   for (const auto& [key, value] : r.starpu_details)
     std::cout << fmt::format("  {} = {}\n", key, value);
   if (!r.starpu_error.empty()) std::cout << "  StarPU: " << r.starpu_error << "\n";
@@ -118,6 +121,11 @@ void add_bench_runtime_command(CLI::App& bench) {
   command->add_option("--gemm-tile", options->params.gemm_tile, "DGEMM tile side")
       ->capture_default_str()
       ->check(CLI::Range(16, 8192));
+  command
+      ->add_option("--gemm-repetitions", options->params.gemm_repetitions,
+                   "timed DGEMM runs per side (the best is the figure; all are printed)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   command->add_option("--cpu-workers", options->params.cpu_workers, "CPU workers")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));

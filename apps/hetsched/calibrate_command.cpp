@@ -18,6 +18,7 @@ struct CalibrateOptions {
   unsigned repetitions = 3;
   bool quick = false;
   bool no_opencl = false;
+  bool no_cuda = false;
   std::vector<std::string> kernels;
   std::string format = "table";
   bool quiet = false;
@@ -35,7 +36,8 @@ void run_calibrate(const CalibrateOptions& options) {
   }
   if (!options.quiet)
     calibration.progress = [](const std::string& line) { std::cerr << line << "\n"; };
-  LocalDevices devices(LocalDevicesOptions{1, !options.no_opencl, true});
+  LocalDevices devices(
+      LocalDevicesOptions{1, !options.no_opencl, true, !options.no_opencl && !options.no_cuda});
   if (!devices.notice().empty()) std::cerr << "hetsched: " << devices.notice() << "\n";
   RooflineModel roofline(devices.cluster());
   HistoryRegressionModel model(devices.cluster(), roofline);
@@ -89,6 +91,7 @@ void add_calibrate_command(CLI::App& app) {
                       "kernel to calibrate (repeatable); default: all");
   command->add_flag("--quick", options->quick, "small sizes only");
   command->add_flag("--no-opencl", options->no_opencl, "CPU workers only");
+  command->add_flag("--no-cuda", options->no_cuda, "no CUDA workers");
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

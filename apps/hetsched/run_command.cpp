@@ -31,6 +31,7 @@ struct RunOptions {
   std::string perf_model;
   unsigned cpu_workers = 0;
   bool no_opencl = false;
+  bool no_cuda = false;
   bool no_stealing = false;
   std::string out_dir;
   std::string format = "table";
@@ -91,7 +92,8 @@ Problem make_problem(const RunOptions& o) {
 
 void run_run(const RunOptions& options) {
   Problem problem = make_problem(options);  // bad input fails before any device is opened
-  LocalDevices devices(LocalDevicesOptions{options.cpu_workers, !options.no_opencl, true});
+  LocalDevices devices(LocalDevicesOptions{options.cpu_workers, !options.no_opencl, true,
+                                           !options.no_opencl && !options.no_cuda});
   if (!devices.notice().empty()) std::cerr << "hetsched: " << devices.notice() << "\n";
   RooflineModel roofline(devices.cluster());
   std::unique_ptr<HistoryRegressionModel> learned;
@@ -225,6 +227,7 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));
   command->add_flag("--no-opencl", options->no_opencl, "CPU workers only");
+  command->add_flag("--no-cuda", options->no_cuda, "no CUDA workers");
   command->add_flag("--no-stealing", options->no_stealing,
                     "keep every task where the policy put it");
   command->add_option("--out", options->out_dir, "directory for the JSON report and Chrome trace");

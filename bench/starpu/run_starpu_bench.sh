@@ -2,7 +2,8 @@
 # Builds the StarPU peer programs of `hetsched bench runtime` against Debian's
 # libstarpu (pkg-config starpu-1.3) in a temporary folder and runs them on this
 # machine, printing "key value" lines. StarPU is a benchmark peer only: nothing of
-# hetsched links it. Usage: run_starpu_bench.sh TASKS SIDE TILE CPU_WORKERS MIX_CHAINS MIX_SIZE
+# hetsched links it.
+# Usage: run_starpu_bench.sh TASKS SIDE TILE CPU_WORKERS MIX_CHAINS MIX_SIZE GEMM_REPETITIONS
 set -euo pipefail
 tasks=${1:-200000}
 side=${2:-2048}
@@ -21,7 +22,7 @@ for sched in eager lws dmda; do
   value=$(STARPU_SCHED=$sched "$work/overhead" "$tasks" | awk '{print $2}')
   echo "starpu_overhead_us_per_task_$sched $value"
 done
-STARPU_SCHED=dmda "$work/gemm" "$side" "$tile"
+STARPU_SCHED=dmda "$work/gemm" "$side" "$tile" "${7:-3}"
 # The CPU + OpenCL mix: hetsched's own OpenCL kernels, extracted from its source.
 chains=${5:-8}
 size=${6:-128}

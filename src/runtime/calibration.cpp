@@ -161,9 +161,7 @@ CalibrationReport calibrate(LocalDevices& devices, HistoryRegressionModel& model
           auto dag = single_kernel_dag(kernel, n, seed++);
           const KernelCall& call = dag->calls().front();
           const auto start = std::chrono::steady_clock::now();
-          const auto error = devices.kind(target) == WorkerKind::opencl
-                                 ? devices.opencl(target)->run(call, dag->data())
-                                 : run_cpu_kernel(call, dag->data());
+          const auto error = devices.run_on(target, call, dag->data());
           const auto stop = std::chrono::steady_clock::now();
           if (error) {
             fit.failure = *error;

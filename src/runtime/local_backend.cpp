@@ -45,11 +45,12 @@ constexpr double kSecondsPerTick =
 }  // namespace
 
 struct LocalBackend::Worker {
-  Worker(DeviceId d, WorkerKind k, OpenClDevice* cl, int pu, std::size_t depth)
-      : device(d), kind(k), opencl(cl), pinned_pu(pu), inbox(depth), outbox(depth) {}
+  Worker(DeviceId d, WorkerKind k, OpenClDevice* cl, CudaDevice* gpu, int pu, std::size_t depth)
+      : device(d), kind(k), opencl(cl), cuda(gpu), pinned_pu(pu), inbox(depth), outbox(depth) {}
   DeviceId device;
   WorkerKind kind;
   OpenClDevice* opencl;
+  CudaDevice* cuda;
   int pinned_pu;
   SpscRing<TaskIndex> inbox;
   SpscRing<Completion> outbox;
@@ -90,7 +91,7 @@ LocalBackend::LocalBackend(LocalDevices& devices, RuntimeDag& dag, const PerfMod
   low_water_ = std::max<std::size_t>(1, options_.max_tasks_ahead / 2);
   for (DeviceId d = 0; d < device_count; ++d)
     workers_.push_back(std::make_unique<Worker>(d, devices.kind(d), devices.opencl(d),
-                                                devices.pinned_pu(d),
+                                                devices.cuda(d), devices.pinned_pu(d),
                                                 std::size_t(options_.max_tasks_ahead) + 1));
 }
 
@@ -187,7 +188,7 @@ bool LocalBackend::try_steal(DeviceId thief) {
       double run = perf_.task_seconds(task, thief_device);
       if (!std::isfinite(run)) return false;
       const double transfer =
-          devices_.kind(thief) == WorkerKind::opencl
+          devices_.kind(thief) != WorkerKind::cpu
               ? perf_.host_to_device_seconds(task.bytes, thief_device.node, thief)
               : 0.0;
       const StealEstimate estimate =
@@ -214,11 +215,12 @@ bool LocalBackend::try_steal(DeviceId thief) {
 
 std::optional<std::string> LocalBackend::execute(Worker& worker, TaskIndex task) {
   const KernelCall& call = dag_.calls()[task];
-  if (worker.kind == WorkerKind::opencl) {
+  if (worker.kind != WorkerKind::cpu) {
     // The task queued behind this one (its inputs are current on the host: it was handed
     // over ready) has its uploads overlapped with this kernel.
     const TaskIndex* next = worker.inbox.peek();
     const KernelCall* next_call = next && *next != kStopWorker ? &dag_.calls()[*next] : nullptr;
+    if (worker.kind == WorkerKind::cuda) return worker.cuda->run(call, dag_.data(), next_call);
     return worker.opencl->run(call, dag_.data(), next_call);
   }
   auto error = run_cpu_kernel(call, dag_.data());
@@ -229,23 +231,36 @@ std::optional<std::string> LocalBackend::execute(Worker& worker, TaskIndex task)
 }
 
 void LocalBackend::worker_main(Worker& worker) {
+  // Pinned from inside, before the worker reports ready, so no task ever runs unpinned.
+  if (worker.pinned_pu >= 0 && worker.pinned_pu < CPU_SETSIZE) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(worker.pinned_pu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  }
   if (worker.kind == WorkerKind::cpu) use_single_threaded_blas();
+  workers_ready_.fetch_add(1, std::memory_order_release);
   for (;;) {
     TaskIndex task;
     bool got = worker.inbox.pop(task);
-    for (int spin = 0; !got && spin < kSpinsBeforeSleep; ++spin) {
-      cpu_relax();
-      got = worker.inbox.pop(task);
-    }
     if (!got) {
-      worker.asleep.store(true, std::memory_order_seq_cst);
-      const std::uint32_t seen = worker.inbox_signal.load(std::memory_order_seq_cst);
-      got = worker.inbox.pop(task);
-      if (!got) {
-        ++worker.sleeps;
-        futex_wait(worker.inbox_signal, seen);
+      // Hungry: completions with successors are reported at once while any worker is.
+      hungry_workers_.fetch_add(1, std::memory_order_seq_cst);
+      for (int spin = 0; !got && spin < kSpinsBeforeSleep; ++spin) {
+        cpu_relax();
+        got = worker.inbox.pop(task);
       }
-      worker.asleep.store(false, std::memory_order_relaxed);
+      if (!got) {
+        worker.asleep.store(true, std::memory_order_seq_cst);
+        const std::uint32_t seen = worker.inbox_signal.load(std::memory_order_seq_cst);
+        got = worker.inbox.pop(task);
+        if (!got) {
+          ++worker.sleeps;
+          futex_wait(worker.inbox_signal, seen);
+        }
+        worker.asleep.store(false, std::memory_order_relaxed);
+      }
+      hungry_workers_.fetch_sub(1, std::memory_order_seq_cst);
       if (!got) continue;
     }
     if (task == kStopWorker) return;
@@ -257,11 +272,18 @@ void LocalBackend::worker_main(Worker& worker) {
     [[maybe_unused]] const bool pushed =
         worker.outbox.push(Completion{task, !error, start, finish});
     // Wake the dispatcher only when it has something to do now: a failure to retry,
-    // successors to release, this worker's queue crossing the low-water mark (once per
-    // refill, not at every task below it), or running dry. Other completions wait in the
-    // outbox for the next round.
+    // successors to release while some worker is hungry for work, this worker's queue
+    // crossing the low-water mark (once per refill, not at every task below it) or
+    // down to its last task (refilled while that one runs), or running dry. Other
+    // completions — successors included, while every worker is busy — wait in the
+    // outbox for the next round: a chain of long tasks (tiled GEMM) then costs one
+    // dispatcher wake-up per refill rather than one per task, and a wake-up on these
+    // cores preempts a worker. Nothing waits forever: every worker signals at its last
+    // task, and the dispatcher drains every outbox when it wakes.
     const std::size_t left = worker.inbox.size_for_consumer();
-    const bool urgent = error || has_successors_[task] || left == low_water_ || left == 0;
+    const bool urgent =
+        error || left <= 1 || left == low_water_ ||
+        (has_successors_[task] && hungry_workers_.load(std::memory_order_seq_cst) != 0);
     if (!urgent) continue;
     completion_signal_.fetch_add(1, std::memory_order_seq_cst);
     if (dispatcher_asleep_.load(std::memory_order_seq_cst)) futex_wake_one(completion_signal_);
@@ -343,23 +365,28 @@ LocalRunReport LocalBackend::run() {
   if (options_.record_schedule) result_.report.schedule.reserve(total);
   std::vector<std::uint64_t> bytes_before_in, bytes_before_out;
   std::vector<OpenClTransferStats> transfers_before;
+  std::vector<std::uint64_t> cuda_prefetched_before;
   for (const auto& w : workers_) {
-    bytes_before_in.push_back(w->opencl ? w->opencl->bytes_to_device() : 0);
-    bytes_before_out.push_back(w->opencl ? w->opencl->bytes_to_host() : 0);
+    bytes_before_in.push_back(w->opencl ? w->opencl->bytes_to_device()
+                              : w->cuda ? w->cuda->bytes_to_device()
+                                        : 0);
+    bytes_before_out.push_back(w->opencl ? w->opencl->bytes_to_host()
+                               : w->cuda ? w->cuda->bytes_to_host()
+                                         : 0);
+    cuda_prefetched_before.push_back(w->cuda ? w->cuda->transfer_stats().prefetched : 0);
     transfers_before.push_back(w->opencl ? w->opencl->transfer_stats() : OpenClTransferStats{});
   }
 
-  start_ticks_ = clock_ticks();
+  // Workers start (pinned, BLAS set up) before the clock does, as StarPU's workers exist
+  // before its tasks are submitted: the run is timed from the first decision to the last
+  // completion, without thread creation and joining.
   for (auto& w : workers_) {
     Worker* worker = w.get();
     worker->thread = std::thread([this, worker] { worker_main(*worker); });
-    if (worker->pinned_pu >= 0 && worker->pinned_pu < CPU_SETSIZE) {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      CPU_SET(worker->pinned_pu, &set);
-      pthread_setaffinity_np(worker->thread.native_handle(), sizeof set, &set);
-    }
   }
+  while (workers_ready_.load(std::memory_order_acquire) < workers_.size())
+    std::this_thread::yield();
+  start_ticks_ = clock_ticks();
 
   for (JobIndex j = 0; j < graph_.job_count(); ++j) loop_.job_arrived(j, 0.0);
   loop_.decide(0.0);
@@ -404,8 +431,8 @@ LocalRunReport LocalBackend::run() {
     }
     wait_for_completions(seen);
   }
-  stop_workers();
   result_.wall_seconds = seconds_since_start();
+  stop_workers();
 
   SimReport& report = result_.report;
   report.tasks_completed = finished_;
@@ -452,6 +479,11 @@ LocalRunReport LocalBackend::run() {
       result_.uploads_during_kernel += now.uploads_during_kernel - before.uploads_during_kernel;
       result_.uploads_overlapped += now.uploads_overlapped - before.uploads_overlapped;
       result_.overlap_seconds += now.overlap_seconds - before.overlap_seconds;
+    } else if (workers_[i]->cuda) {
+      CudaDevice& gpu = *workers_[i]->cuda;
+      result_.bytes_to_devices += gpu.bytes_to_device() - bytes_before_in[i];
+      result_.bytes_to_host += gpu.bytes_to_host() - bytes_before_out[i];
+      result_.prefetched_uploads += gpu.transfer_stats().prefetched - cuda_prefetched_before[i];
     }
   report.transfer_bytes = double(result_.bytes_to_devices + result_.bytes_to_host);
   return std::move(result_);

@@ -96,6 +96,7 @@ LocalDevices::LocalDevices(const LocalDevicesOptions& options) : cpu_(discover_c
                              ? int(cpu_.core_first_pu[w % cpu_.core_first_pu.size()])
                              : -1);
     opencl_slot_.push_back(nullptr);
+    cuda_slot_.push_back(nullptr);
   }
   if (options.use_opencl) {
     opencl_ = OpenClDevice::open_all(notice_);
@@ -123,8 +124,69 @@ LocalDevices::LocalDevices(const LocalDevicesOptions& options) : cpu_(discover_c
     kinds_.push_back(WorkerKind::opencl);
     pinned_pu_.push_back(-1);
     opencl_slot_.push_back(device.get());
+    cuda_slot_.push_back(nullptr);
   }
+  opencl_notice_ = notice_;
+  if (options.use_cuda) {
+    cuda_ = CudaDevice::open_all(cuda_notice_);
+  } else {
+    cuda_notice_ = "CUDA not requested";
+  }
+  for (const auto& device : cuda_) {
+    const CudaDeviceInfo& info = device->info();
+    DeviceSpec spec;
+    spec.model = "cuda:" + info.name;
+    spec.kind = DeviceKind::gpu;
+    // Nominal: 64 fp64 flop per cycle per multiprocessor (fused multiply-adds of the data-centre
+    // parts), half that without FMA; calibration replaces it with measured times.
+    const double clock = (info.clock_mhz ? info.clock_mhz : 1500) * 1e6;
+    const double fp64 = clock * 64.0 * info.multiprocessors;
+    spec.vector_flops = {fp64 / 2, fp64, fp64, 0};
+    spec.matrix_flops = spec.vector_flops;
+    spec.compute_units = int(info.multiprocessors);
+    spec.memory_bytes = double(info.global_memory_bytes);
+    spec.memory_bandwidth = info.memory_bandwidth > 0 ? info.memory_bandwidth : 500e9;
+    spec.idle_watts = 30;
+    spec.peak_watts = 300;
+    spec.launch_overhead_seconds = 10e-6;
+    specs.push_back(spec);
+    kinds_.push_back(WorkerKind::cuda);
+    pinned_pu_.push_back(-1);
+    opencl_slot_.push_back(nullptr);
+    cuda_slot_.push_back(device.get());
+  }
+  if (!cuda_notice_.empty() && options.use_cuda && cuda_workers_built())
+    notice_ += (notice_.empty() ? "" : "; ") + cuda_notice_;
   cluster_.add_node(std::move(node), specs);
+}
+
+std::string_view to_string(WorkerKind kind) {
+  switch (kind) {
+    case WorkerKind::cpu:
+      return "cpu";
+    case WorkerKind::opencl:
+      return "opencl";
+    case WorkerKind::cuda:
+      return "cuda";
+  }
+  return "cpu";
+}
+
+std::optional<std::string> LocalDevices::run_on(DeviceId d, const KernelCall& call,
+                                                DataRegistry& data) const {
+  switch (kinds_[d]) {
+    case WorkerKind::opencl:
+      return opencl_slot_[d]->run(call, data);
+    case WorkerKind::cuda:
+      return cuda_slot_[d]->run(call, data);
+    case WorkerKind::cpu:
+      break;
+  }
+  auto error = run_cpu_kernel(call, data);
+  if (!error)
+    for (std::size_t i = 0; i < call.handle_count; ++i)
+      if (call.access[i] != Access::read) data.bump_version(call.handles[i]);
+  return error;
 }
 
 std::string LocalDevices::fingerprint() const {

@@ -58,7 +58,9 @@ using Runner = std::function<std::optional<std::string>(const KernelCall&, DataR
 
 class KernelLibraryTest : public ::testing::TestWithParam<const char*> {
  protected:
-  static void SetUpTestSuite() { devices_ = new LocalDevices(LocalDevicesOptions{1, true, false}); }
+  static void SetUpTestSuite() {
+    devices_ = new LocalDevices(LocalDevicesOptions{1, true, false, true});
+  }
   static void TearDownTestSuite() {
     delete devices_;
     devices_ = nullptr;
@@ -66,6 +68,12 @@ class KernelLibraryTest : public ::testing::TestWithParam<const char*> {
   Runner runner() {
     if (std::string(GetParam()) == "cpu")
       return [](const KernelCall& c, DataRegistry& d) { return run_cpu_kernel(c, d); };
+    if (std::string(GetParam()) == "cuda") {
+      // Every kernel on a CUDA device, where one is present (skipped elsewhere).
+      if (devices_->cuda_devices().empty()) return nullptr;
+      CudaDevice* device = devices_->cuda_devices().front().get();
+      return [device](const KernelCall& c, DataRegistry& d) { return device->run(c, d); };
+    }
     if (devices_->opencl_devices().empty()) return nullptr;
     OpenClDevice* device = devices_->opencl_devices().front().get();
     return [device](const KernelCall& c, DataRegistry& d) { return device->run(c, d); };
@@ -76,7 +84,7 @@ LocalDevices* KernelLibraryTest::devices_ = nullptr;
 
 #define GET_RUNNER()     \
   Runner run = runner(); \
-  if (!run) GTEST_SKIP() << "no OpenCL device: " << devices_->notice();
+  if (!run) GTEST_SKIP() << "no " << GetParam() << " device: " << devices_->notice();
 
 TEST_P(KernelLibraryTest, GemmAndGemmNtMatchLoops) {
   GET_RUNNER();
@@ -237,7 +245,7 @@ TEST_P(KernelLibraryTest, BfsLevelsMatchAQueueSearch) {
   EXPECT_TRUE(std::equal(out.begin(), out.end(), level.begin()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, KernelLibraryTest, ::testing::Values("cpu", "opencl"));
+INSTANTIATE_TEST_SUITE_P(Devices, KernelLibraryTest, ::testing::Values("cpu", "opencl", "cuda"));
 
 }  // namespace
 }  // namespace hetsched

@@ -10,8 +10,9 @@
 // completions. Rings are preallocated, so the hot path allocates nothing and takes no lock.
 // Wake-ups are batched: the dispatcher signals a worker once per round, however many tasks it
 // handed over, and a worker signals the dispatcher only when it matters — a failure, a task
-// whose successors wait for it, or its own queue crossing half full or running dry — so a stream
-// of tiny independent tasks costs one wake-up per half ring rather than one per task. Threads
+// whose successors another, hungry worker could take, or its own queue crossing half full or
+// down to its last task — so a stream of tiny independent tasks costs one wake-up per half ring
+// and a chain of long ones one per refill, rather than one per task. Threads
 // spin briefly, then block on an atomic wait (futex), and are woken only when actually asleep.
 //
 // Balancing: when a worker has nothing queued, the dispatcher may move a ready task
@@ -73,7 +74,7 @@ struct LocalRunReport {
   std::uint64_t uploads_during_kernel = 0;
   std::uint64_t uploads_overlapped = 0;
   double overlap_seconds = 0;
-  double wall_seconds = 0;
+  double wall_seconds = 0;  // first decision to last completion (workers already started)
   // Wake-ups (futex waits entered): how often the dispatcher and the workers slept.
   std::uint64_t dispatcher_sleeps = 0;
   std::uint64_t worker_sleeps = 0;
@@ -146,6 +147,8 @@ class LocalBackend final : public Backend {
   std::size_t low_water_ = 1;  // a worker whose queue drops to this many wakes the dispatcher
   alignas(64) std::atomic<std::uint32_t> completion_signal_{0};
   std::atomic<bool> dispatcher_asleep_{false};
+  alignas(64) std::atomic<std::uint32_t> hungry_workers_{0};  // workers with an empty inbox
+  std::atomic<std::uint32_t> workers_ready_{0};               // started, pinned, set up
   std::size_t finished_ = 0;
   std::size_t abandoned_ = 0;
   LocalRunReport result_;

@@ -1,16 +1,19 @@
 // LocalMachine: what this computer offers the runtime, found with hwloc (packages,
-// NUMA nodes, cores, hardware threads, caches) and OpenCL (every platform's
-// devices). LocalDevices turns it into workers: one per CPU core used (pinned to
-// that core) and one per OpenCL device, and into the Cluster (one node) that the
-// policies and performance models see.
+// NUMA nodes, cores, hardware threads, caches), OpenCL (every platform's
+// devices) and, when built with them, CUDA (every GPU the driver sees). LocalDevices
+// turns it into workers: one per CPU core used (pinned to that core), one per OpenCL
+// device and one per CUDA device, and into the Cluster (one node) that the policies
+// and performance models see.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hetsched/cluster/cluster.hpp"
+#include "hetsched/runtime/cuda_device.hpp"
 #include "hetsched/runtime/opencl_device.hpp"
 
 namespace hetsched {
@@ -33,9 +36,11 @@ struct LocalDevicesOptions {
   unsigned cpu_workers = 0;  // 0: one per core
   bool use_opencl = true;    // false, or HETSCHED_DISABLE_OPENCL set: CPU workers only
   bool pin_cpu_workers = true;
+  bool use_cuda = true;  // false, HETSCHED_DISABLE_CUDA set, or not built: no CUDA workers
 };
 
-enum class WorkerKind : std::uint8_t { cpu, opencl };
+enum class WorkerKind : std::uint8_t { cpu, opencl, cuda };
+std::string_view to_string(WorkerKind kind);
 
 class LocalDevices {
  public:
@@ -43,8 +48,12 @@ class LocalDevices {
 
   const CpuTopology& cpu() const { return cpu_; }
   const Cluster& cluster() const { return cluster_; }
-  // One line when OpenCL is unavailable or disabled (said once, here); empty otherwise.
+  // One line when OpenCL or CUDA is unavailable or disabled (said once, here: the
+  // OpenCL reason, then the CUDA one, joined by "; "); empty otherwise.
   const std::string& notice() const { return notice_; }
+  // The OpenCL and the CUDA part of notice() alone.
+  const std::string& opencl_notice() const { return opencl_notice_; }
+  const std::string& cuda_notice() const { return cuda_notice_; }
 
   std::size_t worker_count() const { return kinds_.size(); }
   WorkerKind kind(DeviceId d) const { return kinds_[d]; }
@@ -52,6 +61,12 @@ class LocalDevices {
   int pinned_pu(DeviceId d) const { return pinned_pu_[d]; }
   OpenClDevice* opencl(DeviceId d) const { return opencl_slot_[d]; }
   const std::vector<std::unique_ptr<OpenClDevice>>& opencl_devices() const { return opencl_; }
+  CudaDevice* cuda(DeviceId d) const { return cuda_slot_[d]; }
+  const std::vector<std::unique_ptr<CudaDevice>>& cuda_devices() const { return cuda_; }
+
+  // Runs one call on worker d's device from the calling thread (CPU kernels with the
+  // caller's BLAS settings): what calibration measures.
+  std::optional<std::string> run_on(DeviceId d, const KernelCall& call, DataRegistry& data) const;
 
   // The distinct device models, sorted and joined: tells a calibration file made elsewhere.
   std::string fingerprint() const;
@@ -60,10 +75,14 @@ class LocalDevices {
   CpuTopology cpu_;
   Cluster cluster_;
   std::string notice_;
+  std::string opencl_notice_;
+  std::string cuda_notice_;
   std::vector<WorkerKind> kinds_;
   std::vector<int> pinned_pu_;
   std::vector<OpenClDevice*> opencl_slot_;
   std::vector<std::unique_ptr<OpenClDevice>> opencl_;
+  std::vector<CudaDevice*> cuda_slot_;
+  std::vector<std::unique_ptr<CudaDevice>> cuda_;
 };
 
 }  // namespace hetsched

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hetsched {
 
@@ -17,6 +18,9 @@ struct RuntimeBenchmarkOptions {
   std::uint32_t empty_tasks = 200000;
   std::uint32_t gemm_side = 2048;
   std::uint32_t gemm_tile = 256;
+  // Timed DGEMM runs on each side (after one untimed warm-up/calibration round); the
+  // figure is the best, as machine noise only ever slows a run down. All are reported.
+  std::uint32_t gemm_repetitions = 3;
   unsigned cpu_workers = 2;
   std::uint32_t mix_chains = 8;
   std::uint32_t mix_size = 128;
@@ -27,7 +31,8 @@ struct RuntimeBenchmarkOptions {
 
 struct RuntimeBenchmarkResult {
   double overhead_us_per_task = 0;
-  double gemm_gflops = 0;
+  double gemm_gflops = 0;                // best of gemm_gflops_runs
+  std::vector<double> gemm_gflops_runs;  // each timed run, in order
   double mix_makespan_seconds = 0;
   std::uint64_t overhead_sleeps = 0;  // futex sleeps (dispatcher + workers) in the overhead run
   std::string mix_devices;            // what the mix ran on

@@ -8,13 +8,21 @@
 //  - stencil_5point, reduce_partial/reduce_final (tree in local memory),
 //    bitonic_step (Batcher's bitonic sorting network, one pass per launch),
 //    bfs_init/bfs_level (level-synchronous breadth-first search).
+// The same text is the CUDA workers' kernel library: cuda_device.cpp puts a prelude in
+// front (HETSCHED_CUDA defined, OpenCL's qualifiers and work-item functions mapped to
+// CUDA's) and compiles it with NVRTC; the only OpenCL-only construct, a __local
+// pointer argument, is behind LOCAL_SCRATCH_* (CUDA: dynamic shared memory).
 #include "hetsched/runtime/kernel_library.hpp"
 
 namespace hetsched {
 
 std::string_view opencl_program_source() {
   static constexpr std::string_view source = R"CLC(
+#ifndef HETSCHED_CUDA
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define LOCAL_SCRATCH_PARAMETER , __local double* scratch
+#define LOCAL_SCRATCH_DECLARATION
+#endif
 #define TS 16
 
 __kernel void gemm_tiled(const int n, const double alpha, const int trans_b, const int lower_only,
@@ -78,8 +86,9 @@ __kernel void stencil_5point(const int n, __global const double* in, __global do
   }
 }
 
-__kernel void reduce_partial(const int n, __global const double* in, __global double* partial,
-                             __local double* scratch) {
+__kernel void reduce_partial(const int n, __global const double* in, __global double* partial
+                             LOCAL_SCRATCH_PARAMETER) {
+  LOCAL_SCRATCH_DECLARATION
   const int lid = get_local_id(0), ls = get_local_size(0);
   double sum = 0.0;
   for (int i = get_global_id(0); i < n; i += get_global_size(0)) sum += in[i];

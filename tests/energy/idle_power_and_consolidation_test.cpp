@@ -8,6 +8,8 @@
 #include "hetsched/energy/device_consolidation.hpp"
 #include "hetsched/energy/energy_aware_planner.hpp"
 #include "hetsched/energy/energy_benchmark.hpp"
+#include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/workload/random_dag.hpp"
 
 namespace hetsched {
 namespace {
@@ -75,6 +77,29 @@ TEST(DeviceConsolidation, OneDeviceWhenTheStretchAllowsItByHand) {
   const EnergyAwarePlan five_percent = plan_energy_aware(model, 10.5, eft);
   EXPECT_NEAR(five_percent.energy.total_joules(), 2100, 1e-9);
   EXPECT_LE(five_percent.energy.makespan_seconds, 10.5 + 1e-9);
+}
+
+TEST(EnergyRemapping, RemapsJobsBeyondTheOldTaskDeviceCap) {
+  // 100 tasks × 16 devices = 1,600 task-device pairs (the planner used to skip
+  // re-mapping above 1,024). Devices with the power of H100, A100, V100, EPYC in turn.
+  RandomDagParams p;
+  p.tasks = 100;
+  p.devices = 16;
+  Rng rng(3);
+  Workload workload;
+  workload.jobs.push_back(generate_random_dag(p, rng).as_job("big"));
+  const Cluster cluster = random_dag_energy_cluster(p.devices);
+  const RooflineModel perf(cluster);
+  const TaskGraph graph(workload);
+  const DagInstance instance(graph, 0, perf);
+  const JobEnergyModel model(instance, graph, 0, perf);
+  ASSERT_GT(model.task_count() * model.device_count(), 1024u);
+  const StaticSchedule eft = insertion_eft_schedule(model);
+  const EnergyRemapResult r = minimise_energy_within(model, eft, 0.05);
+  EXPECT_GT(r.tasks_moved, 0u);
+  EXPECT_LE(r.after.makespan_seconds, eft.makespan_seconds * 1.05 * (1 + 1e-12));
+  EXPECT_LE(r.after.total_joules(), reclaim_slack(model, eft, 0.05).after.total_joules());
+  expect_valid_dvfs_plan(model, r.plan);
 }
 
 EnergyBenchmarkParams one_small_random_dag() {

@@ -117,7 +117,8 @@ EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_s
 }
 
 EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_seconds,
-                                  const StaticSchedule& fastest) {
+                                  const StaticSchedule& fastest,
+                                  const EnergyAwareOptions& options) {
   EnergyAwarePlan out;
   out.deadline_seconds = deadline_seconds;
   if (model.device_count() == 0) {
@@ -164,7 +165,8 @@ EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_s
   // (3) Re-mapping of the fastest schedule within the deadline (energy_remapping.hpp;
   // a pass costs O(tasks × (tasks + edges)), so it runs on jobs of any size).
   if (fastest.makespan_seconds > 0) {
-    EnergyRemapResult remapped = minimise_energy_within_bound(model, fastest, deadline_seconds);
+    EnergyRemapResult remapped =
+        minimise_energy_within_bound(model, fastest, deadline_seconds, options.remap_passes);
     if (remapped.after.makespan_seconds <= deadline_seconds &&
         remapped.after.total_joules() < out.energy.total_joules()) {
       out.plan = std::move(remapped.plan);
@@ -173,7 +175,8 @@ EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_s
     }
   }
   // (4) Fewer devices (device_consolidation.hpp), re-mapped and slowed within the deadline.
-  if (std::optional<ConsolidationResult> fewer = consolidate_devices(model, deadline_seconds);
+  if (std::optional<ConsolidationResult> fewer =
+          options.consolidate ? consolidate_devices(model, deadline_seconds) : std::nullopt;
       fewer && fewer->remap.after.makespan_seconds <= deadline_seconds &&
       fewer->remap.after.total_joules() < out.energy.total_joules()) {
     out.plan = std::move(fewer->remap.plan);

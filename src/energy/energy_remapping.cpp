@@ -238,7 +238,8 @@ EnergyRemapResult minimise_energy_within(const JobEnergyModel& model,
 
 EnergyRemapResult minimise_energy_within_bound(const JobEnergyModel& model,
                                                const StaticSchedule& schedule,
-                                               double makespan_bound_seconds) {
+                                               double makespan_bound_seconds,
+                                               std::size_t remap_passes) {
   EnergyRemapResult out;
   const DvfsSchedule full{schedule, std::vector<std::uint8_t>(schedule.tasks.size(), 0)};
   out.before = model.energy(full);
@@ -258,17 +259,17 @@ EnergyRemapResult minimise_energy_within_bound(const JobEnergyModel& model,
   };
   consider(reclaim_slack_within(model, full, bound).plan, "slack-reclamation");
   consider(reclaim_slack_stepwise(model, full, bound).plan, "stepwise-slack-reclamation");
-  const DvfsSchedule remapped = remap_for_energy(model, full, bound);
+  const DvfsSchedule remapped = remap_for_energy(model, full, bound, remap_passes);
   consider(reclaim_slack_within(model, remapped, bound).plan, "remap+slack-reclamation");
   consider(reclaim_slack_stepwise(model, remapped, bound).plan, "remap+stepwise-slack-reclamation");
   // Re-mapping with P-states free from the start (moves may slow a task where it lands).
-  const DvfsSchedule polished = remap_for_energy(model, out.plan, bound);
+  const DvfsSchedule polished = remap_for_energy(model, out.plan, bound, remap_passes);
   consider(reclaim_slack_stepwise(model, polished, bound).plan, "best+remap+stepwise");
   // The searches are greedy, so a looser bound does not always find less energy: what
   // they find within the original makespan is a candidate too.
   if (bound > schedule.makespan_seconds + tolerance) {
     const EnergyRemapResult tight =
-        minimise_energy_within_bound(model, schedule, schedule.makespan_seconds);
+        minimise_energy_within_bound(model, schedule, schedule.makespan_seconds, remap_passes);
     consider(tight.plan, tight.candidate + " (within the original makespan)");
   }
   out.tasks_moved = count_moved(schedule, out.plan.schedule);

@@ -41,10 +41,20 @@ struct EnergyAwarePlan {
 // its fastest device's speed and data moves for free.
 double critical_path_lower_bound(const JobEnergyModel& model);
 
+struct EnergyAwareOptions {
+  // Candidate (4), fewer devices. Callers that sweep device subsets themselves (the
+  // Pareto front) turn it off.
+  bool consolidate = true;
+  // Passes of each re-mapping local search (the Pareto front, which plans many
+  // subsets and bounds, uses one).
+  std::size_t remap_passes = 8;
+};
+
 // deadline_seconds is relative to the job's start.
 EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_seconds);
 // The same, given the fastest list schedule already computed for this model.
 EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_seconds,
-                                  const StaticSchedule& fastest);
+                                  const StaticSchedule& fastest,
+                                  const EnergyAwareOptions& options = {});
 
 }  // namespace hetsched

@@ -70,8 +70,10 @@ SlackReclamationResult reclaim_slack_stepwise(const JobEnergyModel& model,
 EnergyRemapResult minimise_energy_within(const JobEnergyModel& model,
                                          const StaticSchedule& schedule, double makespan_stretch);
 // The same within an absolute bound (the schedule itself must end within it).
+// `remap_passes` bounds each re-mapping's passes (each O(tasks × (tasks + edges))).
 EnergyRemapResult minimise_energy_within_bound(const JobEnergyModel& model,
                                                const StaticSchedule& schedule,
-                                               double makespan_bound_seconds);
+                                               double makespan_bound_seconds,
+                                               std::size_t remap_passes = 8);
 
 }  // namespace hetsched

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "hetsched/energy/device_consolidation.hpp"
 #include "hetsched/energy/energy_remapping.hpp"
 
 namespace hetsched {
@@ -116,7 +117,8 @@ EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_s
 }
 
 EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_seconds,
-                                  const StaticSchedule& fastest) {
+                                  const StaticSchedule& fastest,
+                                  const EnergyAwareOptions& options) {
   EnergyAwarePlan out;
   out.deadline_seconds = deadline_seconds;
   if (model.device_count() == 0) {
@@ -160,20 +162,26 @@ EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_s
   out.plan = std::move(reclaimed.plan);
   out.energy = reclaimed.after;
   out.candidate = "fastest+slack-reclamation";
-  // (3) Re-mapping of the fastest schedule within the deadline (energy_remapping.hpp).
-  // Each move re-times the whole schedule, so a pass costs O(tasks² × devices ×
-  // P-states): it is tried on jobs up to kRemapBudget task-device pairs, beyond which
-  // planning would take longer than it saves (large jobs keep (1) and (2)).
-  constexpr std::size_t kRemapBudget = 1024;
-  if (fastest.makespan_seconds > 0 && model.task_count() * model.device_count() <= kRemapBudget) {
+  // (3) Re-mapping of the fastest schedule within the deadline (energy_remapping.hpp;
+  // a pass costs O(tasks × (tasks + edges)), so it runs on jobs of any size).
+  if (fastest.makespan_seconds > 0) {
     EnergyRemapResult remapped =
-        minimise_energy_within(model, fastest, deadline_seconds / fastest.makespan_seconds - 1);
+        minimise_energy_within_bound(model, fastest, deadline_seconds, options.remap_passes);
     if (remapped.after.makespan_seconds <= deadline_seconds &&
         remapped.after.total_joules() < out.energy.total_joules()) {
       out.plan = std::move(remapped.plan);
       out.energy = remapped.after;
       out.candidate = "fastest+" + remapped.candidate;
     }
+  }
+  // (4) Fewer devices (device_consolidation.hpp), re-mapped and slowed within the deadline.
+  if (std::optional<ConsolidationResult> fewer =
+          options.consolidate ? consolidate_devices(model, deadline_seconds) : std::nullopt;
+      fewer && fewer->remap.after.makespan_seconds <= deadline_seconds &&
+      fewer->remap.after.total_joules() < out.energy.total_joules()) {
+    out.plan = std::move(fewer->remap.plan);
+    out.energy = fewer->remap.after;
+    out.candidate = fmt::format("{} devices+{}", fewer->devices_used, fewer->remap.candidate);
   }
   std::vector<std::uint8_t> pstates;
   const StaticSchedule energy_first = energy_first_schedule(model, deadline_seconds, pstates);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 namespace hetsched {
 namespace {
@@ -57,13 +58,26 @@ std::size_t count_slowed(const std::vector<std::uint8_t>& pstates) {
 
 DvfsSchedule remap_for_energy(const JobEnergyModel& model, const DvfsSchedule& start,
                               double makespan_bound_seconds, std::size_t max_passes) {
+  const DagInstance& instance = model.instance();
   const std::size_t n = start.schedule.tasks.size();
+  const std::size_t devices = model.device_count();
   const double tolerance = tolerance_for(makespan_bound_seconds);
+  // Exact re-timings tried per task and pass, cheapest estimated energy first: this
+  // bounds a pass at O(tasks × (edges + tasks)) however many devices and P-states.
+  constexpr std::size_t kVerifiedMovesPerTask = 4;
   DvfsSchedule current = start;
   std::vector<std::uint32_t> order = start_order(current.schedule);
   current.schedule = model.retime(current.schedule, order, current.pstates);
-  double current_joules = model.energy(current).total_joules();
+  ScheduleEnergy current_energy = model.energy(current);
   for (std::size_t pass = 0; pass < max_passes; ++pass) {
+    std::vector<std::size_t> position(n);
+    for (std::size_t i = 0; i < n; ++i) position[order[i]] = i;
+    // Each device's tasks by order position, kept up to date as tasks move.
+    std::vector<std::vector<std::uint32_t>> on_device(devices);
+    for (std::uint32_t t : order) on_device[current.schedule.tasks[t].device].push_back(t);
+    const auto by_position = [&](std::uint32_t a, std::uint32_t b) {
+      return position[a] < position[b];
+    };
     // Visit tasks by the energy they cost now: the big ones first get the slack.
     std::vector<double> joules(n);
     for (std::uint32_t t = 0; t < n; ++t)
@@ -73,44 +87,98 @@ DvfsSchedule remap_for_energy(const JobEnergyModel& model, const DvfsSchedule& s
     std::stable_sort(visit.begin(), visit.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return joules[a] > joules[b]; });
     bool improved = false;
-    StaticSchedule trial = current.schedule;
-    std::vector<std::uint8_t> trial_pstates = current.pstates;
+    std::vector<double> tail = tails(model, current.schedule, order);
+    struct Candidate {
+      double estimated_change;
+      DeviceId device;
+      std::uint8_t pstate;
+    };
+    std::vector<Candidate> candidates;
     for (std::uint32_t t : visit) {
       const PlannedTask original = current.schedule.tasks[t];
       const std::uint8_t original_pstate = current.pstates[t];
-      DeviceId best_device = original.device;
-      std::uint8_t best_pstate = original_pstate;
-      double best_joules = current_joules;
-      StaticSchedule best_schedule;
-      for (DeviceId d = 0; d < model.device_count(); ++d)
-        for (std::size_t p = 0; p < model.pstate_count(d); ++p) {
-          if (model.seconds(t, d, p) == kCannotRun) continue;
-          if (d == original.device && p == original_pstate) continue;
-          // Only moves that cost less for this task can lower the total (other tasks
-          // keep their energy; the makespan, and so idle energy, can only grow or shrink
-          // with the re-timing, which the full evaluation below counts).
-          trial.tasks[t].device = d;
-          trial_pstates[t] = static_cast<std::uint8_t>(p);
-          StaticSchedule timed = model.retime(trial, order, trial_pstates);
-          if (timed.makespan_seconds > makespan_bound_seconds + tolerance) continue;
-          const double joules_now = model.energy(DvfsSchedule{timed, trial_pstates}).total_joules();
-          if (joules_now < best_joules * (1 - 1e-12)) {
-            best_joules = joules_now;
-            best_device = d;
-            best_pstate = static_cast<std::uint8_t>(p);
-            best_schedule = std::move(timed);
-          }
+      const double makespan = current.schedule.makespan_seconds;
+      const double original_dynamic = model.dynamic_joules(t, original.device, original_pstate);
+      double idle_total = 0;
+      for (DeviceId d = 0; d < devices; ++d)
+        if (!model.release_unused_devices() || !on_device[d].empty())
+          idle_total += model.idle_watts(d);
+      candidates.clear();
+      for (DeviceId d = 0; d < devices; ++d) {
+        if (model.seconds(t, d, 0) == kCannotRun) continue;
+        // When t could start on d: its inputs, and the task before it on d in the order
+        // (everything before t in the order keeps its times when t moves).
+        double ready = model.input_seconds(t, d);
+        for (const DagNeighbor& q : instance.predecessors(t)) {
+          const PlannedTask& producer = current.schedule.tasks[q.task];
+          ready = std::max(
+              ready, producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, d));
         }
-      if (best_device == original.device && best_pstate == original_pstate) {
-        trial.tasks[t].device = original.device;
-        trial_pstates[t] = original_pstate;
-        continue;
+        const auto& sequence = on_device[d];
+        auto after = std::upper_bound(sequence.begin(), sequence.end(), t, by_position);
+        auto before = after;
+        if (before != sequence.begin() && *(before - 1) == t) --before;  // t itself
+        if (before != sequence.begin())
+          ready = std::max(ready, current.schedule.tasks[*(before - 1)].finish_seconds);
+        // The chains after t: its successors (from d) and the next task on d.
+        double chain_after = 0;
+        for (const DagNeighbor& s : instance.successors(t)) {
+          const PlannedTask& next = current.schedule.tasks[s.task];
+          chain_after =
+              std::max(chain_after, instance.comm_seconds(s.edge, d, next.device) +
+                                        (next.finish_seconds - next.start_seconds) + tail[s.task]);
+        }
+        if (after != sequence.end()) {
+          const PlannedTask& next = current.schedule.tasks[*after];
+          chain_after =
+              std::max(chain_after, next.finish_seconds - next.start_seconds + tail[*after]);
+        }
+        const bool newly_used =
+            model.release_unused_devices() && d != original.device && sequence.empty();
+        const bool frees_original = model.release_unused_devices() && d != original.device &&
+                                    on_device[original.device].size() == 1;
+        for (std::size_t p = 0; p < model.pstate_count(d); ++p) {
+          if (d == original.device && p == original_pstate) continue;
+          const double end = ready + model.seconds(t, d, p) + chain_after;
+          if (end > makespan_bound_seconds + tolerance) continue;
+          // Estimated change of total energy: the task's own dynamic energy, idle power
+          // of a longer schedule, devices taken into or out of use.
+          double change = model.dynamic_joules(t, d, p) - original_dynamic +
+                          std::max(0.0, end - makespan) * idle_total;
+          if (newly_used) change += model.idle_watts(d) * std::max(makespan, end);
+          if (frees_original) change -= model.idle_watts(original.device) * makespan;
+          if (change < 0) candidates.push_back({change, d, static_cast<std::uint8_t>(p)});
+        }
       }
-      current.schedule = std::move(best_schedule);
-      current.pstates[t] = best_pstate;
-      trial = current.schedule;
-      trial_pstates = current.pstates;
-      current_joules = best_joules;
+      if (candidates.empty()) continue;
+      std::stable_sort(candidates.begin(), candidates.end(),
+                       [](const Candidate& a, const Candidate& b) {
+                         return a.estimated_change < b.estimated_change;
+                       });
+      // Exact check of the most promising moves: re-timed in the same order.
+      StaticSchedule trial = current.schedule;
+      std::vector<std::uint8_t> trial_pstates = current.pstates;
+      double best_joules = current_energy.total_joules() * (1 - 1e-12);
+      std::optional<DvfsSchedule> best;
+      for (std::size_t c = 0; c < std::min(candidates.size(), kVerifiedMovesPerTask); ++c) {
+        trial.tasks[t].device = candidates[c].device;
+        trial_pstates[t] = candidates[c].pstate;
+        DvfsSchedule timed{model.retime(trial, order, trial_pstates), trial_pstates};
+        if (timed.schedule.makespan_seconds > makespan_bound_seconds + tolerance) continue;
+        const double joules_now = model.energy(timed).total_joules();
+        if (joules_now < best_joules) best_joules = joules_now, best = std::move(timed);
+      }
+      if (!best) continue;
+      const DeviceId moved_to = best->schedule.tasks[t].device;
+      if (moved_to != original.device) {
+        auto& from = on_device[original.device];
+        from.erase(std::find(from.begin(), from.end(), t));
+        auto& to = on_device[moved_to];
+        to.insert(std::upper_bound(to.begin(), to.end(), t, by_position), t);
+      }
+      current = std::move(*best);
+      current_energy = model.energy(current);
+      tail = tails(model, current.schedule, order);
       improved = true;
     }
     if (!improved) break;
@@ -164,10 +232,18 @@ SlackReclamationResult reclaim_slack_stepwise(const JobEnergyModel& model,
 
 EnergyRemapResult minimise_energy_within(const JobEnergyModel& model,
                                          const StaticSchedule& schedule, double makespan_stretch) {
+  return minimise_energy_within_bound(
+      model, schedule, schedule.makespan_seconds * (1 + std::max(0.0, makespan_stretch)));
+}
+
+EnergyRemapResult minimise_energy_within_bound(const JobEnergyModel& model,
+                                               const StaticSchedule& schedule,
+                                               double makespan_bound_seconds,
+                                               std::size_t remap_passes) {
   EnergyRemapResult out;
   const DvfsSchedule full{schedule, std::vector<std::uint8_t>(schedule.tasks.size(), 0)};
   out.before = model.energy(full);
-  out.makespan_bound_seconds = schedule.makespan_seconds * (1 + std::max(0.0, makespan_stretch));
+  out.makespan_bound_seconds = std::max(makespan_bound_seconds, schedule.makespan_seconds);
   const double bound = out.makespan_bound_seconds;
   const double tolerance = tolerance_for(bound);
   out.plan = full;
@@ -183,16 +259,17 @@ EnergyRemapResult minimise_energy_within(const JobEnergyModel& model,
   };
   consider(reclaim_slack_within(model, full, bound).plan, "slack-reclamation");
   consider(reclaim_slack_stepwise(model, full, bound).plan, "stepwise-slack-reclamation");
-  const DvfsSchedule remapped = remap_for_energy(model, full, bound);
+  const DvfsSchedule remapped = remap_for_energy(model, full, bound, remap_passes);
   consider(reclaim_slack_within(model, remapped, bound).plan, "remap+slack-reclamation");
   consider(reclaim_slack_stepwise(model, remapped, bound).plan, "remap+stepwise-slack-reclamation");
   // Re-mapping with P-states free from the start (moves may slow a task where it lands).
-  const DvfsSchedule polished = remap_for_energy(model, out.plan, bound);
+  const DvfsSchedule polished = remap_for_energy(model, out.plan, bound, remap_passes);
   consider(reclaim_slack_stepwise(model, polished, bound).plan, "best+remap+stepwise");
   // The searches are greedy, so a looser bound does not always find less energy: what
   // they find within the original makespan is a candidate too.
-  if (makespan_stretch > 0) {
-    const EnergyRemapResult tight = minimise_energy_within(model, schedule, 0.0);
+  if (bound > schedule.makespan_seconds + tolerance) {
+    const EnergyRemapResult tight =
+        minimise_energy_within_bound(model, schedule, schedule.makespan_seconds, remap_passes);
     consider(tight.plan, tight.candidate + " (within the original makespan)");
   }
   out.tasks_moved = count_moved(schedule, out.plan.schedule);

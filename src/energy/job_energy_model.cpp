@@ -70,18 +70,63 @@ JobEnergyModel JobEnergyModel::restricted_to(const std::vector<bool>& keep) cons
   return out;
 }
 
+SleepState suspend_to_ram_sleep_state(double idle_watts) { return {0.1 * idle_watts, 30.0}; }
+
+double JobEnergyModel::gap_joules(DeviceId d, double seconds) const {
+  if (seconds <= 0) return 0;
+  const double idle = idle_watts_[d] * seconds;
+  if (sleep_.empty()) return idle;
+  const SleepState& s = sleep_[d];
+  const double transitions = 2 * s.transition_seconds;
+  if (seconds < transitions) return idle;
+  return std::min(idle, idle_watts_[d] * transitions + s.watts * (seconds - transitions));
+}
+
+std::vector<double> JobEnergyModel::idle_joules_by_device(const DvfsSchedule& plan) const {
+  const double makespan = plan.schedule.makespan_seconds;
+  std::vector<double> out(device_count(), 0.0);
+  std::vector<double> busy(device_count(), 0.0);
+  std::vector<bool> used(device_count(), false);
+  for (const PlannedTask& p : plan.schedule.tasks) {
+    busy[p.device] += p.finish_seconds - p.start_seconds;
+    used[p.device] = true;
+  }
+  if (sleep_.empty()) {
+    for (DeviceId d = 0; d < device_count(); ++d)
+      if (used[d] || !release_unused_devices_)
+        out[d] = idle_watts_[d] * std::max(0.0, makespan - busy[d]);
+    return out;
+  }
+  // Each device's tasks in time order; the gaps between them (and before the first,
+  // after the last) each cost gap_joules.
+  std::vector<std::vector<std::pair<double, double>>> intervals(device_count());
+  for (const PlannedTask& p : plan.schedule.tasks)
+    intervals[p.device].emplace_back(p.start_seconds, p.finish_seconds);
+  for (DeviceId d = 0; d < device_count(); ++d) {
+    if (!used[d]) {
+      if (!release_unused_devices_) out[d] = gap_joules(d, makespan);
+      continue;
+    }
+    auto& list = intervals[d];
+    std::sort(list.begin(), list.end());
+    double free_from = 0;
+    for (const auto& [start, finish] : list) {
+      out[d] += gap_joules(d, start - free_from);
+      free_from = std::max(free_from, finish);
+    }
+    out[d] += gap_joules(d, makespan - free_from);
+  }
+  return out;
+}
+
 ScheduleEnergy JobEnergyModel::energy(const DvfsSchedule& plan) const {
   ScheduleEnergy out;
   out.makespan_seconds = plan.schedule.makespan_seconds;
-  std::vector<double> busy(device_count(), 0.0);
   for (std::uint32_t t = 0; t < plan.schedule.tasks.size(); ++t) {
     const PlannedTask& p = plan.schedule.tasks[t];
-    const double seconds = p.finish_seconds - p.start_seconds;
-    out.task_joules += watts(t, p.device, plan.pstates[t]) * seconds;
-    busy[p.device] += seconds;
+    out.task_joules += watts(t, p.device, plan.pstates[t]) * (p.finish_seconds - p.start_seconds);
   }
-  for (DeviceId d = 0; d < device_count(); ++d)
-    out.idle_joules += idle_watts_[d] * std::max(0.0, out.makespan_seconds - busy[d]);
+  for (double joules : idle_joules_by_device(plan)) out.idle_joules += joules;
   return out;
 }
 

@@ -137,7 +137,8 @@ std::vector<ParetoPoint> pareto_front(const JobEnergyModel& model, const ParetoO
       const SlackReclamationResult r = reclaim_slack(restricted, seed, stretch);
       add(r.plan, fmt::format("eft on {}, dvfs +{:g}%", subset_name, 100 * stretch));
       const EnergyAwarePlan e =
-          plan_energy_aware(restricted, seed.makespan_seconds * (1 + stretch), seed);
+          plan_energy_aware(restricted, seed.makespan_seconds * (1 + stretch), seed,
+                            EnergyAwareOptions{.consolidate = false, .remap_passes = 1});
       if (e.deadline_met)
         add(e.plan, fmt::format("energy-aware on {}, deadline +{:g}%", subset_name, 100 * stretch));
     }

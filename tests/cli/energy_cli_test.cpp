@@ -21,7 +21,8 @@ using CommandResult = hetsched::testing::CliResult;
 using hetsched::testing::run_cli;
 
 TEST(EnergyCli, BenchEnergyPrintsTheSavedFractions) {
-  const CommandResult r = run_cli("bench energy --dags 2 --tasks 20 --format json --quiet");
+  const CommandResult r =
+      run_cli("bench energy --suite workflow --dags 2 --tasks 20 --format json --quiet");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   EXPECT_GT(json["energy_saved_no_stretch"].get<double>(), 0);

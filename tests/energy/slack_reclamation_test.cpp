@@ -104,6 +104,7 @@ TEST(EnergyAwarePlanner, NoDeviceIsAnAnswerNotACrash) {
 
 TEST(EnergyBenchmark, SmallSuiteReportsConsistentFigures) {
   EnergyBenchmarkParams params;
+  params.suite = EnergySuite::workflow;
   params.dags = 2;
   params.tasks_per_dag = 20;
   const EnergyBenchmarkResult r = run_energy_benchmark(params);

@@ -9,14 +9,22 @@
 // CPU runs with less energy) goes where it costs less if the schedule's slack
 // allows it.
 //
-// The search is a first-improvement local search over one-task moves. The schedule
+// The search is a local search over one-task moves. The schedule
 // is a placement, a P-state per task and a global order (a topological order; each
 // device runs its tasks in this order); a move changes one task's device and
 // P-state, and the schedule is re-timed with every task as early as its device and
 // inputs allow (so the move is exact, communication included). A move is kept if
 // the re-timed schedule ends within the bound and its total energy (tasks plus the
-// idle energy of every device over the makespan) is lower. Tasks are visited by
-// decreasing energy; passes repeat until none improves (or a pass limit). The
+// idle energy of every device over the makespan) is lower. For each task every
+// (device, P-state) is first estimated in O(degree): when the task could start there
+// (its inputs, the task before it on that device in the order — both exact, since
+// nothing before it in the order moves), the chains after it, and the energy change
+// (its dynamic energy, idle power of a longer schedule, a device taken into or out of
+// use); only the four moves with the lowest estimated energy that the estimate keeps
+// within the bound are re-timed exactly. A pass therefore costs O(tasks × (tasks +
+// edges)) whatever the number of devices, so re-mapping runs on the suite's 1,000-task,
+// 64-device graphs. Tasks are visited by decreasing energy; passes repeat until none
+// improves (or a pass limit). The
 // result is then handed to slack reclamation, and the candidates (slack
 // reclamation alone; re-mapping then reclamation; slack reclamation by steps of
 // the best energy saved per second of slack used) are compared: the least total
@@ -61,5 +69,11 @@ SlackReclamationResult reclaim_slack_stepwise(const JobEnergyModel& model,
 // reclamation, stepwise slack reclamation and re-mapping followed by both.
 EnergyRemapResult minimise_energy_within(const JobEnergyModel& model,
                                          const StaticSchedule& schedule, double makespan_stretch);
+// The same within an absolute bound (the schedule itself must end within it).
+// `remap_passes` bounds each re-mapping's passes (each O(tasks × (tasks + edges))).
+EnergyRemapResult minimise_energy_within_bound(const JobEnergyModel& model,
+                                               const StaticSchedule& schedule,
+                                               double makespan_bound_seconds,
+                                               std::size_t remap_passes = 8);
 
 }  // namespace hetsched

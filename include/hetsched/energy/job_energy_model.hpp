@@ -7,6 +7,24 @@
 // by how busy the task keeps the device (the performance model's activity factor),
 // and only compute time stretches with the clock: memory-bound work runs as fast at
 // a lower clock, which is where DVFS saves the most (as Zeus and DEWTS observe).
+//
+// Devices the job does not use: by default every device of the cluster counts its
+// idle power over the whole schedule (the job holds the whole cluster). With
+// `set_release_unused_devices(true)` a device that runs none of the job's tasks is
+// not charged at all — it is released to other work or powered down for the job's
+// duration, as a cluster manager does with nodes a job does not ask for (Slurm's
+// power saving suspends idle nodes). The rule is part of the model, so a baseline
+// and an optimised plan evaluated on the same model are charged alike.
+//
+// Idle power management (off unless `set_sleep_states` is called): a device may
+// spend an idle gap — before its first task, between two tasks, after its last task
+// up to the makespan — in a sleep state (suspend-to-RAM of its node, as Slurm's power
+// saving does) drawing `watts`, at the price of going down and coming back up, each
+// taking `transition_seconds` at idle power. A gap sleeps only if it holds both
+// transitions and sleeping costs less than staying idle; in a static plan the device
+// starts waking `transition_seconds` before its next task, so no task starts later.
+// All gaps are charged this way, including the first and the last (both transitions
+// counted: conservative on both sides of a comparison).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +33,15 @@
 #include "hetsched/policy/dag_instance.hpp"
 
 namespace hetsched {
+
+struct SleepState {
+  double watts = 0;               // drawn while asleep
+  double transition_seconds = 0;  // to go to sleep, and again to wake up, at idle power
+};
+
+// The sleep state assumed for a catalog part: suspend-to-RAM, 10 % of its idle power
+// (memory in self-refresh, fans and BMC on), 30 s to suspend and 30 s to resume.
+SleepState suspend_to_ram_sleep_state(double idle_watts);
 
 struct ScheduleEnergy {
   double task_joules = 0;  // Σ over tasks of watts × seconds at their P-state
@@ -57,6 +84,16 @@ class JobEnergyModel {
     return (watts(t, d, p) - idle_watts_[d]) * seconds(t, d, p);
   }
   double idle_watts_total() const;
+  // Devices that run none of the job's tasks are charged nothing (see the header).
+  void set_release_unused_devices(bool release) { release_unused_devices_ = release; }
+  bool release_unused_devices() const { return release_unused_devices_; }
+  // Idle gaps may be spent asleep (see the header); one state per device, or empty (off).
+  void set_sleep_states(std::vector<SleepState> states) { sleep_ = std::move(states); }
+  bool sleeps() const { return !sleep_.empty(); }
+  // Joules device d draws over one idle gap of `seconds` (idle, or asleep if cheaper).
+  double gap_joules(DeviceId d, double seconds) const;
+  // Idle energy per device (not running tasks, up to the makespan), by the rules above.
+  std::vector<double> idle_joules_by_device(const DvfsSchedule& plan) const;
   // The same model where only the devices with keep[d] may run tasks.
   JobEnergyModel restricted_to(const std::vector<bool>& keep) const;
 
@@ -82,6 +119,8 @@ class JobEnergyModel {
   std::vector<std::size_t> pstate_count_;
   std::vector<double> seconds_, watts_;
   std::vector<double> input_;  // per (task, device); empty when no task reads external input
+  bool release_unused_devices_ = false;
+  std::vector<SleepState> sleep_;
 };
 
 // The order in which a schedule's tasks start (ties by finish, then index): a

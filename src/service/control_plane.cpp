@@ -456,7 +456,6 @@ void ControlPlane::recover() {
   apply_stored_cancels();
   handle_engine_reports(engine_.poll(), true);
   flush();
-  publish_metrics();
 }
 
 std::unique_ptr<ControlPlane::LiveJob> ControlPlane::make_live_job(
@@ -504,7 +503,6 @@ void ControlPlane::step() {
   launch_planned_gangs();
   dispatch();
   flush();
-  publish_metrics();
 }
 
 void ControlPlane::refresh_cluster(bool force) {
@@ -876,7 +874,6 @@ void ControlPlane::apply_stored_cancels() {
     }
     stored_cancels_.insert(id);
     finish_job(*it->second, ServiceJobState::cancelled, "cancelled by request");
-    publish_job(*it->second);
   }
 }
 
@@ -1312,25 +1309,28 @@ void ControlPlane::record(LiveJob& job, std::uint32_t t, std::string event, std:
 void ControlPlane::mark_dirty(std::uint64_t id) { dirty_.insert(id); }
 
 void ControlPlane::flush() {
-  if (dirty_.empty()) return;
-  std::vector<StoredRecord> records;
-  for (std::uint64_t id : dirty_) {
-    const auto it = live_.find(id);
-    if (it == live_.end()) continue;
-    records.push_back({service_job_key(id), to_json(it->second->record).dump()});
-  }
-  store_.put(records);  // one transaction: the step's changes land together
-  for (std::uint64_t id : dirty_) {
-    const auto it = live_.find(id);
-    if (it == live_.end()) continue;
-    publish_job(*it->second);
-    if (is_terminal(it->second->record.state)) {
-      live_.erase(it);
-      // The job's end is durable: its cancel request has been carried out.
-      if (stored_cancels_.erase(id) != 0) store_.erase(cancel_key(id));
+  std::vector<ServiceJob> changed;
+  if (!dirty_.empty()) {
+    std::vector<StoredRecord> records;
+    for (std::uint64_t id : dirty_) {
+      const auto it = live_.find(id);
+      if (it == live_.end()) continue;
+      records.push_back({service_job_key(id), to_json(it->second->record).dump()});
     }
+    store_.put(records);  // one transaction: the step's changes land together
+    for (std::uint64_t id : dirty_) {
+      const auto it = live_.find(id);
+      if (it == live_.end()) continue;
+      changed.push_back(it->second->record);
+      if (is_terminal(it->second->record.state)) {
+        live_.erase(it);
+        // The job's end is durable: its cancel request has been carried out.
+        if (stored_cancels_.erase(id) != 0) store_.erase(cancel_key(id));
+      }
+    }
+    dirty_.clear();
   }
-  dirty_.clear();
+  publish(std::move(changed));
 }
 
 void ControlPlane::publish_job(const LiveJob& job) {
@@ -1338,7 +1338,7 @@ void ControlPlane::publish_job(const LiveJob& job) {
   view_[job.record.id] = job.record;
 }
 
-void ControlPlane::publish_metrics() {
+void ControlPlane::publish(std::vector<ServiceJob> changed) {
   ServiceMetrics m;
   for (const auto& [id, job] : live_)
     for (const ServiceTask& t : job->record.tasks) {
@@ -1352,7 +1352,10 @@ void ControlPlane::publish_metrics() {
     ++m.devices_by_kind[kind];
     m.busy_devices_by_kind[kind] += busy_devices_.count(d.name) != 0;
   }
+  // Readers see the jobs and the metrics of one moment: a job reads as ended only
+  // together with metrics that no longer count its tasks.
   std::lock_guard lock(mutex_);
+  for (ServiceJob& job : changed) view_[job.id] = std::move(job);
   m.jobs_submitted_total = submitted_total_;
   m.energy_joules = energy_joules_;
   m.decisions_total = decisions_;

@@ -33,6 +33,12 @@ struct LpDeleter {
   void operator()(glp_prob* lp) const { glp_delete_prob(lp); }
 };
 
+// GLPK keeps one environment per thread and frees it only on glp_free_env; a thread
+// that solved an LP (the service's scheduling thread, say) releases it when it ends.
+struct GlpkEnvironmentRelease {
+  ~GlpkEnvironmentRelease() { glp_free_env(); }
+};
+
 // Builds and solves one LP. Column layout: x[j][k] for runnable (j,k), then t when
 // `with_min_level`. Returns false when GLPK finds no optimum.
 struct LpSpec {
@@ -48,6 +54,8 @@ struct LpSpec {
 bool solve_lp(const AllocationProblem& problem, const LpSpec& spec, AllocationResult& result) {
   const std::size_t job_count = problem.jobs.size();
   const std::size_t type_count = problem.capacity.size();
+  thread_local GlpkEnvironmentRelease release_at_thread_exit;
+  (void)release_at_thread_exit;
   std::unique_ptr<glp_prob, LpDeleter> lp(glp_create_prob());
   glp_set_obj_dir(lp.get(), spec.maximise ? GLP_MAX : GLP_MIN);
 

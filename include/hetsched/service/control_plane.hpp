@@ -154,7 +154,8 @@ class ControlPlane {
   void handle_engine_reports(const std::vector<EngineTaskStatus>& reports,
                              bool first_after_recovery);
   void task_failed(LiveJob& job, std::uint32_t task, const std::string& reason);
-  void publish_metrics();
+  // Copies changed jobs into the readable view and recomputes the metrics, under one lock.
+  void publish(std::vector<ServiceJob> changed);
   void move_off_lost_nodes();
   void plan_waiting_jobs();
   void plan_job(LiveJob& job, bool replan);

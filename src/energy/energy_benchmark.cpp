@@ -10,6 +10,7 @@
 #include "hetsched/energy/energy_remapping.hpp"
 #include "hetsched/energy/plan_assignments.hpp"
 #include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/policy/dag_benchmark.hpp"
 #include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/list_scheduling.hpp"
 #include "hetsched/sim/simulator.hpp"
@@ -27,43 +28,28 @@ struct SuiteDag {
   Cluster cluster;
 };
 
-// The DAG benchmark's random suite (src/policy/dag_benchmark.cpp, full grid, two
-// repetitions): the same draws from the same seed, every stride-th graph kept.
+// The DAG benchmark's random suite (full grid, two repetitions; the same draws from the
+// same seed), every stride-th graph kept.
 std::vector<SuiteDag> random_dag_suite(std::uint32_t wanted, std::uint64_t seed,
                                        std::uint32_t max_tasks, bool mixed_devices) {
-  const std::size_t sizes[] = {20, 50, 100, 300, 1000};
-  const double ccrs[] = {0.1, 0.5, 1, 5, 10};
-  const double betas[] = {0.1, 0.5, 1, 2};
-  const double alphas[] = {0.5, 1, 2};
-  const std::size_t repetitions = 2;
-  const std::size_t device_counts[] = {4, 8, 16, 32, 64};
-  const std::size_t total = 5 * 5 * 4 * 3 * repetitions;
-  const std::size_t stride = std::max<std::size_t>(1, (total + wanted - 1) / std::max(wanted, 1u));
-  Rng rng(seed);
+  DagBenchmarkParams grid;
+  grid.seed = seed;
+  grid.repetitions = 2;
+  std::vector<RandomDagDraw> draws = random_dag_suite_draws(grid);
+  const std::size_t stride =
+      std::max<std::size_t>(1, (draws.size() + wanted - 1) / std::max(wanted, 1u));
   std::vector<SuiteDag> suite;
-  std::size_t index = 0;
-  for (const std::size_t v : sizes)
-    for (const double ccr : ccrs)
-      for (const double beta : betas)
-        for (const double alpha : alphas)
-          for (std::size_t r = 0; r < repetitions; ++r, ++index) {
-            RandomDagParams p;
-            p.tasks = v;
-            p.ccr = ccr;
-            p.heterogeneity = beta;
-            p.shape = alpha;
-            p.out_degree = static_cast<double>(1 + rng.below(5));
-            p.devices = device_counts[rng.below(5)];
-            Rng graph_rng = rng.split();
-            if (index % stride != 0 || suite.size() >= wanted) continue;
-            if (max_tasks > 0 && v > max_tasks) continue;
-            SuiteDag dag;
-            dag.workload.jobs.push_back(
-                generate_random_dag(p, graph_rng).as_job("dag" + std::to_string(suite.size())));
-            dag.cluster = mixed_devices ? random_dag_energy_cluster(p.devices)
-                                        : uniform_cost_cluster(p.devices);
-            suite.push_back(std::move(dag));
-          }
+  for (std::size_t index = 0; index < draws.size(); index += stride) {
+    if (suite.size() >= wanted) break;
+    RandomDagDraw& draw = draws[index];
+    if (max_tasks > 0 && draw.params.tasks > max_tasks) continue;
+    SuiteDag dag;
+    dag.workload.jobs.push_back(
+        generate_random_dag(draw.params, draw.rng).as_job("dag" + std::to_string(suite.size())));
+    dag.cluster = mixed_devices ? random_dag_energy_cluster(draw.params.devices)
+                                : uniform_cost_cluster(draw.params.devices);
+    suite.push_back(std::move(dag));
+  }
   return suite;
 }
 

@@ -23,36 +23,13 @@ double thread_cpu_seconds() {
 }
 
 std::vector<DagBenchmarkInstance> random_suite(const DagBenchmarkParams& params) {
-  const std::vector<std::size_t> sizes = params.quick
-                                             ? std::vector<std::size_t>{20, 50, 100}
-                                             : std::vector<std::size_t>{20, 50, 100, 300, 1000};
-  const std::vector<double> ccrs =
-      params.quick ? std::vector<double>{0.1, 1, 10} : std::vector<double>{0.1, 0.5, 1, 5, 10};
-  const std::vector<double> betas =
-      params.quick ? std::vector<double>{0.5, 2} : std::vector<double>{0.1, 0.5, 1, 2};
-  const std::vector<double> alphas =
-      params.quick ? std::vector<double>{0.5, 2} : std::vector<double>{0.5, 1, 2};
-  const std::size_t repetitions = params.quick ? 1 : std::max<std::size_t>(params.repetitions, 1);
-  const std::size_t device_counts[] = {4, 8, 16, 32, 64};
-  Rng rng(params.seed);
   std::vector<DagBenchmarkInstance> suite;
-  for (const std::size_t v : sizes)
-    for (const double ccr : ccrs)
-      for (const double beta : betas)
-        for (const double alpha : alphas)
-          for (std::size_t r = 0; r < repetitions; ++r) {
-            RandomDagParams p;
-            p.tasks = v;
-            p.ccr = ccr;
-            p.heterogeneity = beta;
-            p.shape = alpha;
-            p.out_degree = static_cast<double>(1 + rng.below(5));
-            p.devices = device_counts[rng.below(5)];
-            Rng graph_rng = rng.split();
-            suite.push_back(DagBenchmarkInstance{
-                fmt::format("v{}-ccr{}-b{}-a{}-p{}", v, ccr, beta, alpha, p.devices),
-                generate_random_dag(p, graph_rng).instance(), ccr});
-          }
+  for (RandomDagDraw& draw : random_dag_suite_draws(params)) {
+    const RandomDagParams& p = draw.params;
+    suite.push_back(DagBenchmarkInstance{
+        fmt::format("v{}-ccr{}-b{}-a{}-p{}", p.tasks, p.ccr, p.heterogeneity, p.shape, p.devices),
+        generate_random_dag(p, draw.rng).instance(), p.ccr});
+  }
   if (params.graph_limit > 0 && suite.size() > params.graph_limit) {
     const std::size_t stride = (suite.size() + params.graph_limit - 1) / params.graph_limit;
     std::vector<DagBenchmarkInstance> kept;
@@ -198,6 +175,37 @@ DagBenchmarkResult run_dag_benchmark(const DagBenchmarkParams& params) {
     result.heft_scaling_exponent = fit_slope(log_work, log_seconds);
   }
   return result;
+}
+
+std::vector<RandomDagDraw> random_dag_suite_draws(const DagBenchmarkParams& params) {
+  const std::vector<std::size_t> sizes = params.quick
+                                             ? std::vector<std::size_t>{20, 50, 100}
+                                             : std::vector<std::size_t>{20, 50, 100, 300, 1000};
+  const std::vector<double> ccrs =
+      params.quick ? std::vector<double>{0.1, 1, 10} : std::vector<double>{0.1, 0.5, 1, 5, 10};
+  const std::vector<double> betas =
+      params.quick ? std::vector<double>{0.5, 2} : std::vector<double>{0.1, 0.5, 1, 2};
+  const std::vector<double> alphas =
+      params.quick ? std::vector<double>{0.5, 2} : std::vector<double>{0.5, 1, 2};
+  const std::size_t repetitions = params.quick ? 1 : std::max<std::size_t>(params.repetitions, 1);
+  const std::size_t device_counts[] = {4, 8, 16, 32, 64};
+  Rng rng(params.seed);
+  std::vector<RandomDagDraw> draws;
+  for (const std::size_t v : sizes)
+    for (const double ccr : ccrs)
+      for (const double beta : betas)
+        for (const double alpha : alphas)
+          for (std::size_t r = 0; r < repetitions; ++r) {
+            RandomDagParams p;
+            p.tasks = v;
+            p.ccr = ccr;
+            p.heterogeneity = beta;
+            p.shape = alpha;
+            p.out_degree = static_cast<double>(1 + rng.below(5));
+            p.devices = device_counts[rng.below(5)];
+            draws.push_back({p, rng.split()});
+          }
+  return draws;
 }
 
 }  // namespace hetsched

@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "hetsched/core/rng.hpp"
 #include "hetsched/policy/dag_instance.hpp"
+#include "hetsched/workload/random_dag.hpp"
 
 namespace hetsched {
 
@@ -48,6 +50,18 @@ struct DagBenchmarkParams {
   // Called with (graphs done, graphs total).
   std::function<void(std::size_t, std::size_t)> progress;
 };
+
+// One graph of the random suite before it is generated: its parameters and the generator
+// stream it is drawn from. The energy benchmark draws the same graphs through this.
+struct RandomDagDraw {
+  RandomDagParams params;
+  Rng rng;
+};
+
+// The random suite's graphs in order: the grid of v × CCR × β × α × repetitions (the
+// quick subset when params.quick), each with an out-degree and device count drawn from
+// params.seed, before graph_limit thins it.
+std::vector<RandomDagDraw> random_dag_suite_draws(const DagBenchmarkParams& params);
 
 struct DagPolicyResult {
   std::string name;

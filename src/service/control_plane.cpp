@@ -248,16 +248,7 @@ std::vector<std::uint64_t> ControlPlane::submit(std::string_view workload_text,
     live->index();
     jobs.push_back(std::move(live));
   }
-  store_.put(records);  // durable before anyone hears of the ids
-  {
-    std::lock_guard lock(mutex_);
-    for (auto& live : jobs) {
-      view_[live->record.id] = live->record;
-      submitted_.push_back(std::move(live));
-    }
-    submitted_total_ += ids.size();
-  }
-  wake_.notify_one();
+  acknowledge(records, std::move(jobs));
   return ids;
 }
 
@@ -947,16 +938,7 @@ std::vector<std::uint64_t> ControlPlane::submit_stream(const std::string& text,
     live->index_stream();
     live_jobs.push_back(std::move(live));
   }
-  store_.put(records);  // durable before anyone hears of the ids
-  {
-    std::lock_guard lock(mutex_);
-    for (auto& live : live_jobs) {
-      view_[live->record.id] = live->record;
-      submitted_.push_back(std::move(live));
-    }
-    submitted_total_ += ids.size();
-  }
-  wake_.notify_one();
+  acknowledge(records, std::move(live_jobs));
   return ids;
 }
 
@@ -1331,6 +1313,20 @@ void ControlPlane::flush() {
     dirty_.clear();
   }
   publish(std::move(changed));
+}
+
+void ControlPlane::acknowledge(const std::vector<StoredRecord>& records,
+                               std::vector<std::unique_ptr<LiveJob>> jobs) {
+  store_.put(records);  // durable before anyone hears of the ids
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& live : jobs) {
+      view_[live->record.id] = live->record;
+      submitted_.push_back(std::move(live));
+    }
+    submitted_total_ += jobs.size();
+  }
+  wake_.notify_one();
 }
 
 void ControlPlane::publish_job(const LiveJob& job) {

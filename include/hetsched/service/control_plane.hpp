@@ -176,6 +176,9 @@ class ControlPlane {
   void flush();
   double model_now() const;
   void publish_job(const LiveJob& job);  // copies into the readable view, under the mutex
+  // Stores new jobs' records in one transaction, then hands the jobs to the scheduling loop.
+  void acknowledge(const std::vector<StoredRecord>& records,
+                   std::vector<std::unique_ptr<LiveJob>> jobs);
 
   StateStore& store_;
   ClusterEngine& engine_;

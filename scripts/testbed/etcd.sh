@@ -42,19 +42,6 @@ endpoints() {
   echo "${out[*]}"
 }
 
-stop_pidfile() {
-  local pidfile=$1 pid
-  [[ -f $pidfile ]] || return 0
-  pid=$(<"$pidfile")
-  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    local end=$((SECONDS + 10))
-    while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do sleep 0.05; done
-    if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
-  fi
-  rm -f "$pidfile"
-}
-
 member_healthy() {
   curl -sf --max-time 1 "http://127.0.0.1:$(client_port "$1")/health" | grep -q '"health":"true"'
 }

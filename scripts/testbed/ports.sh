@@ -1,4 +1,5 @@
-# Port bases for the loopback testbed scripts (sourced by slurm.sh and etcd.sh).
+# Port bases and process teardown for the loopback testbed scripts (sourced by
+# slurm.sh and etcd.sh).
 #
 # A script's port base comes from its environment variable: a number, or `auto` to pick
 # a base in [20000, 30000) whose whole span of ports nothing listens on (the ctest
@@ -43,4 +44,19 @@ testbed_port_base() {
     echo "testbed: port base '$requested' is neither 'auto' nor a number from 1024 up" >&2
     return 2
   fi
+}
+
+# stop_pidfile PIDFILE: stops the process whose PID it holds (TERM, then KILL after a
+# bounded wait) and removes the file.
+stop_pidfile() {
+  local pidfile=$1 pid
+  [[ -f $pidfile ]] || return 0
+  pid=$(<"$pidfile")
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    local end=$((SECONDS + 10))
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do sleep 0.05; done
+    if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+  fi
+  rm -f "$pidfile"
 }

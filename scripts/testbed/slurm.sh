@@ -26,20 +26,6 @@ export SLURM_CONF=$dir/etc/slurm.conf
 
 log() { echo "slurm testbed: $*" >&2; }
 
-# Stops the process whose PID is in $1 (TERM, then KILL after a bounded wait).
-stop_pidfile() {
-  local pidfile=$1 pid
-  [[ -f $pidfile ]] || return 0
-  pid=$(<"$pidfile")
-  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    local end=$((SECONDS + 10))
-    while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do sleep 0.05; done
-    if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
-  fi
-  rm -f "$pidfile"
-}
-
 down() {
   local node
   for node in "${nodes[@]}"; do stop_pidfile "$dir/run/slurmd-$node.pid"; done

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "hetsched/energy/dvfs_slack_reclamation.hpp"
+
 namespace hetsched {
 
 void emit_plan(const ClusterSnapshot& snapshot, const DagInstance& instance,
@@ -37,6 +39,13 @@ double relative_deadline(const ClusterSnapshot& snapshot, JobIndex job) {
   const auto& deadline = snapshot.graph.job(job).deadline_seconds;
   if (!deadline || *deadline <= snapshot.now_seconds) return 0;
   return *deadline - snapshot.now_seconds;
+}
+
+double energy_planning_deadline(const ClusterSnapshot& snapshot, JobIndex job,
+                                const JobEnergyModel& model, double makespan_stretch) {
+  const double deadline = relative_deadline(snapshot, job);
+  if (deadline > 0) return deadline;
+  return insertion_eft_schedule(model).makespan_seconds * (1 + makespan_stretch);
 }
 
 }  // namespace hetsched

@@ -156,10 +156,8 @@ class PowerCappedEnergyAwarePolicy final : public SchedulingPolicy {
   void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job, AssignmentSink& out) override {
     const DagInstance instance(snapshot.graph, job, snapshot.perf);
     const JobEnergyModel model(instance, snapshot.graph, job, snapshot.perf);
-    double deadline = relative_deadline(snapshot, job);
-    if (deadline <= 0)
-      deadline = insertion_eft_schedule(model).makespan_seconds * (1 + options_.makespan_stretch);
-    const EnergyAwarePlan plan = plan_energy_aware(model, deadline);
+    const EnergyAwarePlan plan = plan_energy_aware(
+        model, energy_planning_deadline(snapshot, job, model, options_.makespan_stretch));
     std::vector<NodeId> node_of_device;
     for (const Device& d : snapshot.perf.cluster().devices()) node_of_device.push_back(d.node);
     const PowerCappedPlan capped = fit_to_power_caps(model, plan.plan, caps_, node_of_device);

@@ -20,10 +20,8 @@ class EnergyAwarePolicy final : public SchedulingPolicy {
   void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job, AssignmentSink& out) override {
     const DagInstance instance(snapshot.graph, job, snapshot.perf);
     const JobEnergyModel model(instance, snapshot.graph, job, snapshot.perf);
-    double deadline = relative_deadline(snapshot, job);
-    if (deadline <= 0)
-      deadline = insertion_eft_schedule(model).makespan_seconds * (1 + options_.makespan_stretch);
-    const EnergyAwarePlan plan = plan_energy_aware(model, deadline);
+    const EnergyAwarePlan plan = plan_energy_aware(
+        model, energy_planning_deadline(snapshot, job, model, options_.makespan_stretch));
     emit_plan(snapshot, instance, plan.plan, out);
   }
 

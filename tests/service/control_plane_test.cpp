@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "control_plane_fixture.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/input_error.hpp"
@@ -47,39 +48,13 @@ jobs:
       - {name: t3, kernel: dense_matmul, precision: bf16, flops: 1.0e15, bytes: 1.0e9, kinds: [gpu]}
 )";
 
-struct Service {
-  Service(const std::string& db, const Cluster& cluster, double time_scale,
-          std::string policy = "heft")
-      : store(db), engine(cluster, time_scale), leader("http://127.0.0.1:1") {
-    ControlPlaneOptions options;
-    options.default_policy = std::move(policy);
-    options.time_scale = time_scale;
-    options.node_registry = &engine;
-    options.node_refresh = std::chrono::milliseconds(1);
-    plane = std::make_unique<ControlPlane>(store, engine, leader, options);
-    plane->start();
-  }
-  ServiceJob job(std::uint64_t id) const { return *plane->job(id); }
-  bool in_state(std::uint64_t id, ServiceJobState state) const {
-    const auto j = plane->job(id);
-    return j && j->state == state;
-  }
-  SqliteStateStore store;
-  SimulatedEngine engine;
-  SoleLeader leader;
-  std::unique_ptr<ControlPlane> plane;
-};
+using Service = testing::ControlPlaneFixture;
+using testing::has_event;
 
 const ServiceTask& task_named(const ServiceJob& job, const std::string& name) {
   for (const ServiceTask& t : job.tasks)
     if (t.name == name) return t;
   throw std::runtime_error("no task " + name);
-}
-
-bool has_event(const ServiceTask& task, const std::string& event, const std::string& node = {}) {
-  return std::any_of(task.history.begin(), task.history.end(), [&](const ServiceTaskEvent& e) {
-    return e.event == event && (node.empty() || e.node == node);
-  });
 }
 
 // The cluster model the control plane builds from the engine's nodes: catalog parts,

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "control_plane_fixture.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/service/control_plane.hpp"
@@ -33,27 +34,11 @@ nodes:
     devices: [{model: EPYC-9654, count: 1}]
 )";
 
-struct StreamService {
+struct StreamService : testing::ControlPlaneFixture {
   StreamService(const std::string& db, double time_scale, std::string stream_policy = "fifo")
-      : store(db), engine(parse_cluster(kGangCluster, "test"), time_scale), leader("http://x:1") {
-    ControlPlaneOptions options;
-    options.default_stream_policy = std::move(stream_policy);
-    options.time_scale = time_scale;
-    options.node_registry = &engine;
-    options.node_refresh = std::chrono::milliseconds(1);
-    plane = std::make_unique<ControlPlane>(store, engine, leader, options);
-    plane->start();
-  }
-  ServiceJob job(std::uint64_t id) const { return *plane->job(id); }
+      : ControlPlaneFixture(db, parse_cluster(kGangCluster, "test"), time_scale, "heft",
+                            std::move(stream_policy)) {}
   ServiceTaskState gang_state(std::uint64_t id) const { return job(id).tasks.at(0).state; }
-  bool in_state(std::uint64_t id, ServiceJobState state) const {
-    const auto j = plane->job(id);
-    return j && j->state == state;
-  }
-  SqliteStateStore store;
-  SimulatedEngine engine;
-  SoleLeader leader;
-  std::unique_ptr<ControlPlane> plane;
 };
 
 std::string stream_job(const std::string& name, int gang, double steps,
@@ -63,10 +48,7 @@ std::string stream_job(const std::string& name, int gang, double steps,
                      name, gang, steps, rates, extra);
 }
 
-bool has_event(const ServiceTask& task, const std::string& event) {
-  return std::any_of(task.history.begin(), task.history.end(),
-                     [&](const ServiceTaskEvent& e) { return e.event == event; });
-}
+using testing::has_event;
 
 bool running_or_launched(ServiceTaskState s) {
   return s == ServiceTaskState::launched || s == ServiceTaskState::running;

@@ -20,4 +20,9 @@ void place_earliest_finish(const ClusterSnapshot& snapshot, std::span<const Task
 // The deadline of `job` relative to now, when it has one and it lies ahead; else 0.
 double relative_deadline(const ClusterSnapshot& snapshot, JobIndex job);
 
+// The deadline the energy policies plan `job` to: its own when it has one ahead, else
+// the fastest list schedule's makespan × (1 + makespan_stretch).
+double energy_planning_deadline(const ClusterSnapshot& snapshot, JobIndex job,
+                                const JobEnergyModel& model, double makespan_stretch);
+
 }  // namespace hetsched

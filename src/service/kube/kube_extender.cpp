@@ -80,6 +80,13 @@ ExtenderAnswer filter_error(const std::string& message) {
 std::string amount(double value) { return fmt::format("{:g}", value); }
 std::string gigabytes(double bytes) { return fmt::format("{:.3g} GB", bytes / 1e9); }
 
+// ExtenderArgs.Pod, parsed; InputError when it is missing or malformed.
+KubePod pod_of(const nlohmann::json& args) {
+  const nlohmann::json* pod_object = kube_json::member(args, "Pod");
+  if (pod_object == nullptr) throw InputError("ExtenderArgs.Pod: missing (expected a v1.Pod)");
+  return parse_kube_pod(*pod_object);
+}
+
 }  // namespace
 
 KubeExtender::KubeExtender(KubeApi* api) : api_(api) {}
@@ -229,9 +236,7 @@ ExtenderAnswer KubeExtender::filter(std::string_view body) {
   const nlohmann::json args = parse_body(body, error);
   if (!error.empty()) return error_answer(400, error);
   try {
-    const nlohmann::json* pod_object = kube_json::member(args, "Pod");
-    if (pod_object == nullptr) throw InputError("ExtenderArgs.Pod: missing (expected a v1.Pod)");
-    const KubePod pod = parse_kube_pod(*pod_object);
+    const KubePod pod = pod_of(args);
     std::lock_guard lock(mutex_);
     // A pod filtered again after bind was never bound (or its binding failed).
     if (!pod.uid.empty()) bound_.erase(pod.uid);
@@ -287,9 +292,7 @@ ExtenderAnswer KubeExtender::prioritize(std::string_view body) {
   const nlohmann::json args = parse_body(body, error);
   if (!error.empty()) return error_answer(400, error);
   try {
-    const nlohmann::json* pod_object = kube_json::member(args, "Pod");
-    if (pod_object == nullptr) throw InputError("ExtenderArgs.Pod: missing (expected a v1.Pod)");
-    const KubePod pod = parse_kube_pod(*pod_object);
+    const KubePod pod = pod_of(args);
     std::lock_guard lock(mutex_);
     bool by_name = false;
     std::vector<std::string> unknown;

@@ -185,10 +185,18 @@ void LocalBackend::signal_workers() {
 }
 
 void LocalBackend::dispatch() {
+  // How far ahead a worker is fed, in its own measured time (predictions × its lag): up to
+  // ahead_seconds, but never more than a fair share of the work placed and not done, so
+  // that near the end no worker holds tasks (not stealable once handed over) while another
+  // runs dry, and a worker slowed down (a busy core) holds fewer.
+  double placed_seconds = 0;
+  for (double b : backlog_seconds_) placed_seconds += b;
+  const double fair_share = placed_seconds / (2.0 * double(workers_.size()));
   for (DeviceId d = 0; d < workers_.size(); ++d) {
     PlannedQueue& queue = queued_[d];
+    const double ahead = std::min(options_.ahead_seconds, fair_share) / lag(d);
     while (in_flight_[d] < options_.max_tasks_ahead && !queue.empty() &&
-           (in_flight_[d] == 0 || in_flight_seconds_[d] < options_.ahead_seconds)) {
+           (in_flight_[d] == 0 || in_flight_seconds_[d] <= ahead)) {
       const TaskIndex t = queue.front().task;
       if (remaining_inputs_[t] != 0) break;  // the head waits for its inputs; order is kept
       queue.pop_front();

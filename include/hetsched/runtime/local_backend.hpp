@@ -7,9 +7,7 @@
 // device's queue of placed tasks in planned order and hands ready tasks to a
 // worker through a bounded single-producer/single-consumer ring (a few tasks ahead,
 // sized by predicted time, so a worker rarely waits). Workers answer through their own ring of
-// completions. Rings are preallocated and the device queues' room is written before the clock
-// starts, so the hot path allocates nothing, takes no lock and (on a virtual machine, where
-// each costs tens of µs) takes no page fault.
+// completions. Rings and queue room are written before the clock: no allocation, lock or fault.
 // Wake-ups are batched: the dispatcher signals a worker once per round, however many tasks it
 // handed over, and a worker signals the dispatcher only when it matters — a failure, a task
 // whose successors another, hungry worker could take, or its own queue crossing half full or

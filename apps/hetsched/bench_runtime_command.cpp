@@ -38,6 +38,7 @@ void run_bench_runtime(BenchRuntimeOptions options) {
   if (options.format == "json") {
     nlohmann::ordered_json out{
         {"overhead_us_per_task", r.overhead_us_per_task},
+        {"overhead_us_per_task_runs", r.overhead_us_per_task_runs},
         {"starpu_overhead_us_per_task", optional_number(r.starpu_overhead_us_per_task)},
         {"gemm_gflops", r.gemm_gflops},
         {"starpu_gemm_gflops", optional_number(r.starpu_gemm_gflops)},
@@ -51,6 +52,7 @@ void run_bench_runtime(BenchRuntimeOptions options) {
         {"mix_devices", r.mix_devices},
         {"policy", options.params.policy},
         {"openblas_core", core},
+        {"starpu_openblas_core", r.starpu_openblas_core},
         {"overhead_sleeps", r.overhead_sleeps},
         {"mix_uploads_during_kernel", r.mix_uploads_during_kernel},
         {"mix_uploads_overlapped", r.mix_uploads_overlapped},
@@ -92,7 +94,11 @@ void run_bench_runtime(BenchRuntimeOptions options) {
   std::cout << fmt::format("  {:<44} {:>10.3f} {:>10} {:>12}\n", "CPU + OpenCL mix makespan (s)",
                            r.mix_makespan_seconds, show(r.starpu_mix_makespan_seconds, "{:.3f}"),
                            ratio(r.mix_makespan_seconds, r.starpu_mix_makespan_seconds));
+  std::cout << fmt::format("  overhead_us_per_task_runs = {:.3f}\n",
+                           fmt::join(r.overhead_us_per_task_runs, ", "));
   std::cout << fmt::format("  gemm_gflops_runs = {:.2f}\n", fmt::join(r.gemm_gflops_runs, ", "));
+  if (!r.starpu_openblas_core.empty())
+    std::cout << fmt::format("  StarPU's OpenBLAS core: {}\n", r.starpu_openblas_core);
   for (const auto& [key, value] : r.starpu_details)
     std::cout << fmt::format("  {} = {}\n", key, value);
   if (!r.starpu_error.empty()) std::cout << "  StarPU: " << r.starpu_error << "\n";
@@ -115,6 +121,11 @@ void add_bench_runtime_command(CLI::App& bench) {
   command->add_option("--tasks", options->params.empty_tasks, "empty tasks for the overhead")
       ->capture_default_str()
       ->check(CLI::Range(1, 100'000'000));
+  command
+      ->add_option("--overhead-repetitions", options->params.overhead_repetitions,
+                   "overhead runs per side and StarPU scheduler (the best is the figure)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   command->add_option("--gemm-side", options->params.gemm_side, "DGEMM matrix side")
       ->capture_default_str()
       ->check(CLI::Range(16, 65536));

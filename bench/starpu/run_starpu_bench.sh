@@ -4,6 +4,9 @@
 # machine, printing "key value" lines. StarPU is a benchmark peer only: nothing of
 # hetsched links it.
 # Usage: run_starpu_bench.sh TASKS SIDE TILE CPU_WORKERS MIX_CHAINS MIX_SIZE GEMM_REPETITIONS
+#        [OVERHEAD_REPETITIONS]
+# Each overhead run is its own process (as each of ours is a fresh set of workers); every run
+# is printed as starpu_overhead_us_per_task_<sched>_run_<i>, and hetsched takes the best.
 set -euo pipefail
 tasks=${1:-200000}
 side=${2:-2048}
@@ -18,9 +21,12 @@ cc -O2 -o "$work/overhead" "$here/starpu_overhead.c" $flags
 cc -O2 -o "$work/gemm" "$here/starpu_gemm.c" $flags $blas
 export STARPU_NCPU=$cpus STARPU_NCUDA=0 STARPU_NOPENCL=0 STARPU_SILENT=1
 export STARPU_HOME="$work"  # StarPU's performance models live here for this run only
+overhead_runs=${8:-1}
 for sched in eager lws dmda; do
-  value=$(STARPU_SCHED=$sched "$work/overhead" "$tasks" | awk '{print $2}')
-  echo "starpu_overhead_us_per_task_$sched $value"
+  for run in $(seq 1 "$overhead_runs"); do
+    value=$(STARPU_SCHED=$sched "$work/overhead" "$tasks" | awk '{print $2}')
+    echo "starpu_overhead_us_per_task_${sched}_run_$run $value"
+  done
 done
 STARPU_SCHED=dmda "$work/gemm" "$side" "$tile" "${7:-3}"
 # The CPU + OpenCL mix: hetsched's own OpenCL kernels, extracted from its source.

@@ -2,7 +2,8 @@
  * B×B tiles, one task per (i, j, k) tile product, OpenBLAS single-threaded in each
  * CPU worker, under STARPU_SCHED (dmda: history-based model, calibrated by a first
  * untimed run), then REPETITIONS timed runs over the same tiles. Prints each as
- * "starpu_gemm_gflops_run_<i> <value>" and the best as "starpu_gemm_gflops <value>".
+ * "starpu_gemm_gflops_run_<i> <value>" and the best as "starpu_gemm_gflops <value>", then
+ * the OpenBLAS core type its kernels used as "starpu_openblas_core <name>".
  * Usage: gemm SIDE TILE REPETITIONS. Built by run_starpu_bench.sh. */
 #include <cblas.h>
 #include <starpu.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 
 extern void openblas_set_num_threads(int);
+extern char *openblas_get_corename(void);
 
 static void gemm_cpu(void *buffers[], void *arg) {
   (void)arg;
@@ -73,6 +75,8 @@ int main(int argc, char **argv) {
     if (flops / seconds / 1e9 > best) best = flops / seconds / 1e9;
   }
   printf("starpu_gemm_gflops %.3f\n", best);
+  /* Which OpenBLAS kernels ran (OPENBLAS_CORETYPE, inherited from hetsched's environment). */
+  printf("starpu_openblas_core %s\n", openblas_get_corename());
   for (unsigned i = 0; i < t * t; ++i) {
     starpu_data_unregister(a[i]);
     starpu_data_unregister(b[i]);

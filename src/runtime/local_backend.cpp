@@ -72,6 +72,10 @@ LocalBackend::LocalBackend(LocalDevices& devices, RuntimeDag& dag, const PerfMod
   const std::size_t tasks = graph_.task_count();
   options_.max_tasks_ahead = std::max<std::uint32_t>(1, options_.max_tasks_ahead);
   queued_.resize(device_count);
+  // Each device's queue gets room for an even share of the tasks, written now, before the
+  // clock: a policy that places every ready task at once (200,000 empty tasks) would
+  // otherwise grow these queues, page fault by page fault, on the dispatcher's hot path.
+  for (PlannedQueue& queue : queued_) queue.reserve_touched(tasks / device_count + 64);
   in_flight_.assign(device_count, 0);
   in_flight_seconds_.assign(device_count, 0);
   backlog_seconds_.assign(device_count, 0);
@@ -88,6 +92,7 @@ LocalBackend::LocalBackend(LocalDevices& devices, RuntimeDag& dag, const PerfMod
   has_successors_.resize(tasks);
   for (TaskIndex t = 0; t < tasks; ++t) has_successors_[t] = !graph_.successors(t).empty();
   signal_pending_.assign(device_count, 0);
+  memo_.assign(device_count, PredictionMemo{});
   low_water_ = std::max<std::size_t>(1, options_.max_tasks_ahead / 2);
   for (DeviceId d = 0; d < device_count; ++d)
     workers_.push_back(std::make_unique<Worker>(d, devices.kind(d), devices.opencl(d),
@@ -102,10 +107,8 @@ double LocalBackend::seconds_since_start() const {
 }
 
 bool LocalBackend::can_execute(TaskIndex task, DeviceId device) const {
-  if (device >= 64 ? false : (tried_devices_[task] >> device) & 1u) return false;
-  const auto kernel = static_cast<std::size_t>(dag_.calls()[task].kernel);
-  if (broken_kernels_[device * kKernelIdCount + kernel]) return false;
-  return can_run(graph_.task(task), devices_.cluster().device(device));
+  return !failed_before(task, device) &&
+         can_run(graph_.task(task), devices_.cluster().device(device));
 }
 
 double LocalBackend::lag(DeviceId device) const {
@@ -113,9 +116,36 @@ double LocalBackend::lag(DeviceId device) const {
   return std::clamp(measured_sum_[device] / predicted_sum_[device], 0.05, 20.0);
 }
 
+bool LocalBackend::failed_before(TaskIndex task, DeviceId device) const {
+  if (device < 64 && ((tried_devices_[task] >> device) & 1u)) return true;
+  const auto kernel = static_cast<std::size_t>(dag_.calls()[task].kernel);
+  return broken_kernels_[device * kKernelIdCount + kernel] != 0;
+}
+
+double LocalBackend::predicted_seconds(TaskIndex t, DeviceId device) {
+  const Task& task = graph_.task(t);
+  const Device& target = devices_.cluster().device(device);
+  // Consecutive tasks alike (tiles of one GEMM, empty tasks) get the previous answer; only
+  // while the model cannot change under us (no online learner).
+  PredictionMemo& memo = memo_[device];
+  const bool memoizable = options_.learner == nullptr && task.cost_seconds.empty();
+  if (memoizable && memo.valid && memo.kernel == task.kernel && memo.precision == task.precision &&
+      memo.flops == task.flops && memo.bytes == task.bytes &&
+      memo.memory_bytes == task.memory_bytes && memo.allowed_kinds == task.allowed_kinds)
+    return memo.seconds;
+  double seconds = perf_.task_seconds(task, target);
+  if (!std::isfinite(seconds)) seconds = 0;
+  if (memoizable)
+    memo = PredictionMemo{true,       task.kernel,       task.precision,     task.flops,
+                          task.bytes, task.memory_bytes, task.allowed_kinds, seconds};
+  return seconds;
+}
+
 void LocalBackend::launch(const Assignment& a) {
   DeviceId device = a.device;
-  if (!can_execute(a.task, device)) {
+  // The scheduling loop has checked that the device can run the task; what it cannot know
+  // is whether this device already failed it or its kernel (then the task goes elsewhere).
+  if (failed_before(a.task, device)) {
     // This device already failed this kernel: send the task where it can run.
     DeviceId alternative = kUnplaced;
     for (DeviceId d = 0; d < workers_.size(); ++d)
@@ -129,9 +159,7 @@ void LocalBackend::launch(const Assignment& a) {
     device = alternative;
   }
   running_on_[a.task] = device;
-  const Task& task = graph_.task(a.task);
-  predicted_[a.task] = perf_.task_seconds(task, devices_.cluster().device(device));
-  if (!std::isfinite(predicted_[a.task])) predicted_[a.task] = 0;
+  predicted_[a.task] = predicted_seconds(a.task, device);
   backlog_seconds_[device] += predicted_[a.task];
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
   queued_[device].push(QueuedTask{key, launch_sequence_++, a.task});
@@ -157,10 +185,18 @@ void LocalBackend::signal_workers() {
 }
 
 void LocalBackend::dispatch() {
+  // How far ahead a worker is fed, in its own measured time (predictions × its lag): up to
+  // ahead_seconds, but never more than a fair share of the work placed and not done, so
+  // that near the end no worker holds tasks (not stealable once handed over) while another
+  // runs dry, and a worker slowed down (a busy core) holds fewer.
+  double placed_seconds = 0;
+  for (double b : backlog_seconds_) placed_seconds += b;
+  const double fair_share = placed_seconds / (2.0 * double(workers_.size()));
   for (DeviceId d = 0; d < workers_.size(); ++d) {
     PlannedQueue& queue = queued_[d];
+    const double ahead = std::min(options_.ahead_seconds, fair_share) / lag(d);
     while (in_flight_[d] < options_.max_tasks_ahead && !queue.empty() &&
-           (in_flight_[d] == 0 || in_flight_seconds_[d] < options_.ahead_seconds)) {
+           (in_flight_[d] == 0 || in_flight_seconds_[d] <= ahead)) {
       const TaskIndex t = queue.front().task;
       if (remaining_inputs_[t] != 0) break;  // the head waits for its inputs; order is kept
       queue.pop_front();
@@ -240,10 +276,16 @@ void LocalBackend::worker_main(Worker& worker) {
   }
   if (worker.kind == WorkerKind::cpu) use_single_threaded_blas();
   workers_ready_.fetch_add(1, std::memory_order_release);
+  // One clock read per task while tasks follow each other without a wait: the previous
+  // finish is the next start (the ring hand-over between them is a few ns); a clock read
+  // costs tens of ns on a virtual machine's clock, as much as a whole empty task.
+  double last_finish = 0;
+  bool back_to_back = false;
   for (;;) {
     TaskIndex task;
     bool got = worker.inbox.pop(task);
     if (!got) {
+      back_to_back = false;
       // Hungry: completions with successors are reported at once while any worker is.
       hungry_workers_.fetch_add(1, std::memory_order_seq_cst);
       for (int spin = 0; !got && spin < kSpinsBeforeSleep; ++spin) {
@@ -264,9 +306,11 @@ void LocalBackend::worker_main(Worker& worker) {
       if (!got) continue;
     }
     if (task == kStopWorker) return;
-    const double start = seconds_since_start();
+    const double start = back_to_back ? last_finish : seconds_since_start();
     std::optional<std::string> error = execute(worker, task);
     const double finish = seconds_since_start();
+    last_finish = finish;
+    back_to_back = true;
     if (error) errors_[task] = std::move(*error);  // read by the dispatcher after the pop
     // Never full: the outbox holds as many as can be in flight (see hand_to_worker).
     [[maybe_unused]] const bool pushed =
@@ -286,7 +330,10 @@ void LocalBackend::worker_main(Worker& worker) {
         (has_successors_[task] && hungry_workers_.load(std::memory_order_seq_cst) != 0);
     if (!urgent) continue;
     completion_signal_.fetch_add(1, std::memory_order_seq_cst);
-    if (dispatcher_asleep_.load(std::memory_order_seq_cst)) futex_wake_one(completion_signal_);
+    if (dispatcher_asleep_.load(std::memory_order_seq_cst)) {
+      futex_wake_one(completion_signal_);
+      back_to_back = false;  // the system call is not the next task's time
+    }
   }
 }
 
@@ -362,7 +409,10 @@ LocalRunReport LocalBackend::run() {
   result_.report.tasks_total = total;
   for (DeviceId d = 0; d < workers_.size(); ++d)
     result_.report.devices.push_back(DeviceResult{d, 0, 0, 0, 0});
-  if (options_.record_schedule) result_.report.schedule.reserve(total);
+  if (options_.record_schedule) {  // room written now, not page by page while timed
+    result_.report.schedule.resize(total);
+    result_.report.schedule.clear();
+  }
   std::vector<std::uint64_t> bytes_before_in, bytes_before_out;
   std::vector<OpenClTransferStats> transfers_before;
   std::vector<std::uint64_t> cuda_prefetched_before;

@@ -40,6 +40,27 @@ TEST(PlannedQueueTest, PopsInPlannedOrderUnderMixedPushes) {
   }
 }
 
+// Room written ahead (before a run's clock starts) leaves an empty queue empty, and a
+// queue that already holds tasks untouched, in the same order.
+TEST(PlannedQueueTest, ReservedRoomLeavesContentsAndOrderAlone) {
+  PlannedQueue queue;
+  queue.reserve_touched(1000);
+  EXPECT_TRUE(queue.empty());
+  EXPECT_EQ(queue.size(), 0u);
+  for (TaskIndex t = 0; t < 5; ++t) queue.push(QueuedTask{double(t), t, t});
+  queue.push(QueuedTask{-1.0, 5, 5});  // out of order: goes first
+  queue.reserve_touched(100000);
+  ASSERT_EQ(queue.size(), 6u);
+  EXPECT_EQ(queue.front().task, 5u);
+  queue.pop_front();
+  for (TaskIndex t = 0; t < 5; ++t) {
+    ASSERT_FALSE(queue.empty());
+    EXPECT_EQ(queue.front().task, t);
+    queue.pop_front();
+  }
+  EXPECT_TRUE(queue.empty());
+}
+
 TEST(PlannedQueueTest, LatestFirstVisitAndEraseKeepTheOrder) {
   PlannedQueue queue;
   for (TaskIndex t = 0; t < 10; ++t) queue.push(QueuedTask{double(t), t, t});

@@ -7,7 +7,7 @@
 // device's queue of placed tasks in planned order and hands ready tasks to a
 // worker through a bounded single-producer/single-consumer ring (a few tasks ahead,
 // sized by predicted time, so a worker rarely waits). Workers answer through their own ring of
-// completions. Rings are preallocated, so the hot path allocates nothing and takes no lock.
+// completions. Rings and queue room are written before the clock: no allocation, lock or fault.
 // Wake-ups are batched: the dispatcher signals a worker once per round, however many tasks it
 // handed over, and a worker signals the dispatcher only when it matters — a failure, a task
 // whose successors another, hungry worker could take, or its own queue crossing half full or
@@ -46,8 +46,10 @@ struct LocalBackendOptions {
   // A worker is handed tasks ahead until their predicted time reaches ahead_seconds
   // (enough to cover the dispatcher's reaction time) or max_tasks_ahead are in flight:
   // many tiny tasks travel in batches, long ones one or two at a time (the rest stay
-  // stealable).
-  std::uint32_t max_tasks_ahead = 256;
+  // stealable). Batches of thousands matter on a shared machine: every time a worker runs
+  // dry it sleeps, and a sleeping thread gives its core to another process for a time
+  // slice (200,000 empty tasks: ~1,450 sleeps with 256 ahead, ~80 with 4096).
+  std::uint32_t max_tasks_ahead = 4096;
   double ahead_seconds = 2e-3;
   bool record_schedule = true;
   // Measurements go here as they come (online update of the learned model); may be null.
@@ -112,6 +114,8 @@ class LocalBackend final : public Backend {
   void complete(DeviceId device, const Completion& completion);
   void hand_to_worker(DeviceId device, TaskIndex task);
   bool can_execute(TaskIndex task, DeviceId device) const;
+  bool failed_before(TaskIndex task, DeviceId device) const;
+  double predicted_seconds(TaskIndex task, DeviceId device);
   double seconds_since_start() const;
   void abandon(TaskIndex task, const std::string& reason);
   void signal_workers();
@@ -144,6 +148,15 @@ class LocalBackend final : public Backend {
   std::vector<std::uint8_t> broken_kernels_;          // per device × kernel: failed before
   std::vector<std::uint8_t> has_successors_;          // per task (read by workers too)
   std::vector<std::uint8_t> signal_pending_;          // per device: handed tasks, not signalled
+  struct PredictionMemo {  // per device: the last prediction and what it depended on
+    bool valid = false;
+    KernelClass kernel = KernelClass::elementwise;
+    Precision precision = Precision::fp32;
+    double flops = 0, bytes = 0, memory_bytes = 0;
+    DeviceKindSet allowed_kinds = DeviceKindSet::none();
+    double seconds = 0;
+  };
+  std::vector<PredictionMemo> memo_;
   std::size_t low_water_ = 1;  // a worker whose queue drops to this many wakes the dispatcher
   alignas(64) std::atomic<std::uint32_t> completion_signal_{0};
   std::atomic<bool> dispatcher_asleep_{false};

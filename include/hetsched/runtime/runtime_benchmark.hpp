@@ -16,6 +16,9 @@ namespace hetsched {
 
 struct RuntimeBenchmarkOptions {
   std::uint32_t empty_tasks = 200000;
+  // Overhead runs on each side (ours: round-robin; StarPU: each of eager, lws and dmda);
+  // the figure is the best, as for DGEMM. All are reported.
+  std::uint32_t overhead_repetitions = 3;
   std::uint32_t gemm_side = 2048;
   std::uint32_t gemm_tile = 256;
   // Timed DGEMM runs on each side (after one untimed warm-up/calibration round); the
@@ -30,9 +33,10 @@ struct RuntimeBenchmarkOptions {
 };
 
 struct RuntimeBenchmarkResult {
-  double overhead_us_per_task = 0;
-  double gemm_gflops = 0;                // best of gemm_gflops_runs
-  std::vector<double> gemm_gflops_runs;  // each timed run, in order
+  double overhead_us_per_task = 0;                // best of overhead_us_per_task_runs
+  std::vector<double> overhead_us_per_task_runs;  // each run, in order
+  double gemm_gflops = 0;                         // best of gemm_gflops_runs
+  std::vector<double> gemm_gflops_runs;           // each timed run, in order
   double mix_makespan_seconds = 0;
   std::uint64_t overhead_sleeps = 0;  // futex sleeps (dispatcher + workers) in the overhead run
   std::string mix_devices;            // what the mix ran on
@@ -46,10 +50,11 @@ struct RuntimeBenchmarkResult {
   // The machine's 1-minute load average (/proc/loadavg) before and after our runs.
   double load_before = 0;
   double load_after = 0;
-  std::optional<double> starpu_overhead_us_per_task;  // best of eager, lws, dmda
+  std::optional<double> starpu_overhead_us_per_task;  // best of eager, lws, dmda (all runs)
   std::optional<double> starpu_gemm_gflops;
   std::optional<double> starpu_mix_makespan_seconds;
   std::map<std::string, double> starpu_details;  // every figure the script printed
+  std::string starpu_openblas_core;              // the OpenBLAS kernels StarPU's DGEMM ran
   std::string starpu_error;                      // why StarPU figures are missing
   std::string notice;                            // OpenCL availability, OpenBLAS core type
 };

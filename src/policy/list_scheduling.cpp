@@ -6,7 +6,9 @@
 
 namespace hetsched {
 namespace {
-// How many tasks ahead earliest_finish_schedule asks for a task's memory.
+// How many tasks ahead earliest_finish_schedule asks for a task's predecessors'
+// placements (twice as far for its cost row and predecessor list, four times for
+// where that list is).
 constexpr std::size_t kPrefetchAhead = 4;
 }  // namespace
 
@@ -185,10 +187,27 @@ PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t) const {
   return best;
 }
 
-void PartialSchedule::prefetch(std::uint32_t t) const {
+void PartialSchedule::prefetch_far(std::uint32_t t) const {
+  __builtin_prefetch(instance_->predecessor_bounds(t));
+}
+
+void PartialSchedule::prefetch_near(std::uint32_t t) const {
+  // Every cache line of the row (a row need not start on a line boundary).
   const std::span<const double> row = instance_->compute_row(t);
-  constexpr std::size_t kDoublesPerLine = 64 / sizeof(double);
-  for (std::size_t d = 0; d < row.size(); d += kDoublesPerLine) __builtin_prefetch(&row[d]);
+  if (row.empty()) return;
+  constexpr std::uintptr_t kLine = 64;
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(row.data()) & ~(kLine - 1);
+  const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(&row.back());
+  for (std::uintptr_t line = first; line <= last; line += kLine)
+    __builtin_prefetch(reinterpret_cast<const void*>(line));
+  const std::span<const DagNeighbor> inputs = instance_->predecessors(t);
+  if (!inputs.empty()) {
+    __builtin_prefetch(inputs.data());
+    __builtin_prefetch(&inputs.back());
+  }
+}
+
+void PartialSchedule::prefetch_inputs(std::uint32_t t) const {
   for (const DagNeighbor& p : instance_->predecessors(t))
     __builtin_prefetch(&schedule_.tasks[p.task]);
 }
@@ -226,7 +245,9 @@ StaticSchedule earliest_finish_schedule(const DagInstance& instance,
   PartialSchedule partial(instance, device_free_seconds);
   for (std::size_t i = 0; i < order.size(); ++i) {
     const std::uint32_t t = order[i];
-    if (i + kPrefetchAhead < order.size()) partial.prefetch(order[i + kPrefetchAhead]);
+    if (i + 4 * kPrefetchAhead < order.size()) partial.prefetch_far(order[i + 4 * kPrefetchAhead]);
+    if (i + 2 * kPrefetchAhead < order.size()) partial.prefetch_near(order[i + 2 * kPrefetchAhead]);
+    if (i + kPrefetchAhead < order.size()) partial.prefetch_inputs(order[i + kPrefetchAhead]);
     const PlannedTask best = partial.earliest_finish_placement(t);
     if (best.device == kNoDevice) continue;  // no device can run it
     partial.place(t, best);

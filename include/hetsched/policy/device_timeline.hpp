@@ -9,7 +9,12 @@
 // gap long enough: finding the earliest start costs O(log n + block size) instead
 // of a walk over every gap; inserting or removing an interval costs
 // O(block size + log n), plus a rebuild of the tree (O(n / block size)) when a
-// block splits or empties, which happens once per block size insertions.
+// block splits or empties, which happens once per block size insertions. The
+// blocks' end times sit in one contiguous array per device, so the binary search
+// for a time's block reads that array, not each block's intervals; an interval
+// appended after the device's last one costs O(1) (plus the tree path when it opens
+// the block's longest gap), and an insertion rescans only its own block, and the
+// next one only when the block's last finish moved.
 //
 // List schedulers ask every device for its earliest start, and on a crowded
 // schedule most of those searches only prove that no gap after the ready time is

@@ -35,12 +35,15 @@ void wire_dag_benchmark_hooks(DagBenchmarkParams& params, const std::string& dat
   params.extra_instances = shared_workflow_instances(data_dir, perf);
 }
 
+void print_dag_quality_table(const BenchDagOptions& options, const DagBenchmarkResult& r);
+
 void run_bench_dag(BenchDagOptions options) {
   for (const std::string& name : options.params.policies)
     (void)make_static_planner(name, {});  // unknown or online names: InputError, exit 2
   const Cluster cluster = default_cluster();
   const RooflineModel perf(cluster);
-  wire_dag_benchmark_hooks(options.params, options.shared_data_dir, perf);
+  if (!options.params.speed_only)
+    wire_dag_benchmark_hooks(options.params, options.shared_data_dir, perf);
   Progress progress("bench dag", options.quiet);
   options.params.progress = [&](std::size_t done, std::size_t total) {
     progress.update(done, total);
@@ -65,6 +68,18 @@ void run_bench_dag(BenchDagOptions options) {
     std::cout << out.dump() << "\n";
     return;
   }
+  if (!options.params.speed_only) print_dag_quality_table(options, r);
+  if (options.params.measure_speed || options.params.speed_only) {
+    std::cout << "HEFT speed (64 devices, CPU seconds):\n";
+    for (const HeftSpeedPoint& s : r.heft_speed)
+      std::cout << fmt::format("  v {:>7}  edges {:>7}  {:.4f} s\n", s.tasks, s.edges, s.seconds);
+    std::cout << fmt::format(
+        "  10k tasks x 64 devices: {:.4f} s; exponent of time vs edges x devices: {:.3f}\n",
+        r.heft_10k_64_seconds, r.heft_scaling_exponent);
+  }
+}
+
+void print_dag_quality_table(const BenchDagOptions& options, const DagBenchmarkResult& r) {
   std::cout << fmt::format("{} graphs ({} random, {} extra); makespan ratios are to HEFT's\n",
                            r.graphs, r.graphs - options.params.extra_instances.size(),
                            options.params.extra_instances.size());
@@ -91,14 +106,6 @@ void run_bench_dag(BenchDagOptions options) {
     std::cout << "MILP gap: no exact solver wired in this build\n";
   else
     std::cout << fmt::format("MILP gap over {} small DAGs solved to optimality\n", r.exact_graphs);
-  if (options.params.measure_speed) {
-    std::cout << "HEFT speed (64 devices, CPU seconds):\n";
-    for (const HeftSpeedPoint& s : r.heft_speed)
-      std::cout << fmt::format("  v {:>7}  edges {:>7}  {:.4f} s\n", s.tasks, s.edges, s.seconds);
-    std::cout << fmt::format(
-        "  10k tasks x 64 devices: {:.4f} s; exponent of time vs edges x devices: {:.3f}\n",
-        r.heft_10k_64_seconds, r.heft_scaling_exponent);
-  }
 }
 
 }  // namespace
@@ -124,6 +131,9 @@ void add_bench_dag_command(CLI::App& bench) {
       ->check(CLI::Range(1, 100'000'000));
   command->add_flag("--no-speed{false},--speed{true}", options->params.measure_speed,
                     "measure HEFT's speed on 1k..100k tasks (default on)");
+  command->add_flag("--speed-only", options->params.speed_only,
+                    "only HEFT's speed on 1k..100k tasks: skips the quality suite, the real "
+                    "workflows and the MILP gaps");
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");

@@ -80,9 +80,12 @@ DagInstance speed_instance(std::size_t tasks, std::uint64_t seed) {
 }  // namespace
 
 DagBenchmarkResult run_dag_benchmark(const DagBenchmarkParams& params) {
-  std::vector<DagBenchmarkInstance> suite = random_suite(params);
-  for (const DagBenchmarkInstance& extra : params.extra_instances) suite.push_back(extra);
-  const std::size_t policy_count = params.policies.size();
+  std::vector<DagBenchmarkInstance> suite;
+  if (!params.speed_only) {
+    suite = random_suite(params);
+    for (const DagBenchmarkInstance& extra : params.extra_instances) suite.push_back(extra);
+  }
+  const std::size_t policy_count = params.speed_only ? 0 : params.policies.size();
 
   DagBenchmarkResult result;
   result.graphs = suite.size();
@@ -131,7 +134,7 @@ DagBenchmarkResult run_dag_benchmark(const DagBenchmarkParams& params) {
       r.makespan_vs_heft_by_ccr.emplace_back(ccr, sum_count.first / sum_count.second);
   }
 
-  if (params.exact_solver) {
+  if (params.exact_solver && !params.speed_only) {
     Rng rng(params.seed ^ 0x6d696c70ULL);
     std::vector<double> gap_sum(policy_count, 0);
     for (std::size_t k = 0; k < params.exact_instances; ++k) {
@@ -158,7 +161,7 @@ DagBenchmarkResult run_dag_benchmark(const DagBenchmarkParams& params) {
         result.policies[i].milp_gap_mean = gap_sum[i] / static_cast<double>(result.exact_graphs);
   }
 
-  if (params.measure_speed) {
+  if (params.measure_speed || params.speed_only) {
     const std::vector<std::size_t> sizes =
         params.quick ? std::vector<std::size_t>{1000, 3000, 10000}
                      : std::vector<std::size_t>{1000, 3000, 10000, 30000, 100000};

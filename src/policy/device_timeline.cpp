@@ -25,24 +25,35 @@ DeviceTimeline::DeviceTimeline(std::size_t device_count,
 }
 
 double DeviceTimeline::finish_before(const Lane& lane, std::size_t block) const {
-  return block == 0 ? lane.free_from : lane.blocks[block - 1].intervals.back().finish;
+  return block == 0 ? lane.free_from : lane.block_end[block - 1];
+}
+
+std::size_t DeviceTimeline::first_block_ending_after(const Lane& lane, double time) {
+  return static_cast<std::size_t>(
+      std::upper_bound(lane.block_end.begin(), lane.block_end.end(), time) -
+      lane.block_end.begin());
+}
+
+void DeviceTimeline::set_block_gap(Lane& lane, std::size_t block, double longest) {
+  lane.blocks[block].longest_gap = longest;
+  if (lane.tree.empty()) return;
+  std::size_t node = lane.leaves + block;
+  lane.tree[node] = longest;
+  for (node /= 2; node >= 1; node /= 2)
+    lane.tree[node] = std::max(lane.tree[2 * node], lane.tree[2 * node + 1]);
 }
 
 void DeviceTimeline::refresh_gap(Lane& lane, std::size_t block) {
   if (block >= lane.blocks.size()) return;
-  Block& b = lane.blocks[block];
+  const Block& b = lane.blocks[block];
   double previous = finish_before(lane, block);
   double longest = 0;
   for (const Interval& i : b.intervals) {
     longest = std::max(longest, i.start - previous);
     previous = i.finish;
   }
-  b.longest_gap = longest;
-  if (lane.tree.empty()) return;
-  std::size_t node = lane.leaves + block;
-  lane.tree[node] = longest;
-  for (node /= 2; node >= 1; node /= 2)
-    lane.tree[node] = std::max(lane.tree[2 * node], lane.tree[2 * node + 1]);
+  lane.block_end[block] = previous;
+  set_block_gap(lane, block, longest);
 }
 
 void DeviceTimeline::rebuild_tree(Lane& lane) {
@@ -87,12 +98,11 @@ double DeviceTimeline::earliest_start(DeviceId device, double ready_seconds,
   const double last = last_finish(device);
   // Nothing after `ready`, or no idle gap anywhere long enough: it goes at the end.
   if (ready >= last || lane.tree.empty() || lane.tree[1] < duration) return std::max(ready, last);
-  // The first block holding an interval that finishes after `ready`.
-  auto block_it = std::partition_point(lane.blocks.begin(), lane.blocks.end(), [&](const Block& b) {
-    return b.intervals.back().finish <= ready;
-  });
-  std::size_t block = static_cast<std::size_t>(block_it - lane.blocks.begin());
-  const std::vector<Interval>& first = block_it->intervals;
+  // The first block holding an interval that finishes after `ready` (there is one:
+  // ready < last).
+  std::size_t block = first_block_ending_after(lane, ready);
+  const Block& first_block = lane.blocks[block];
+  const std::vector<Interval>& first = first_block.intervals;
   std::size_t index = static_cast<std::size_t>(
       std::partition_point(first.begin(), first.end(),
                            [&](const Interval& i) { return i.finish <= ready; }) -
@@ -103,7 +113,7 @@ double DeviceTimeline::earliest_start(DeviceId device, double ready_seconds,
   if (candidate + duration <= first[index].start) return candidate;
   // Later gaps of this block all begin after `ready` (none is long enough when the
   // block's longest gap is not).
-  if (block_it->longest_gap >= duration) {
+  if (first_block.longest_gap >= duration) {
     previous = first[index].finish;
     for (std::size_t i = index + 1; i < first.size(); ++i) {
       if (previous + duration <= first[i].start) return previous;
@@ -124,12 +134,9 @@ double DeviceTimeline::earliest_start(DeviceId device, double ready_seconds,
 }
 
 double DeviceTimeline::longest_gap_after(const Lane& lane, double time) const {
-  auto block_it = std::partition_point(lane.blocks.begin(), lane.blocks.end(), [&](const Block& b) {
-    return b.intervals.back().finish <= time;
-  });
-  if (block_it == lane.blocks.end()) return -1;
-  const std::size_t block = static_cast<std::size_t>(block_it - lane.blocks.begin());
-  const std::vector<Interval>& intervals = block_it->intervals;
+  const std::size_t block = first_block_ending_after(lane, time);
+  if (block == lane.blocks.size()) return -1;
+  const std::vector<Interval>& intervals = lane.blocks[block].intervals;
   std::size_t index = static_cast<std::size_t>(
       std::partition_point(intervals.begin(), intervals.end(),
                            [&](const Interval& i) { return i.finish <= time; }) -
@@ -181,25 +188,36 @@ void DeviceTimeline::insert(DeviceId device, double start, double finish) {
     lane.blocks.emplace_back();
     lane.blocks.back().intervals.reserve(kBlockLimit);  // one allocation per block
     lane.blocks.back().intervals.push_back(Interval{start, finish});
+    lane.block_end.push_back(finish);
     rebuild_tree(lane);
     refresh_gap(lane, 0);
     return;
   }
-  // The block whose last interval finishes at or after this one's start; else the last.
-  auto block_it = std::partition_point(lane.blocks.begin(), lane.blocks.end(), [&](const Block& b) {
-    return b.intervals.back().finish <= start;
-  });
-  if (block_it == lane.blocks.end()) --block_it;
+  // After the last interval of the lane, with room in the last block: the one new
+  // gap [previous end, start) may raise the block's longest gap, nothing else changes.
+  const std::size_t last_block = lane.blocks.size() - 1;
+  std::vector<Interval>& tail = lane.blocks[last_block].intervals;
+  if (start >= lane.block_end[last_block] && tail.size() + 1 < kBlockLimit) {
+    const double gap = start - lane.block_end[last_block];
+    tail.push_back(Interval{start, finish});
+    lane.block_end[last_block] = finish;
+    if (gap > lane.blocks[last_block].longest_gap) set_block_gap(lane, last_block, gap);
+    return;
+  }
+  // The block whose last interval finishes after this one's start; else the last.
+  const std::size_t block = std::min(first_block_ending_after(lane, start), last_block);
   // Zero-length intervals can share a start with a longer one: order by (start,
   // finish) so that finishes stay sorted too (the searches rely on it).
-  std::vector<Interval>& intervals = block_it->intervals;
+  std::vector<Interval>& intervals = lane.blocks[block].intervals;
   auto at =
       std::upper_bound(intervals.begin(), intervals.end(), Interval{start, finish},
                        [](const Interval& a, const Interval& b) {
                          return a.start < b.start || (a.start == b.start && a.finish < b.finish);
                        });
+  // A new last interval of the block moves the gap before the next block's first one.
+  const bool new_block_end = at == intervals.end();
   intervals.insert(at, Interval{start, finish});
-  std::size_t block = static_cast<std::size_t>(block_it - lane.blocks.begin());
+  std::size_t next = block + 1;
   if (intervals.size() >= kBlockLimit) {
     Block upper;
     upper.intervals.reserve(kBlockLimit);
@@ -207,18 +225,24 @@ void DeviceTimeline::insert(DeviceId device, double start, double finish) {
     intervals.resize(kBlockCapacity);
     lane.blocks.insert(lane.blocks.begin() + static_cast<std::ptrdiff_t>(block) + 1,
                        std::move(upper));
-    rebuild_tree(lane);
+    lane.block_end.insert(lane.block_end.begin() + static_cast<std::ptrdiff_t>(block) + 1, 0.0);
+    rebuild_tree(lane);  // refresh_gap below sets both blocks' ends
+    refresh_gap(lane, block);
+    next = block + 2;
+    refresh_gap(lane, block + 1);
+  } else {
+    refresh_gap(lane, block);
   }
-  refresh_gap(lane, block);
-  refresh_gap(lane, block + 1);
-  refresh_gap(lane, block + 2);
+  if (new_block_end) refresh_gap(lane, next);
 }
 
 void DeviceTimeline::remove(DeviceId device, double start, double finish) {
   Lane& lane = devices_[device];
-  for (std::size_t block = 0; block < lane.blocks.size(); ++block) {
+  for (std::size_t block = static_cast<std::size_t>(
+           std::lower_bound(lane.block_end.begin(), lane.block_end.end(), finish) -
+           lane.block_end.begin());
+       block < lane.blocks.size(); ++block) {
     std::vector<Interval>& intervals = lane.blocks[block].intervals;
-    if (intervals.back().finish < finish) continue;
     auto at = std::lower_bound(intervals.begin(), intervals.end(), start,
                                [](const Interval& i, double s) { return i.start < s; });
     while (at != intervals.end() && at->start == start && at->finish != finish) ++at;
@@ -228,6 +252,7 @@ void DeviceTimeline::remove(DeviceId device, double start, double finish) {
       probe_from_[k][device] = probe_fits_at_most_[k][device] = kNever;
     if (intervals.empty()) {
       lane.blocks.erase(lane.blocks.begin() + static_cast<std::ptrdiff_t>(block));
+      lane.block_end.erase(lane.block_end.begin() + static_cast<std::ptrdiff_t>(block));
       rebuild_tree(lane);
       refresh_gap(lane, block);
     } else {

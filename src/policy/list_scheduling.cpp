@@ -1,13 +1,23 @@
 #include "hetsched/policy/list_scheduling.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 namespace hetsched {
 namespace {
-// How many tasks ahead earliest_finish_schedule asks for a task's memory.
+// How many tasks ahead earliest_finish_schedule asks for a task's predecessors'
+// placements (twice as far for its cost row and predecessor list, four times for
+// where that list is).
 constexpr std::size_t kPrefetchAhead = 4;
+// From this many tasks on, order_by_decreasing sorts by radix (O(v)) rather than
+// by comparison (O(v log v)); both give the same order.
+constexpr std::size_t kRadixSortMinimum = 256;
 }  // namespace
 
 std::vector<double> upward_ranks(const DagInstance& instance) {
@@ -66,11 +76,50 @@ std::vector<std::uint32_t> topological_positions(const DagInstance& instance) {
 
 std::vector<std::uint32_t> order_by_decreasing(const DagInstance& instance,
                                                std::span<const double> key) {
-  const std::vector<std::uint32_t> position = topological_positions(instance);
   std::vector<std::uint32_t> order(instance.topological_order());
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return key[a] != key[b] ? key[a] > key[b] : position[a] < position[b];
-  });
+  const std::size_t n = order.size();
+  const bool any_nan =
+      std::any_of(order.begin(), order.end(), [&](std::uint32_t t) { return std::isnan(key[t]); });
+  if (n < kRadixSortMinimum || any_nan) {
+    const std::vector<std::uint32_t> position = topological_positions(instance);
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return key[a] != key[b] ? key[a] > key[b] : position[a] < position[b];
+    });
+    return order;
+  }
+  // A stable LSD radix sort, one byte at a time, of the tasks in topological order
+  // by a 64-bit image of the key that orders like the key, reversed (higher keys
+  // first): equal keys keep their topological order, as in the comparison above.
+  // Bytes on which all keys agree are skipped.
+  std::vector<std::uint64_t> image(n), image_next(n);
+  std::vector<std::uint32_t> order_next(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // + 0.0 turns -0 into +0 (the comparison above has them equal).
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(key[order[i]] + 0.0);
+    constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
+    const std::uint64_t ascending = (bits & kSign) ? ~bits : bits | kSign;
+    image[i] = ~ascending;
+  }
+  constexpr int kDigitBits = 8;
+  constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
+  std::array<std::array<std::uint32_t, kBuckets>, 64 / kDigitBits> counts{};
+  for (const std::uint64_t k : image)
+    for (int digit = 0; digit < 64 / kDigitBits; ++digit)
+      ++counts[digit][(k >> (digit * kDigitBits)) & (kBuckets - 1)];
+  for (int digit = 0; digit < 64 / kDigitBits; ++digit) {
+    std::array<std::uint32_t, kBuckets>& count = counts[digit];
+    const int shift = digit * kDigitBits;
+    if (count[(image[0] >> shift) & (kBuckets - 1)] == n) continue;  // all keys agree here
+    std::uint32_t next = 0;
+    for (std::uint32_t& c : count) next += std::exchange(c, next);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t at = count[(image[i] >> shift) & (kBuckets - 1)]++;
+      image_next[at] = image[i];
+      order_next[at] = order[i];
+    }
+    image.swap(image_next);
+    order.swap(order_next);
+  }
   return order;
 }
 
@@ -185,10 +234,27 @@ PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t) const {
   return best;
 }
 
-void PartialSchedule::prefetch(std::uint32_t t) const {
+void PartialSchedule::prefetch_far(std::uint32_t t) const {
+  __builtin_prefetch(instance_->predecessor_bounds(t));
+}
+
+void PartialSchedule::prefetch_near(std::uint32_t t) const {
+  // Every cache line of the row (a row need not start on a line boundary).
   const std::span<const double> row = instance_->compute_row(t);
-  constexpr std::size_t kDoublesPerLine = 64 / sizeof(double);
-  for (std::size_t d = 0; d < row.size(); d += kDoublesPerLine) __builtin_prefetch(&row[d]);
+  if (row.empty()) return;
+  constexpr std::uintptr_t kLine = 64;
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(row.data()) & ~(kLine - 1);
+  const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(&row.back());
+  for (std::uintptr_t line = first; line <= last; line += kLine)
+    __builtin_prefetch(reinterpret_cast<const void*>(line));
+  const std::span<const DagNeighbor> inputs = instance_->predecessors(t);
+  if (!inputs.empty()) {
+    __builtin_prefetch(inputs.data());
+    __builtin_prefetch(&inputs.back());
+  }
+}
+
+void PartialSchedule::prefetch_inputs(std::uint32_t t) const {
   for (const DagNeighbor& p : instance_->predecessors(t))
     __builtin_prefetch(&schedule_.tasks[p.task]);
 }
@@ -226,7 +292,9 @@ StaticSchedule earliest_finish_schedule(const DagInstance& instance,
   PartialSchedule partial(instance, device_free_seconds);
   for (std::size_t i = 0; i < order.size(); ++i) {
     const std::uint32_t t = order[i];
-    if (i + kPrefetchAhead < order.size()) partial.prefetch(order[i + kPrefetchAhead]);
+    if (i + 4 * kPrefetchAhead < order.size()) partial.prefetch_far(order[i + 4 * kPrefetchAhead]);
+    if (i + 2 * kPrefetchAhead < order.size()) partial.prefetch_near(order[i + 2 * kPrefetchAhead]);
+    if (i + kPrefetchAhead < order.size()) partial.prefetch_inputs(order[i + kPrefetchAhead]);
     const PlannedTask best = partial.earliest_finish_placement(t);
     if (best.device == kNoDevice) continue;  // no device can run it
     partial.place(t, best);

@@ -43,5 +43,30 @@ TEST(DagBenchmark, TinyRunReportsEveryPolicy) {
     EXPECT_EQ(again.policies[i].mean_slr, r.policies[i].mean_slr);
 }
 
+// --speed-only: no suite, no extra instances, no exact solves (the hook is never
+// called), only HEFT's speed on the quick sizes, each instance the size asked for.
+TEST(DagBenchmark, SpeedOnlySkipsTheQualitySuite) {
+  DagBenchmarkParams p = tiny();
+  p.speed_only = true;
+  int exact_calls = 0;
+  p.exact_solver = [&](const DagInstance&, double) -> std::optional<StaticSchedule> {
+    ++exact_calls;
+    return std::nullopt;
+  };
+  const DagBenchmarkResult r = run_dag_benchmark(p);
+  EXPECT_EQ(r.graphs, 0u);
+  EXPECT_TRUE(r.policies.empty());
+  EXPECT_EQ(exact_calls, 0);
+  ASSERT_EQ(r.heft_speed.size(), 3u);  // quick: 1k, 3k, 10k
+  EXPECT_EQ(r.heft_speed[0].tasks, 1000u);
+  EXPECT_EQ(r.heft_speed[2].tasks, 10000u);
+  for (const HeftSpeedPoint& point : r.heft_speed) {
+    EXPECT_EQ(point.devices, 64u);
+    EXPECT_GT(point.edges, point.tasks);  // out-degree 3
+    EXPECT_GT(point.seconds, 0);
+  }
+  EXPECT_EQ(r.heft_10k_64_seconds, r.heft_speed[2].seconds);
+}
+
 }  // namespace
 }  // namespace hetsched

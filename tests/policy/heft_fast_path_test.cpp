@@ -11,10 +11,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/core/rng.hpp"
 #include "hetsched/io/workflow_suite.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/dag_planners.hpp"
@@ -118,6 +120,68 @@ TEST(HeftFastPath, SameScheduleAsThePlainInsertionSearchOnRealWorkflows) {
     SCOPED_TRACE(workflow.name);
     ASSERT_FALSE(workflow.instance.uniform_network());
     expect_same_schedule(workflow.instance, {});
+  }
+}
+
+// order_by_decreasing (HEFT's rank order) sorts large task sets by radix (one byte
+// of a 64-bit image of the key at a time, stable, starting from the topological
+// order) and small ones by comparison. The radix order must equal the comparison
+// order exactly — keys descending, ties in topological order — including ties, -0
+// against +0, negative keys and infinities, which the image has to order like the
+// doubles.
+std::vector<std::uint32_t> order_by_comparison(const DagInstance& instance,
+                                               const std::vector<double>& key) {
+  const std::vector<std::uint32_t> position = topological_positions(instance);
+  std::vector<std::uint32_t> order(instance.topological_order());
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return key[a] != key[b] ? key[a] > key[b] : position[a] < position[b];
+  });
+  return order;
+}
+
+DagInstance random_order_instance(std::size_t tasks, std::uint64_t seed) {
+  RandomDagParams params;
+  params.tasks = tasks;
+  params.devices = 3;
+  Rng rng(seed);
+  return generate_random_dag(params, rng).instance();
+}
+
+TEST(OrderByDecreasing, RadixOrderEqualsTheComparisonOrder) {
+  const DagInstance instance = random_order_instance(2000, 5);
+  const std::vector<double> ranks = upward_ranks(instance);
+  EXPECT_EQ(order_by_decreasing(instance, ranks), order_by_comparison(instance, ranks));
+
+  // Many ties, both zeros, negative keys, infinities.
+  Rng rng(9);
+  const double specials[] = {0.0,
+                             -0.0,
+                             1.0,
+                             -1.0,
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(),
+                             1e-300,
+                             -1e-300};
+  std::vector<double> mixed(instance.task_count());
+  for (double& k : mixed)
+    k = rng.uniform() < 0.5 ? specials[rng.below(std::size(specials))]
+                            : static_cast<double>(rng.below(40)) - 20.0 + 0.25 * rng.uniform();
+  const std::vector<std::uint32_t> radix = order_by_decreasing(instance, mixed);
+  EXPECT_EQ(radix, order_by_comparison(instance, mixed));
+  // Not vacuous: the keys really are out of topological order and tied.
+  EXPECT_NE(radix, instance.topological_order());
+
+  // All keys equal: the topological order itself.
+  const std::vector<double> flat(instance.task_count(), 7.0);
+  EXPECT_EQ(order_by_decreasing(instance, flat), instance.topological_order());
+}
+
+TEST(OrderByDecreasing, SmallAndLargeSetsAgreeAcrossTheThreshold) {
+  for (const std::size_t tasks : {10, 255, 256, 257, 600}) {
+    const DagInstance instance = random_order_instance(tasks, tasks);
+    const std::vector<double> ranks = downward_ranks(instance);
+    EXPECT_EQ(order_by_decreasing(instance, ranks), order_by_comparison(instance, ranks))
+        << tasks << " tasks";
   }
 }
 

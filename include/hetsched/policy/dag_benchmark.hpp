@@ -47,6 +47,8 @@ struct DagBenchmarkParams {
   std::size_t exact_instances = 20;  // small random DAGs (6…12 tasks, 2…3 devices)
   double exact_time_limit_seconds = 20;
   bool measure_speed = true;
+  // Only HEFT's speed: no quality suite, no extra instances, no exact solves.
+  bool speed_only = false;
   // Called with (graphs done, graphs total).
   std::function<void(std::size_t, std::size_t)> progress;
 };

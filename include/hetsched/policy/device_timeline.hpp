@@ -9,7 +9,12 @@
 // gap long enough: finding the earliest start costs O(log n + block size) instead
 // of a walk over every gap; inserting or removing an interval costs
 // O(block size + log n), plus a rebuild of the tree (O(n / block size)) when a
-// block splits or empties, which happens once per block size insertions.
+// block splits or empties, which happens once per block size insertions. The
+// blocks' end times sit in one contiguous array per device, so the binary search
+// for a time's block reads that array, not each block's intervals; an interval
+// appended after the device's last one costs O(1) (plus the tree path when it opens
+// the block's longest gap), and an insertion rescans only its own block, and the
+// next one only when the block's last finish moved.
 //
 // List schedulers ask every device for its earliest start, and on a crowded
 // schedule most of those searches only prove that no gap after the ready time is
@@ -109,6 +114,10 @@ class DeviceTimeline {
   struct Lane {
     double free_from = 0;
     std::vector<Block> blocks;
+    // block_end[i] = blocks[i].intervals.back().finish, contiguous, so that the
+    // binary searches over blocks read one small array instead of following each
+    // block's pointer to its intervals.
+    std::vector<double> block_end;
     // Max-tree over blocks[i].longest_gap: leaves at [leaves + i], root at 1.
     std::size_t leaves = 0;
     std::vector<double> tree;
@@ -127,6 +136,10 @@ class DeviceTimeline {
   // else the late one.
   void set_probe(DeviceId device, double from, double fits_at_most) const;
   double finish_before(const Lane& lane, std::size_t block) const;
+  // The first block with an interval that finishes after `time` (blocks.size() if none).
+  static std::size_t first_block_ending_after(const Lane& lane, double time);
+  // Sets a block's longest gap and the max-tree above it.
+  static void set_block_gap(Lane& lane, std::size_t block, double longest);
   // Length of the longest gap after `time` (the part of it after `time`; -1 when none).
   double longest_gap_after(const Lane& lane, double time) const;
   void refresh_gap(Lane& lane, std::size_t block);

@@ -1,7 +1,7 @@
 // `hetsched bench cluster`: Gavel's published simulation setting (36 V100 + 36 P100
 // + 36 K80, Gavel's throughput table and job generator, continuous arrivals, jobs
 // 4000-5000 measured) comparing heterogeneity-agnostic LAS with our
-// heterogeneity-aware policy (aware-srpt by default; Gavel's own aware LAS and the
+// heterogeneity-aware policy (aware-throughput-srpt by default; Gavel's own aware LAS and the
 // space-sharing variant are run alongside for reference); the static 100- and 700-job multi-GPU
 // traces (makespan, FIFO vs aware min-makespan); and the Alibaba GPU-sharing trace
 // under best-fit and fragmentation-aware placement.
@@ -26,7 +26,7 @@ struct ClusterBenchParams {
   double migration_seconds = 30;
   double round_seconds = 360;
   // Our heterogeneity-aware policy (a round-mode stream policy name).
-  std::string aware_policy = "aware-srpt";
+  std::string aware_policy = "aware-throughput-srpt";
   std::vector<double> rates;   // only these arrival rates (jobs/h); empty: all five
   bool static_cases = true;    // the static 100- and 700-job makespan cases
   bool alibaba = true;         // the Alibaba placement runs

@@ -47,21 +47,16 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
       graph_(workload),
       options_(std::move(options)),
       loop_(cluster, graph_, perf, policy, *this),
-      devices_(cluster.device_count()),
       nics_(cluster.node_count()),
-      unfinished_predecessors_(graph_.task_count()),
-      inputs_ready_at_(graph_.task_count(), 0.0),
-      wake_at_(cluster.device_count(), -1.0),
-      start_(graph_.task_count(), 0.0),
-      finish_(graph_.task_count(), 0.0),
-      joules_(graph_.task_count(), 0.0),
-      expected_finish_(graph_.task_count(), 0.0) {
+      runs_(graph_.task_count()) {
   if (const std::string problem = power_cap_problem(cluster, options_.power_cap_watts);
       !problem.empty())
     throw InputError(problem);
   if (const std::string problem = node_power_cap_problem(cluster, options_.node_power_cap_watts);
       !problem.empty())
     throw InputError(problem);
+  devices_.reserve(cluster.device_count());
+  for (std::size_t d = 0; d < cluster.device_count(); ++d) devices_.emplace_back(&queue_memory_);
   node_watts_.assign(cluster.node_count(), 0.0);
   for (const Device& d : cluster.devices()) {
     devices_[d.id].watts = d.spec.idle_watts;
@@ -82,7 +77,7 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
     }
   }
   for (TaskIndex t = 0; t < graph_.task_count(); ++t)
-    unfinished_predecessors_[t] = static_cast<std::uint32_t>(graph_.predecessors(t).size());
+    runs_[t].unfinished_predecessors = static_cast<std::uint32_t>(graph_.predecessors(t).size());
 }
 
 void Simulator::launch(const Assignment& a) {
@@ -121,7 +116,8 @@ void Simulator::send_input(TaskIndex consumer, NodeId from_node, DeviceId from_d
   report_.transfer_seconds += arrival - now_;
   if (options_.record_schedule)
     report_.transfers.push_back(TransferRecord{consumer, from_node, to, bytes, start, arrival});
-  inputs_ready_at_[consumer] = std::max(inputs_ready_at_[consumer], arrival);
+  double& ready = runs_[consumer].inputs_ready_at;
+  ready = std::max(ready, arrival);
 }
 
 void Simulator::try_start(DeviceId d) {
@@ -131,13 +127,14 @@ void Simulator::try_start(DeviceId d) {
   if (fault_ && cannot_start(d)) return;
   if (device.busy) return;
   const TaskIndex t = device.queue.top();
-  if (unfinished_predecessors_[t] != 0) return;  // the head waits for its inputs; order is kept
-  if (inputs_ready_at_[t] > now_) {
+  TaskRun& run = runs_[t];
+  if (run.unfinished_predecessors != 0) return;  // the head waits for its inputs; order is kept
+  if (run.inputs_ready_at > now_) {
     // Arrival times are known when a transfer is issued, so instead of an event per
     // transfer there is one wake-up for the device when its head's inputs are all in.
-    if (wake_at_[d] != inputs_ready_at_[t]) {
-      wake_at_[d] = inputs_ready_at_[t];
-      events_.schedule(inputs_ready_at_[t], device_wake, d);
+    if (device.wake_at != run.inputs_ready_at) {
+      device.wake_at = run.inputs_ready_at;
+      events_.schedule(run.inputs_ready_at, device_wake, d);
     }
     return;
   }
@@ -188,9 +185,9 @@ void Simulator::try_start(DeviceId d) {
   device.busy = true;
   double seconds = perf_.task_seconds(task, dev, pstate);
   if (fault_) seconds = begin_attempt(t, d, seconds);
-  start_[t] = now_;
+  run.start = now_;
   const double watts = perf_.task_watts(task, dev, pstate);
-  joules_[t] = watts * seconds;
+  run.joules = watts * seconds;
   device.running = t;
   device.running_pstate = pstate;
   device.segment_start = now_;
@@ -198,7 +195,7 @@ void Simulator::try_start(DeviceId d) {
   device.done_fraction = 0;
   set_device_watts(d, watts);
   loop_.task_started(t, now_);
-  expected_finish_[t] = now_ + seconds;
+  run.expected_finish = now_ + seconds;
   events_.schedule(now_ + seconds, task_finish, t);
   if (!thermal_.empty()) schedule_thermal_event(d);
 }
@@ -237,7 +234,7 @@ void Simulator::schedule_thermal_event(DeviceId d) {
       device.celsius < limit ? thermal_[d].seconds_to_reach(device.celsius, device.watts, limit)
       : thermal_[d].steady_celsius(device.watts) > limit ? 0.1 * thermal_[d].time_constant_seconds()
                                                          : std::numeric_limits<double>::infinity();
-  if (!std::isfinite(wait) || now_ + wait >= expected_finish_[device.running]) return;
+  if (!std::isfinite(wait) || now_ + wait >= runs_[device.running].expected_finish) return;
   device.thermal_event_time = now_ + std::max(wait, 0.0);
   events_.schedule(device.thermal_event_time, thermal_limit, d);
 }
@@ -254,9 +251,10 @@ void Simulator::thermal_limit_reached(DeviceId d) {
   if (device.running_pstate >= slowest) return;  // nothing slower to go to
   const TaskIndex t = device.running;
   const Task& task = graph_.task(t);
+  TaskRun& run = runs_[t];
   device.done_fraction += (now_ - device.segment_start) / device.segment_seconds;
   const double old_watts = device.watts;
-  joules_[t] -= old_watts * (expected_finish_[t] - now_);
+  run.joules -= old_watts * (run.expected_finish - now_);
   device.running_pstate = static_cast<std::uint8_t>(device.running_pstate + 1);
   device.throttle_level =
       static_cast<std::uint8_t>(std::min<std::size_t>(device.throttle_level + 1, slowest));
@@ -266,10 +264,10 @@ void Simulator::thermal_limit_reached(DeviceId d) {
   device.segment_seconds = perf_.task_seconds(task, dev, device.running_pstate);
   const double remaining = std::max(0.0, 1 - device.done_fraction) * device.segment_seconds;
   const double watts = perf_.task_watts(task, dev, device.running_pstate);
-  joules_[t] += watts * remaining;
+  run.joules += watts * remaining;
   set_device_watts(d, watts);
-  expected_finish_[t] = now_ + remaining;
-  events_.schedule(expected_finish_[t], task_finish, t);
+  run.expected_finish = now_ + remaining;
+  events_.schedule(run.expected_finish, task_finish, t);
   schedule_thermal_event(d);
 }
 
@@ -285,16 +283,17 @@ void Simulator::finish(TaskIndex t) {
   DeviceState& device = devices_[d];
   device.busy = false;
   set_device_watts(d, cluster_.device(d).spec.idle_watts);
-  finish_[t] = now_;
-  device.busy_seconds += now_ - start_[t];
-  device.busy_joules += joules_[t];
+  TaskRun& run = runs_[t];
+  run.finish = now_;
+  device.busy_seconds += now_ - run.start;
+  device.busy_joules += run.joules;
   ++device.tasks;
   if (options_.record_schedule)
     report_.schedule.push_back(
-        TaskRecord{t, d, device.running_pstate, start_[t], now_, joules_[t]});
+        TaskRecord{t, d, device.running_pstate, run.start, now_, run.joules});
   loop_.task_finished(t, now_);
   for (const Dependency& s : graph_.successors(t)) {
-    --unfinished_predecessors_[s.task];
+    --runs_[s.task].unfinished_predecessors;
     const DeviceId consumer_device = loop_.placement(s.task);
     if (consumer_device == kUnplaced) continue;
     send_input(s.task, cluster_.device(d).node, d, s.bytes);
@@ -331,7 +330,7 @@ SimReport Simulator::run() {
           break;
         case task_finish:
           // A finish is stale when a throttle moved it or a failure ended the attempt.
-          if (e.time == expected_finish_[e.subject] && (!fault_ || accept_finish(e.subject)))
+          if (e.time == runs_[e.subject].expected_finish && (!fault_ || accept_finish(e.subject)))
             finish(e.subject);
           break;
         case thermal_limit:
@@ -370,8 +369,9 @@ SimReport Simulator::run() {
         r.unfinished_tasks.push_back(job.name + "/" + graph_.task(t).name);
         continue;
       }
-      out.first_start_seconds = started ? std::min(out.first_start_seconds, start_[t]) : start_[t];
-      out.completion_seconds = std::max(out.completion_seconds, finish_[t]);
+      const TaskRun& run = runs_[t];
+      out.first_start_seconds = started ? std::min(out.first_start_seconds, run.start) : run.start;
+      out.completion_seconds = std::max(out.completion_seconds, run.finish);
       started = true;
     }
   }

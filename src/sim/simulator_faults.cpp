@@ -194,8 +194,8 @@ bool Simulator::accept_finish(TaskIndex task) {
 
 // Forget where a task was going: its queue entry goes stale (cannot_start) and the
 // inputs sent to the old device no longer count.
-static void invalidate_placement(std::vector<double>& inputs_ready_at, TaskIndex t) {
-  inputs_ready_at[t] = 0;  // inputs are sent again when it is placed again
+static void invalidate_placement(double& inputs_ready_at) {
+  inputs_ready_at = 0;  // inputs are sent again when it is placed again
 }
 
 namespace {
@@ -576,7 +576,7 @@ void Simulator::handle_fault_event(const Event& e) {
         freed.push_back(r.device);
       }
       loop_.cancel(t);
-      invalidate_placement(inputs_ready_at_, t);
+      invalidate_placement(runs_[t].inputs_ready_at);
       ++f.cancelled;
       ++job.tasks_cancelled;
     }
@@ -604,7 +604,7 @@ void Simulator::handle_fault_event(const Event& e) {
       return;
     }
     loop_.unplace(t);
-    invalidate_placement(inputs_ready_at_, t);
+    invalidate_placement(runs_[t].inputs_ready_at);
     f.lost_at[t] = lost_at;
     const double backoff = std::min(o.retry.max_backoff_seconds,
                                     o.retry.backoff_seconds * std::ldexp(1.0, int(failures) - 1));
@@ -671,7 +671,7 @@ void Simulator::handle_fault_event(const Event& e) {
   // The predictor alarmed on `d`: take it out, checkpoint its running task now and
   // move it. Returns the in-flight work it kept (since the last periodic checkpoint).
   const auto drain = [&](DeviceId d) -> double {
-    for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(inputs_ready_at_, t);
+    for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(runs_[t].inputs_ready_at);
     stop_replica(d, CopyEnd::drained);
     const TaskIndex running = f.running[d];
     double kept = 0;
@@ -690,7 +690,7 @@ void Simulator::handle_fault_event(const Event& e) {
         respawn(running);
       } else {
         loop_.unplace(running);
-        invalidate_placement(inputs_ready_at_, running);
+        invalidate_placement(runs_[running].inputs_ready_at);
         f.lost_at[running] = now_;
         events_.schedule(now_ + checkpoint, retry_ready, running);
       }
@@ -763,7 +763,7 @@ void Simulator::handle_fault_event(const Event& e) {
     case failure_detected: {
       const DeviceId d = e.subject;
       ++f.report.detections;
-      for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(inputs_ready_at_, t);
+      for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(runs_[t].inputs_ready_at);
       const TaskIndex t = f.undetected[d];
       f.undetected[d] = kNoTask;
       if (t != kNoTask) recover(t, f.lost_at[t]);
@@ -811,8 +811,8 @@ void Simulator::handle_fault_event(const Event& e) {
       f.undetected[a.device] = f.undetected[a.device] == t ? kNoTask : f.undetected[a.device];
       f.replica_winner[t] = e.subject;
       if (r.clone) ++f.report.clones_won;
-      start_[t] = r.run.start;
-      joules_[t] = (now_ - r.run.start) * watts_of(t, r.device);
+      runs_[t].start = r.run.start;
+      runs_[t].joules = (now_ - r.run.start) * watts_of(t, r.device);
       if (loop_.placement(t) == kUnplaced) break;  // cannot happen: a live copy keeps it placed
       loop_.relocate(t, r.device);
       devices_[r.device].busy = true;

@@ -21,8 +21,7 @@ SimThroughputResult run_sim_throughput_benchmark(const SimThroughputParams& para
     Job& job = workload.jobs[j];
     job.name = "batch" + std::to_string(j);
     job.data_node = static_cast<NodeId>(j % params.nodes);
-    const std::size_t begin = params.tasks * j / params.jobs,
-                      end = params.tasks * (j + 1) / params.jobs;
+    const std::size_t begin = params.tasks * j / jobs, end = params.tasks * (j + 1) / jobs;
     job.tasks.resize(end - begin);
     for (Task& task : job.tasks) {
       task.kernel = KernelClass::dense_matmul;

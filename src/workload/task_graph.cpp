@@ -9,7 +9,9 @@ TaskGraph::TaskGraph(const Workload& workload) : workload_(&workload) {
   tasks_.reserve(n);
   job_of_.reserve(n);
   job_first_task_.reserve(workload.jobs.size() + 1);
-  std::vector<std::uint32_t> in_degree(n, 0), out_degree(n, 0);
+  // Degrees are counted straight into the offset arrays (shifted by one), then summed.
+  predecessor_begin_.assign(n + 1, 0);
+  successor_begin_.assign(n + 1, 0);
   for (JobIndex j = 0; j < workload.jobs.size(); ++j) {
     const Job& job = workload.jobs[j];
     const TaskIndex base = static_cast<TaskIndex>(tasks_.size());
@@ -19,22 +21,21 @@ TaskGraph::TaskGraph(const Workload& workload) : workload_(&workload) {
       job_of_.push_back(j);
     }
     for (const Edge& e : job.edges) {
-      ++out_degree[base + e.from];
-      ++in_degree[base + e.to];
+      ++successor_begin_[base + e.from + 1];
+      ++predecessor_begin_[base + e.to + 1];
     }
   }
   job_first_task_.push_back(static_cast<TaskIndex>(n));
 
-  predecessor_begin_.assign(n + 1, 0);
-  successor_begin_.assign(n + 1, 0);
   for (std::size_t t = 0; t < n; ++t) {
-    predecessor_begin_[t + 1] = predecessor_begin_[t] + in_degree[t];
-    successor_begin_[t + 1] = successor_begin_[t] + out_degree[t];
+    predecessor_begin_[t + 1] += predecessor_begin_[t];
+    successor_begin_[t + 1] += successor_begin_[t];
   }
   predecessor_list_.resize(predecessor_begin_[n]);
   successor_list_.resize(successor_begin_[n]);
-  std::vector<std::uint32_t> in_fill(predecessor_begin_.begin(), predecessor_begin_.end() - 1);
-  std::vector<std::uint32_t> out_fill(successor_begin_.begin(), successor_begin_.end() - 1);
+  if (successor_list_.empty()) return;  // independent tasks: nothing to fill
+  LargeVector<std::uint32_t> in_fill(predecessor_begin_.begin(), predecessor_begin_.end() - 1);
+  LargeVector<std::uint32_t> out_fill(successor_begin_.begin(), successor_begin_.end() - 1);
   for (JobIndex j = 0; j < workload.jobs.size(); ++j) {
     const TaskIndex base = job_first_task_[j];
     for (const Edge& e : workload.jobs[j].edges) {

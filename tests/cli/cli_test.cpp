@@ -114,4 +114,13 @@ TEST(Cli, BenchSimPrintsTheRates) {
   EXPECT_GT(json["events_per_second"].get<double>(), json["tasks_per_second"].get<double>());
 }
 
+TEST(Cli, BenchSimRunsEveryTaskWhenThereAreFewerTasksThanJobs) {
+  // Tasks are spread over up to 1,024 jobs; with fewer tasks each job gets one.
+  const CommandResult r = run_cli("bench sim --tasks 10 --nodes 4 --format json --quiet");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["tasks"], 10);
+  EXPECT_EQ(json["transfers"], 10);
+}
+
 }  // namespace

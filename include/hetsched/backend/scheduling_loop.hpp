@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hetsched/backend/backend.hpp"
+#include "hetsched/core/huge_page_allocator.hpp"
 
 namespace hetsched {
 
@@ -66,14 +67,14 @@ class SchedulingLoop final : private AssignmentSink {
   Backend& backend_;
   double now_ = 0;
 
-  std::vector<DeviceId> placement_;
-  std::vector<std::uint8_t> pstate_;
-  std::vector<TaskState> state_;
-  std::vector<double> finish_;
-  std::vector<std::uint32_t> unfinished_predecessors_;
+  LargeVector<DeviceId> placement_;
+  LargeVector<std::uint8_t> pstate_;
+  LargeVector<TaskState> state_;
+  LargeVector<double> finish_;
+  LargeVector<std::uint32_t> unfinished_predecessors_;
   std::vector<double> device_available_;
   std::vector<std::uint32_t> device_outstanding_;  // placed, not yet finished
-  std::vector<TaskIndex> waiting_;                 // ready and unplaced
+  LargeVector<TaskIndex> waiting_;                 // ready and unplaced
   std::size_t finished_count_ = 0;
   std::vector<bool> down_;       // per device
   std::vector<bool> cancelled_;  // per task

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory_resource>
 #include <queue>
 #include <vector>
 
@@ -14,6 +15,11 @@ namespace hetsched {
 
 class DeviceQueue {
  public:
+  // `memory`: where the entries live (the simulator gives every device's queue one
+  // arena, so a million placements do not fault in pages vector by vector).
+  explicit DeviceQueue(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
+      : fifo_(memory), heap_(std::greater<>{}, std::pmr::vector<Entry>(memory)) {}
+
   void push(double key, std::uint64_t sequence, TaskIndex task) {
     const Entry entry{key, sequence, task};
     if (fifo_head_ == fifo_.size() || !(entry < fifo_.back())) {
@@ -47,9 +53,9 @@ class DeviceQueue {
     return heap_.empty() || fifo_[fifo_head_] < heap_.top();
   }
 
-  std::vector<Entry> fifo_;  // non-decreasing from fifo_head_
+  std::pmr::vector<Entry> fifo_;  // non-decreasing from fifo_head_
   std::size_t fifo_head_ = 0;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
+  std::priority_queue<Entry, std::pmr::vector<Entry>, std::greater<>> heap_;
 };
 
 }  // namespace hetsched

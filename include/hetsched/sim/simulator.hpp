@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <memory_resource>
 #include <vector>
 
 #include "hetsched/backend/scheduling_loop.hpp"
+#include "hetsched/core/huge_page_allocator.hpp"
 #include "hetsched/energy/thermal_model.hpp"
 #include "hetsched/fault/fault_options.hpp"
 #include "hetsched/sim/device_queue.hpp"
@@ -67,6 +69,7 @@ class Simulator final : public Backend {
  private:
   enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish, thermal_limit };
   struct DeviceState {
+    explicit DeviceState(std::pmr::memory_resource* queue_memory) : queue(queue_memory) {}
     DeviceQueue queue;
     bool busy = false;
     double busy_seconds = 0;
@@ -86,6 +89,17 @@ class Simulator final : public Backend {
     std::uint8_t throttle_level = 0;  // P-states the device is held down by heat
     std::uint32_t throttle_events = 0;
     bool waiting_for_power = false;
+    double wake_at = -1;  // the pending wake-up, if any
+  };
+  // What the simulator keeps per task, in one cache line: an event on a task reads
+  // and writes these together, and tasks of one device are far apart in index.
+  struct alignas(64) TaskRun {
+    double inputs_ready_at = 0;  // arrival of the last input transfer issued
+    double start = 0;
+    double finish = 0;
+    double expected_finish = 0;  // stale finish events (after a throttle) are skipped
+    double joules = 0;
+    std::uint32_t unfinished_predecessors = 0;
   };
   struct NicState {
     double out_free = 0;
@@ -125,15 +139,12 @@ class Simulator final : public Backend {
   double now_ = 0;
   std::uint64_t launch_sequence_ = 0;
 
+  // One arena on huge pages for every device's queue (entries are never given back
+  // before the run ends: a queue keeps its capacity when it drains).
+  std::pmr::monotonic_buffer_resource queue_memory_{std::size_t{1} << 16, huge_page_resource()};
   std::vector<DeviceState> devices_;
   std::vector<NicState> nics_;
-  std::vector<std::uint32_t> unfinished_predecessors_;  // per task
-  std::vector<double> inputs_ready_at_;  // per task: arrival of the last input transfer issued
-  std::vector<double> wake_at_;          // per device: the pending wake-up, if any
-  std::vector<double> start_;
-  std::vector<double> finish_;
-  std::vector<double> joules_;
-  std::vector<double> expected_finish_;  // stale finish events (after a throttle) are skipped
+  LargeVector<TaskRun> runs_;  // per task
   std::vector<ThermalModel> thermal_;
   double cluster_watts_ = 0;
   std::vector<double> node_watts_;  // per node: its devices' current draw

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "hetsched/core/huge_page_allocator.hpp"
 #include "hetsched/workload/workload.hpp"
 
 namespace hetsched {
@@ -49,11 +50,11 @@ class TaskGraph {
 
  private:
   const Workload* workload_;
-  std::vector<const Task*> tasks_;
-  std::vector<JobIndex> job_of_;
+  LargeVector<const Task*> tasks_;
+  LargeVector<JobIndex> job_of_;
   std::vector<TaskIndex> job_first_task_;
-  std::vector<std::uint32_t> predecessor_begin_, successor_begin_;
-  std::vector<Dependency> predecessor_list_, successor_list_;
+  LargeVector<std::uint32_t> predecessor_begin_, successor_begin_;
+  LargeVector<Dependency> predecessor_list_, successor_list_;
 };
 
 }  // namespace hetsched

@@ -1,0 +1,94 @@
+#include "hetsched/core/huge_page_allocator.hpp"
+
+#include <cstdint>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define HETSCHED_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HETSCHED_SANITIZED 1
+#endif
+
+#if defined(__linux__) && !defined(HETSCHED_SANITIZED)
+#define HETSCHED_HUGE_PAGES 1
+#include <sys/mman.h>
+#endif
+
+namespace hetsched {
+namespace {
+
+std::size_t round_up_to_huge_page(std::size_t bytes) {
+  return (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+}
+
+bool mapped_on_its_own(std::size_t bytes, std::size_t alignment) {
+#ifdef HETSCHED_HUGE_PAGES
+  return bytes >= kHugePageBytes && alignment <= kHugePageBytes;
+#else
+  (void)bytes;
+  (void)alignment;
+  return false;
+#endif
+}
+
+}  // namespace
+
+void* huge_page_allocate(std::size_t bytes, std::size_t alignment) {
+  if (!mapped_on_its_own(bytes, alignment))
+    return ::operator new (bytes, std::align_val_t{alignment});
+#ifdef HETSCHED_HUGE_PAGES
+  // Map one huge page more than needed, then give back the parts before the first
+  // 2 MiB boundary and after the block, so the block starts on a huge page.
+  const std::size_t length = round_up_to_huge_page(bytes);
+  void* mapped = mmap(nullptr, length + kHugePageBytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) throw std::bad_alloc();
+  const auto address = reinterpret_cast<std::uintptr_t>(mapped);
+  const std::uintptr_t aligned = (address + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  if (aligned > address) munmap(mapped, aligned - address);
+  const std::size_t tail = address + kHugePageBytes - aligned;
+  if (tail > 0) munmap(reinterpret_cast<void*>(aligned + length), tail);
+  void* block = reinterpret_cast<void*>(aligned);
+  madvise(block, length, MADV_HUGEPAGE);  // advice only: without THP it stays small pages
+  return block;
+#else
+  return nullptr;  // not reached
+#endif
+}
+
+void huge_page_deallocate(void* block, std::size_t bytes, std::size_t alignment) noexcept {
+  if (block == nullptr) return;
+  if (!mapped_on_its_own(bytes, alignment)) {
+    ::operator delete (block, std::align_val_t{alignment});
+    return;
+  }
+#ifdef HETSCHED_HUGE_PAGES
+  munmap(block, round_up_to_huge_page(bytes));
+#endif
+}
+
+namespace {
+
+class HugePageResource final : public std::pmr::memory_resource {
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    return huge_page_allocate(bytes, alignment);
+  }
+  void do_deallocate(void* block, std::size_t bytes, std::size_t alignment) override {
+    huge_page_deallocate(block, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+};
+
+}  // namespace
+
+std::pmr::memory_resource* huge_page_resource() {
+  static HugePageResource resource;
+  return &resource;
+}
+
+}  // namespace hetsched

@@ -20,9 +20,11 @@
 namespace hetsched {
 namespace {
 
+#ifdef HETSCHED_HUGE_PAGES
 std::size_t round_up_to_huge_page(std::size_t bytes) {
   return (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
 }
+#endif
 
 bool mapped_on_its_own(std::size_t bytes, std::size_t alignment) {
 #ifdef HETSCHED_HUGE_PAGES

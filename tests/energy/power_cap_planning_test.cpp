@@ -18,7 +18,7 @@ namespace hetsched {
 namespace {
 
 // Two nodes of two GPUs each.
-Cluster two_nodes() {
+Cluster two_capped_nodes() {
   Cluster cluster;
   for (const char* name : {"n0", "n1"}) {
     Node node;
@@ -49,7 +49,7 @@ double peak_node_draw(const SimReport& r, const Cluster& cluster, const Roofline
 }
 
 TEST(NodePowerCap, HoldsAtEveryInstantOfARun) {
-  const Cluster cluster = two_nodes();
+  const Cluster cluster = two_capped_nodes();
   const RooflineModel perf(cluster);
   const Workload workload = independent_matmuls(12, 2e13);
   auto policy = make_policy("greedy-eft", PolicyOptions{});
@@ -72,7 +72,7 @@ TEST(NodePowerCap, HoldsAtEveryInstantOfARun) {
 }
 
 TEST(NodePowerCap, BelowANodesIdlePowerIsBadInput) {
-  const Cluster cluster = two_nodes();
+  const Cluster cluster = two_capped_nodes();
   const RooflineModel perf(cluster);
   const Workload workload = independent_matmuls(1, 1e12);
   auto policy = make_policy("greedy-eft", PolicyOptions{});
@@ -121,7 +121,7 @@ TEST(PowerCapPlanning, SlowsRatherThanWaitsByHand) {
 }
 
 TEST(PowerCapPlanning, CappedEnergyAwarePolicyPlansWithinTheCap) {
-  const Cluster cluster = two_nodes();
+  const Cluster cluster = two_capped_nodes();
   const RooflineModel perf(cluster);
   const Workload workload = independent_matmuls(8, 2e13);
   const PowerCaps caps{700, 0};  // 200 W idle + 500 W: two full-speed tasks at most

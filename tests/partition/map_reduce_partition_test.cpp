@@ -16,7 +16,7 @@
 namespace hetsched {
 namespace {
 
-Cluster two_nodes(const char* first, const char* second) {
+Cluster two_partition_nodes(const char* first, const char* second) {
   Cluster cluster;
   for (const char* model : {first, second}) {
     Node node;
@@ -48,7 +48,7 @@ TEST(MapReducePartition, ShuffleCostByHand) {
   // Two identical nodes, equal map and equal key ranges: each node produces half the
   // output, keeps half of that and sends a quarter of the total over its NIC, and
   // receives a quarter. 10 GB input × 0.1 = 1 GB output: 0.25 GB / 10 GB/s.
-  const Cluster cluster = two_nodes("A100-80GB", "A100-80GB");
+  const Cluster cluster = two_partition_nodes("A100-80GB", "A100-80GB");
   const RooflineModel perf(cluster);
   const MapReduceSpec spec = inference_spec(10e9);
   const MapReducePhases p = map_reduce_phases(perf, {0, 1}, {5e9, 5e9}, {0.5, 0.5}, spec);
@@ -63,7 +63,7 @@ TEST(MapReducePartition, ShuffleCostByHand) {
 }
 
 TEST(MapReducePartition, IdenticalDevicesSplitEqually) {
-  const Cluster cluster = two_nodes("A100-80GB", "A100-80GB");
+  const Cluster cluster = two_partition_nodes("A100-80GB", "A100-80GB");
   const RooflineModel perf(cluster);
   const MapReducePlan plan = plan_map_reduce(perf, {0, 1}, inference_spec(10e9));
   ASSERT_TRUE(plan.feasible) << plan.message;
@@ -92,7 +92,7 @@ TEST(MapReducePartition, RateSplitBeatsTheEqualSplitOnAMix) {
 }
 
 TEST(MapReducePartition, BadInputIsAnAnswer) {
-  const Cluster cluster = two_nodes("A100-80GB", "V100");
+  const Cluster cluster = two_partition_nodes("A100-80GB", "V100");
   const RooflineModel perf(cluster);
   const MapReducePlan none = plan_map_reduce(perf, {}, inference_spec(1e9));
   EXPECT_FALSE(none.feasible);
@@ -101,7 +101,7 @@ TEST(MapReducePartition, BadInputIsAnAnswer) {
   EXPECT_FALSE(zero.feasible);
   MapReduceSpec fp64_on_tpu = inference_spec(1e9);
   fp64_on_tpu.map_per_byte.precision = Precision::fp64;
-  const Cluster tpus = two_nodes("TPU-v5e", "TPU-v5e");
+  const Cluster tpus = two_partition_nodes("TPU-v5e", "TPU-v5e");
   const RooflineModel tpu_perf(tpus);
   const MapReducePlan no_device = plan_map_reduce(tpu_perf, {0, 1}, fp64_on_tpu);
   EXPECT_FALSE(no_device.feasible);
@@ -109,7 +109,7 @@ TEST(MapReducePartition, BadInputIsAnAnswer) {
 }
 
 TEST(MapReducePartition, PlanRunsInTheSimulator) {
-  const Cluster cluster = two_nodes("H100-SXM", "V100");
+  const Cluster cluster = two_partition_nodes("H100-SXM", "V100");
   const RooflineModel perf(cluster);
   const MapReduceSpec spec = inference_spec(4e9);
   const MapReducePlan plan = plan_map_reduce(perf, {0, 1}, spec);

@@ -97,7 +97,7 @@ class BruteForce {
 
 // A random layered DAG: integer costs 1..20 per task and device, edges only from
 // lower to higher index with probability 0.35, integer communication costs 0..15.
-CostMatrix random_matrix(Rng& rng, std::size_t tasks, std::size_t devices) {
+CostMatrix random_cost_matrix(Rng& rng, std::size_t tasks, std::size_t devices) {
   CostMatrix m;
   m.name = "random";
   for (std::size_t d = 0; d < devices; ++d) m.device_names.push_back("P" + std::to_string(d));
@@ -146,7 +146,7 @@ TEST(ExactDagSolver, EqualsBruteForceOnRandomSmallInstances) {
   Rng rng(2024);
   for (int trial = 0; trial < 10; ++trial) {
     const std::size_t tasks = 3 + trial % 4, devices = 2 + trial % 2;
-    const CostMatrix m = random_matrix(rng, tasks, devices);
+    const CostMatrix m = random_cost_matrix(rng, tasks, devices);
     const DagInstance instance = cost_matrix_instance(m);
     SCOPED_TRACE(::testing::Message()
                  << "trial " << trial << ": " << tasks << " tasks, " << devices << " devices");

@@ -33,14 +33,14 @@ KernelCall call_of(KernelId kernel, std::uint32_t n, std::vector<HandleId> handl
   return call;
 }
 
-std::vector<double> random_matrix(Rng& rng, std::uint32_t n) {
+std::vector<double> random_square_matrix(Rng& rng, std::uint32_t n) {
   std::vector<double> m(std::size_t(n) * n);
   for (double& x : m) x = rng.uniform(-1, 1);
   return m;
 }
 
 std::vector<double> spd_matrix(Rng& rng, std::uint32_t n) {
-  auto m = random_matrix(rng, n);
+  auto m = random_square_matrix(rng, n);
   for (std::uint32_t i = 0; i < n; ++i)
     for (std::uint32_t j = 0; j < i; ++j) m[i * n + j] = m[j * n + i];
   for (std::uint32_t i = 0; i < n; ++i) m[i * n + i] += n;
@@ -93,7 +93,8 @@ TEST_P(KernelLibraryTest, GemmAndGemmNtMatchLoops) {
   Rng rng(3);
   const std::uint32_t n = kSide;
   DataRegistry data;
-  const auto a = random_matrix(rng, n), b = random_matrix(rng, n), c = random_matrix(rng, n);
+  const auto a = random_square_matrix(rng, n), b = random_square_matrix(rng, n),
+             c = random_square_matrix(rng, n);
   const HandleId ha = data.add(a.size() * 8), hb = data.add(b.size() * 8),
                  hc = data.add(c.size() * 8);
   put(data, ha, a), put(data, hb, b), put(data, hc, c);
@@ -122,7 +123,7 @@ TEST_P(KernelLibraryTest, SyrkUpdatesTheLowerTriangle) {
   Rng rng(4);
   const std::uint32_t n = kSide;
   DataRegistry data;
-  const auto a = random_matrix(rng, n), c = random_matrix(rng, n);
+  const auto a = random_square_matrix(rng, n), c = random_square_matrix(rng, n);
   const HandleId ha = data.add(a.size() * 8), hc = data.add(c.size() * 8);
   put(data, ha, a), put(data, hc, c);
   ASSERT_FALSE(run(call_of(KernelId::syrk, n, {ha, hc}), data));
@@ -140,7 +141,7 @@ TEST_P(KernelLibraryTest, PotrfAndTrsmSolveTheirEquations) {
   Rng rng(5);
   const std::uint32_t n = kSide;
   DataRegistry data;
-  const auto a = spd_matrix(rng, n), b = random_matrix(rng, n);
+  const auto a = spd_matrix(rng, n), b = random_square_matrix(rng, n);
   const HandleId ha = data.add(a.size() * 8), hb = data.add(b.size() * 8);
   put(data, ha, a), put(data, hb, b);
   ASSERT_FALSE(run(call_of(KernelId::potrf, n, {ha}), data));
@@ -176,7 +177,7 @@ TEST_P(KernelLibraryTest, StencilMatchesTheFivePointFormula) {
   Rng rng(6);
   const std::uint32_t n = kSide;
   DataRegistry data;
-  const auto in = random_matrix(rng, n);
+  const auto in = random_square_matrix(rng, n);
   const HandleId hi = data.add(in.size() * 8), ho = data.add(in.size() * 8);
   put(data, hi, in);
   ASSERT_FALSE(run(call_of(KernelId::stencil, n, {hi, ho}), data));

@@ -15,7 +15,7 @@ namespace hetsched {
 namespace {
 
 // 1 step/s on a whole V100, `steps` steps.
-StreamJob job(const std::string& name, double steps, int milli = 0, double arrival = 0) {
+StreamJob fractional_job(const std::string& name, double steps, int milli = 0, double arrival = 0) {
   StreamJob j;
   j.name = name;
   j.total_steps = steps;
@@ -25,8 +25,8 @@ StreamJob job(const std::string& name, double steps, int milli = 0, double arriv
   return j;
 }
 
-StreamReport run(const StreamWorkload& workload, const std::string& policy_name,
-                 bool backfill_idle = true) {
+StreamReport run_fractional(const StreamWorkload& workload, const std::string& policy_name,
+                            bool backfill_idle = true) {
   auto policy = make_stream_policy(policy_name);
   StreamSimOptions options;
   options.backfill_idle_devices = backfill_idle;
@@ -36,9 +36,10 @@ StreamReport run(const StreamWorkload& workload, const std::string& policy_name,
 TEST(StreamFractionalGpu, TwoHalvesShareOneDeviceAtHalfRate) {
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 1}}, 1, 1);
-  workload.jobs = {job("a", 100, 500), job("b", 100, 500), job("c", 100, 600)};
+  workload.jobs = {fractional_job("a", 100, 500), fractional_job("b", 100, 500),
+                   fractional_job("c", 100, 600)};
   for (const char* policy : {"fifo", "las"}) {
-    const StreamReport report = run(workload, policy);
+    const StreamReport report = run_fractional(workload, policy);
     // a and b: 0.5 step/s each from t=0, done at 200 s; c (600 milli) does not fit
     // beside them and starts when they are gone at 0.6 step/s: at 200 s in queue
     // mode, at the next round (360 s) in round mode.
@@ -61,15 +62,15 @@ TEST(StreamFractionalGpu, MemoryIsolationKeepsJobsApart) {
   workload.cluster = make_stream_cluster({{"V100", 1}}, 1, 1);
   const double memory = workload.cluster.types[0].memory_gb;
   ASSERT_GT(memory, 0);
-  workload.jobs = {job("a", 100, 300), job("b", 100, 300)};
+  workload.jobs = {fractional_job("a", 100, 300), fractional_job("b", 100, 300)};
   workload.jobs[0].gpu_memory_gb = workload.jobs[1].gpu_memory_gb = 0.6 * memory;
   // Compute would fit (600 of 1000 milli) but memory does not: b waits for a,
   // which takes 100 / 0.3 s.
-  StreamReport report = run(workload, "fifo");
+  StreamReport report = run_fractional(workload, "fifo");
   EXPECT_NEAR(report.jobs[1].first_start_seconds, 100 / 0.3, 1e-6);
   // With two devices each gets its own.
   workload.cluster = make_stream_cluster({{"V100", 2}}, 2, 1);
-  report = run(workload, "fifo");
+  report = run_fractional(workload, "fifo");
   EXPECT_DOUBLE_EQ(report.jobs[1].first_start_seconds, 0);
   EXPECT_NE(report.jobs[0].shared_device, report.jobs[1].shared_device);
 }
@@ -80,8 +81,9 @@ TEST(StreamFractionalGpu, MigSlicesRoundUpToWholeSlices) {
   workload.cluster.types[0].mig_slices = 7;
   const double memory = workload.cluster.types[0].memory_gb;
   // 100 milli -> 1 slice of 7 (1/7 step/s): seven fit at once, the eighth waits.
-  for (int i = 0; i < 8; ++i) workload.jobs.push_back(job("s" + std::to_string(i), 10, 100));
-  StreamReport report = run(workload, "fifo");
+  for (int i = 0; i < 8; ++i)
+    workload.jobs.push_back(fractional_job("s" + std::to_string(i), 10, 100));
+  StreamReport report = run_fractional(workload, "fifo");
   for (int i = 0; i < 7; ++i) {
     EXPECT_DOUBLE_EQ(report.jobs[i].first_start_seconds, 0);
     EXPECT_NEAR(report.jobs[i].finish_seconds, 70, 1e-9);
@@ -90,9 +92,9 @@ TEST(StreamFractionalGpu, MigSlicesRoundUpToWholeSlices) {
   EXPECT_NEAR(report.jobs[7].first_start_seconds, 70, 1e-9);
   EXPECT_NEAR(report.jobs[7].finish_seconds, 140, 1e-9);
   // 200 milli -> ceil(1.4) = 2 slices; 100 milli but 3/7 of the memory -> 3 slices.
-  workload.jobs = {job("two", 10, 200), job("memory", 10, 100)};
+  workload.jobs = {fractional_job("two", 10, 200), fractional_job("memory", 10, 100)};
   workload.jobs[1].gpu_memory_gb = 2.5 * memory / 7;
-  report = run(workload, "fifo");
+  report = run_fractional(workload, "fifo");
   EXPECT_NEAR(report.jobs[0].device_share, 2.0 / 7, 1e-12);
   EXPECT_NEAR(report.jobs[0].finish_seconds, 35, 1e-9);
   EXPECT_NEAR(report.jobs[1].device_share, 3.0 / 7, 1e-12);
@@ -102,7 +104,7 @@ TEST(StreamCpuCores, AJobGetsItsOwnCoreSetOnTheNodeOfItsDevice) {
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 2}}, 2, 1);
   workload.cluster.types[0].cpu_cores_per_node = 8;
-  workload.jobs = {job("a", 100), job("b", 50)};
+  workload.jobs = {fractional_job("a", 100), fractional_job("b", 50)};
   workload.jobs[0].cpu_cores = 6;
   workload.jobs[1].cpu_cores = 4;
   for (const char* policy : {"fifo", "las"}) {
@@ -110,7 +112,7 @@ TEST(StreamCpuCores, AJobGetsItsOwnCoreSetOnTheNodeOfItsDevice) {
     // device is free (until a ends at 100 s in queue mode, the next round at 360 s
     // in round mode), then gets cores 0-3.
     const double b_start = std::string(policy) == "fifo" ? 100 : 360;
-    StreamReport report = run(workload, policy);
+    StreamReport report = run_fractional(workload, policy);
     EXPECT_EQ(report.jobs[0].cpu_core_set, (std::vector<int>{0, 1, 2, 3, 4, 5})) << policy;
     EXPECT_NEAR(report.jobs[1].first_start_seconds, b_start, 1e-9) << policy;
     EXPECT_EQ(report.jobs[1].cpu_core_set, (std::vector<int>{0, 1, 2, 3})) << policy;
@@ -118,7 +120,7 @@ TEST(StreamCpuCores, AJobGetsItsOwnCoreSetOnTheNodeOfItsDevice) {
   // Two nodes: b starts at once on the other node.
   workload.cluster = make_stream_cluster({{"V100", 4}}, 2, 1);
   workload.cluster.types[0].cpu_cores_per_node = 8;
-  const StreamReport report = run(workload, "fifo");
+  const StreamReport report = run_fractional(workload, "fifo");
   EXPECT_DOUBLE_EQ(report.jobs[1].first_start_seconds, 0);
   EXPECT_NE(report.jobs[0].placement_nodes, report.jobs[1].placement_nodes);
 }
@@ -128,8 +130,10 @@ TEST(StreamFractionalGpu, ImpossibleRequestsAreRejectedWithAReasonAndNeverBlock)
   workload.cluster = make_stream_cluster({{"V100", 4}}, 2, 1);
   workload.cluster.types[0].cpu_cores_per_node = 32;
   const double memory = workload.cluster.types[0].memory_gb;
-  std::vector<StreamJob> bad{job("too-many-milli", 10, 1500), job("fraction-gang", 10, 500),
-                             job("cores", 10), job("memory", 10, 500), job("cores-over-nodes", 10)};
+  std::vector<StreamJob> bad{fractional_job("too-many-milli", 10, 1500),
+                             fractional_job("fraction-gang", 10, 500), fractional_job("cores", 10),
+                             fractional_job("memory", 10, 500),
+                             fractional_job("cores-over-nodes", 10)};
   bad[1].gang_size = 2;
   bad[2].cpu_cores = 64;
   bad[3].gpu_memory_gb = memory * 2;
@@ -139,9 +143,9 @@ TEST(StreamFractionalGpu, ImpossibleRequestsAreRejectedWithAReasonAndNeverBlock)
                                             "has 32 CPU cores", "GB of memory",
                                             "node of its devices"};
   workload.jobs = bad;
-  workload.jobs.push_back(job("fine", 10, 250, 1));
+  workload.jobs.push_back(fractional_job("fine", 10, 250, 1));
   for (const char* policy : {"fifo", "aware-srpt"}) {
-    const StreamReport report = run(workload, policy);
+    const StreamReport report = run_fractional(workload, policy);
     EXPECT_EQ(report.rejected, bad.size()) << policy;
     for (std::size_t i = 0; i < bad.size(); ++i) {
       EXPECT_TRUE(report.jobs[i].rejected) << bad[i].name;
@@ -170,7 +174,7 @@ jobs:
   EXPECT_DOUBLE_EQ(w.jobs[0].gpu_memory_gb, 5);
   EXPECT_EQ(w.jobs[0].cpu_cores, 3);
   // 300 milli on 7 slices: ceil(2.1) = 3 slices, 3/7 step/s, 70/3 s.
-  const StreamReport report = run(w, "fifo");
+  const StreamReport report = run_fractional(w, "fifo");
   EXPECT_NEAR(report.jobs[0].finish_seconds, 70.0 / 3, 1e-9);
   EXPECT_EQ(report.jobs[0].cpu_core_set, (std::vector<int>{0, 1, 2}));
   try {
@@ -198,7 +202,7 @@ class V100OnlyPolicy final : public StreamPolicy {
 TEST(StreamRounds, IdleDevicesGoToJobsLeftOut) {
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 1}, {"K80", 1}}, 1, 1);
-  workload.jobs = {job("a", 360), job("b", 360)};
+  workload.jobs = {fractional_job("a", 360), fractional_job("b", 360)};
   for (auto& j : workload.jobs) j.steps_per_second["K80"] = 0.5;
   V100OnlyPolicy policy;
   StreamSimOptions options;  // 360 s rounds, 30 s per migration

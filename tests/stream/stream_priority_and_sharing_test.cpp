@@ -10,8 +10,8 @@
 namespace hetsched {
 namespace {
 
-StreamJob job(const std::string& name, const std::string& type, double steps, double arrival,
-              std::map<std::string, double> rates) {
+StreamJob typed_job(const std::string& name, const std::string& type, double steps, double arrival,
+                    std::map<std::string, double> rates) {
   StreamJob j;
   j.name = name;
   j.job_type = type;
@@ -50,8 +50,8 @@ TEST(PriorityThroughputLp, ALighterJobTakesTheFastTypeOnlyWhenItGainsMoreThanIts
 TEST(AwareClassPolicies, AShortArrivalOvertakesALongRunningJob) {
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 1}}, 1, 1);
-  workload.jobs = {job("long", "a", 40 * 3600.0, 0, {{"V100", 1.0}}),
-                   job("short", "a", 1800, 3 * 3600.0 + 100, {{"V100", 1.0}})};
+  workload.jobs = {typed_job("long", "a", 40 * 3600.0, 0, {{"V100", 1.0}}),
+                   typed_job("short", "a", 1800, 3 * 3600.0 + 100, {{"V100", 1.0}})};
   // LAS: the long job has 3.1 h of attained service, the newcomer none. SRPT: the
   // newcomer has 0.5 h left, the long job 37 h.
   for (const std::string policy : {"aware-las-priority", "aware-srpt"}) {
@@ -69,8 +69,8 @@ TEST(AwareClassPolicies, AShortArrivalOvertakesALongRunningJob) {
 StreamWorkload two_jobs_one_gpu(double own, double other) {
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 1}}, 1, 1);
-  workload.jobs = {job("a", "A", 7200, 0, {{"V100", 1.0}}),
-                   job("b", "B", 7200, 0, {{"V100", 2.0}})};
+  workload.jobs = {typed_job("a", "A", 7200, 0, {{"V100", 1.0}}),
+                   typed_job("b", "B", 7200, 0, {{"V100", 2.0}})};
   workload.colocation.rates[{"A", "B", "V100"}] = {own, other};
   return workload;
 }
@@ -100,8 +100,8 @@ TEST(FinishTimeFairness, FifoOnIdenticalJobsIsExactlyFinishTimeFair) {
   // sees two: on half the GPU it would take twice as long, which is its JCT.
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 1}}, 1, 1);
-  workload.jobs = {job("first", "a", 3600, 0, {{"V100", 1.0}}),
-                   job("second", "a", 3600, 0, {{"V100", 1.0}})};
+  workload.jobs = {typed_job("first", "a", 3600, 0, {{"V100", 1.0}}),
+                   typed_job("second", "a", 3600, 0, {{"V100", 1.0}})};
   const StreamReport report = run_sharing(workload, "fifo");
   EXPECT_NEAR(report.ftf_rho_average, 1.0, 1e-9);
   EXPECT_NEAR(report.ftf_rho_max, 1.0, 1e-9);

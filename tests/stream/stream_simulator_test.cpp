@@ -11,7 +11,7 @@
 namespace hetsched {
 namespace {
 
-StreamJob job(const std::string& name, int gang, double seconds, double arrival = 0) {
+StreamJob gang_job(const std::string& name, int gang, double seconds, double arrival = 0) {
   StreamJob j;
   j.name = name;
   j.gang_size = gang;
@@ -32,8 +32,8 @@ StreamReport run_policy(const StreamWorkload& workload, const std::string& polic
 TEST(StreamSimulator, EasyBackfillsAShortJobWithoutDelayingTheHead) {
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 4}}, 4, 1);
-  workload.jobs = {job("running", 2, 1000), job("head", 4, 100, 1), job("short", 2, 500, 2),
-                   job("long", 2, 5000, 3)};
+  workload.jobs = {gang_job("running", 2, 1000), gang_job("head", 4, 100, 1),
+                   gang_job("short", 2, 500, 2), gang_job("long", 2, 5000, 3)};
   const StreamReport fifo = run_policy(workload, "fifo");
   EXPECT_EQ(fifo.jobs[2].first_start_seconds, 1100);  // strict FIFO: after the head
   const StreamReport easy = run_policy(workload, "fifo", true);
@@ -51,7 +51,7 @@ TEST(StreamSimulator, EasyNeverDelaysAReservationOnARandomStream) {
   for (int i = 0; i < 300; ++i) {
     const int gangs[] = {1, 1, 2, 4, 8, 16};
     StreamJob j =
-        job("j" + std::to_string(i), gangs[rng.below(6)], rng.uniform(100, 20000), arrival);
+        gang_job("j" + std::to_string(i), gangs[rng.below(6)], rng.uniform(100, 20000), arrival);
     if (rng.uniform() < 0.5 && j.gang_size <= 8) j.steps_per_second["K80"] = 0.4;
     workload.jobs.push_back(j);
     arrival += rng.exponential(600);
@@ -73,7 +73,8 @@ TEST(StreamSimulator, GangsPreferOneNodeThenOneRack) {
   StreamWorkload workload;
   // 4 nodes of 4 V100s; nodes 0, 1 form rack 0 and nodes 2, 3 rack 1.
   workload.cluster = make_stream_cluster({{"V100", 16}}, 4, 2);
-  workload.jobs = {job("a", 3, 1000), job("b", 3, 1000), job("c", 3, 1000), job("d", 5, 1000, 10)};
+  workload.jobs = {gang_job("a", 3, 1000), gang_job("b", 3, 1000), gang_job("c", 3, 1000),
+                   gang_job("d", 5, 1000, 10)};
   const StreamReport report = run_policy(workload, "fifo");
   // a, b and c each fit in one node, and never share one (3 + 3 > 4).
   for (int j = 0; j < 3; ++j) {
@@ -94,10 +95,10 @@ TEST(StreamSimulator, GangsPreferOneNodeThenOneRack) {
 TEST(StreamSimulator, BadJobsAreRejectedAtSubmissionAndNeverBlockTheQueue) {
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 4}, {"K80", 4}}, 4, 1);
-  StreamJob huge = job("huge", 100, 10);
-  StreamJob unknown = job("unknown", 1, 10);
+  StreamJob huge = gang_job("huge", 100, 10);
+  StreamJob unknown = gang_job("unknown", 1, 10);
   unknown.steps_per_second = {{"V1000", 3.0}};
-  workload.jobs = {huge, unknown, job("fine", 1, 10, 1)};
+  workload.jobs = {huge, unknown, gang_job("fine", 1, 10, 1)};
   for (const std::string policy : {"fifo", "las", "aware-las"}) {
     const StreamReport report = run_policy(workload, policy);
     EXPECT_EQ(report.rejected, 2u);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hetsched/core/huge_page_allocator.hpp"
 #include "hetsched/perf/perf_model.hpp"
 #include "hetsched/workload/task_graph.hpp"
 
@@ -92,7 +93,9 @@ class DagInstance {
   void index_edges();
   void compute_means();
 
-  std::vector<double> compute_;  // task-major: compute_[t * device_count_ + d]
+  // task-major: compute_[t * device_count_ + d]; on huge pages, as list schedulers
+  // read its rows in rank order, all over the matrix.
+  std::vector<double, HugePageAllocator<double>> compute_;
   std::vector<DagEdge> edges_;
   std::size_t task_count_ = 0;
   std::size_t device_count_ = 0;

@@ -130,13 +130,12 @@ PartialSchedule::PartialSchedule(const DagInstance& instance,
       ready_scratch_(instance.device_count()),
       bound_scratch_(instance.device_count()) {
   schedule_.tasks.assign(instance.task_count(), PlannedTask{kNoDevice, 0, 0});
-  outputs_.assign(instance.task_count(), Output{0, kNoDevice});
 }
 
 double PartialSchedule::data_ready_seconds(std::uint32_t t, DeviceId d) const {
   double ready = 0;
   for (const DagNeighbor& p : instance_->predecessors(t)) {
-    const Output& producer = outputs_[p.task];
+    const PlannedTask& producer = schedule_.tasks[p.task];
     if (producer.device == kNoDevice) continue;
     ready = std::max(ready,
                      producer.finish_seconds + instance_->comm_seconds(p.edge, producer.device, d));
@@ -148,7 +147,7 @@ void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<doub
   if (!instance_->uniform_network()) {
     std::fill(ready.begin(), ready.end(), 0.0);
     for (const DagNeighbor& p : instance_->predecessors(t)) {
-      const Output& producer = outputs_[p.task];
+      const PlannedTask& producer = schedule_.tasks[p.task];
       if (producer.device != kNoDevice)
         instance_->raise_arrivals(p.edge, producer.device, producer.finish_seconds, ready);
     }
@@ -161,7 +160,7 @@ void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<doub
   double latest = 0, latest_elsewhere = 0;
   DeviceId latest_device = kNoDevice;
   for (const DagNeighbor& p : instance_->predecessors(t)) {
-    const Output& producer = outputs_[p.task];
+    const PlannedTask& producer = schedule_.tasks[p.task];
     if (producer.device == kNoDevice) continue;
     const double arrival = producer.finish_seconds + instance_->uniform_comm_seconds(p.edge);
     if (producer.device == latest_device) {
@@ -178,7 +177,7 @@ void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<doub
   if (latest_device == kNoDevice) return;
   ready[latest_device] = latest_elsewhere;
   for (const DagNeighbor& p : instance_->predecessors(t)) {
-    const Output& producer = outputs_[p.task];
+    const PlannedTask& producer = schedule_.tasks[p.task];
     if (producer.device != kNoDevice)
       ready[producer.device] = std::max(ready[producer.device], producer.finish_seconds);
   }
@@ -256,12 +255,12 @@ void PartialSchedule::prefetch_near(std::uint32_t t) const {
 }
 
 void PartialSchedule::prefetch_inputs(std::uint32_t t) const {
-  for (const DagNeighbor& p : instance_->predecessors(t)) __builtin_prefetch(&outputs_[p.task]);
+  for (const DagNeighbor& p : instance_->predecessors(t))
+    __builtin_prefetch(&schedule_.tasks[p.task]);
 }
 
 void PartialSchedule::place(std::uint32_t t, const PlannedTask& placement) {
   schedule_.tasks[t] = placement;
-  outputs_[t] = Output{placement.finish_seconds, placement.device};
   timeline_.insert(placement.device, placement.start_seconds, placement.finish_seconds);
 }
 
@@ -269,7 +268,6 @@ void PartialSchedule::unplace(std::uint32_t t) {
   PlannedTask& p = schedule_.tasks[t];
   timeline_.remove(p.device, p.start_seconds, p.finish_seconds);
   p = PlannedTask{kNoDevice, 0, 0};
-  outputs_[t] = Output{0, kNoDevice};
 }
 
 StaticSchedule PartialSchedule::finish() && {

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "hetsched/core/huge_page_allocator.hpp"
 #include "hetsched/perf/perf_model.hpp"
 #include "hetsched/workload/task_graph.hpp"
 
@@ -93,9 +92,7 @@ class DagInstance {
   void index_edges();
   void compute_means();
 
-  // task-major: compute_[t * device_count_ + d]; on huge pages, as list schedulers
-  // read its rows in rank order, all over the matrix.
-  std::vector<double, HugePageAllocator<double>> compute_;
+  std::vector<double> compute_;  // task-major: compute_[t * device_count_ + d]
   std::vector<DagEdge> edges_;
   std::size_t task_count_ = 0;
   std::size_t device_count_ = 0;

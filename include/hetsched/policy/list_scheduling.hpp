@@ -9,7 +9,6 @@
 #include <span>
 #include <vector>
 
-#include "hetsched/core/huge_page_allocator.hpp"
 #include "hetsched/policy/dag_instance.hpp"
 #include "hetsched/policy/device_timeline.hpp"
 
@@ -73,14 +72,6 @@ class PartialSchedule {
   const DagInstance* instance_;
   DeviceTimeline timeline_;
   StaticSchedule schedule_;
-  // Per task, where its output is and from when (device kNoDevice: not placed): what
-  // the data-ready times read of each predecessor, 16 bytes so that one read touches
-  // one cache line, on huge pages as the reads go all over the array.
-  struct alignas(16) Output {
-    double finish_seconds;
-    DeviceId device;
-  };
-  std::vector<Output, HugePageAllocator<Output>> outputs_;
   // Per device, for earliest_finish_placement.
   mutable std::vector<double> ready_scratch_, bound_scratch_;
 };

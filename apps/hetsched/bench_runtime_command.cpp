@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/progress.hpp"
 #include "hetsched/runtime/kernel_library.hpp"
 #include "hetsched/runtime/runtime_benchmark.hpp"
 
@@ -19,6 +20,7 @@ struct BenchRuntimeOptions {
   std::string starpu_script = "bench/starpu/run_starpu_bench.sh";
   bool no_starpu = false;
   std::string format = "table";
+  bool quiet = false;
 };
 
 nlohmann::ordered_json optional_number(const std::optional<double>& value) {
@@ -33,6 +35,10 @@ void run_bench_runtime(BenchRuntimeOptions options) {
                        "--starpu-script, or --no-starpu)");
     options.params.starpu_script = options.starpu_script;
   }
+  Progress progress("bench runtime", options.quiet);
+  options.params.progress = [&](std::size_t done, std::size_t total) {
+    progress.update(done, total);
+  };
   const RuntimeBenchmarkResult r = run_runtime_benchmark(options.params);
   const std::string core = openblas_core_name();
   if (options.format == "json") {
@@ -154,6 +160,7 @@ void add_bench_runtime_command(CLI::App& bench) {
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
+  command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
   command->callback([options] { run_bench_runtime(*options); });
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "hetsched/core/progress.hpp"
 #include "hetsched/service/service_benchmark.hpp"
 
 namespace hetsched::cli {
@@ -17,6 +18,7 @@ namespace {
 struct BenchServiceOptions {
   ServiceBenchmarkParams params;
   std::string format = "table";
+  bool quiet = false;
 };
 
 std::string own_executable() {
@@ -27,6 +29,10 @@ std::string own_executable() {
 
 void run_bench_service(BenchServiceOptions options) {
   options.params.cli_path = own_executable();
+  Progress progress("bench service", options.quiet);
+  options.params.progress = [&](std::size_t done, std::size_t total) {
+    progress.update(done, total);
+  };
   const ServiceBenchmarkResult r = run_service_benchmark(options.params);
   if (options.format == "json") {
     nlohmann::ordered_json out{{"submissions_per_second", r.submissions_per_second},
@@ -91,6 +97,7 @@ void add_bench_service_command(CLI::App& bench) {
   command->add_option("--format", options->format, "table or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"table", "json"}));
+  command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
   command->callback([options] { run_bench_service(*options); });
 }
 

@@ -85,6 +85,15 @@ void run_starpu(const RuntimeBenchmarkOptions& options, RuntimeBenchmarkResult& 
 RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& options) {
   RuntimeBenchmarkResult result;
   result.load_before = load_average();
+  const std::size_t overhead_runs = std::max<std::uint32_t>(1, options.overhead_repetitions);
+  const std::size_t gemm_runs = std::max<std::uint32_t>(1, options.gemm_repetitions);
+  const std::size_t total_runs =
+      overhead_runs + 1 + gemm_runs + 1 + (options.starpu_script.empty() ? 0 : 1);
+  std::size_t runs_done = 0;
+  const auto run_done = [&] {
+    ++runs_done;
+    if (options.progress) options.progress(runs_done, total_runs);
+  };
   {
     LocalDevices cpus(LocalDevicesOptions{options.cpu_workers, false, true, false});
     auto empty = make_empty_dag(options.empty_tasks);
@@ -92,9 +101,9 @@ RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& opti
     // the first device; round-robin spreads them over both workers, as StarPU's eager does.
     // Best of overhead_repetitions runs over the same DAG, as StarPU's side is the best of
     // its runs; overhead_sleeps belongs to the best run.
-    for (std::uint32_t rep = 0; rep < std::max<std::uint32_t>(1, options.overhead_repetitions);
-         ++rep) {
+    for (std::size_t rep = 0; rep < overhead_runs; ++rep) {
       const LocalRunReport overhead = run_once(cpus, *empty, "round-robin", false);
+      run_done();
       const double us = overhead.wall_seconds * 1e6 / options.empty_tasks;
       result.overhead_us_per_task_runs.push_back(us);
       if (rep == 0 || us < result.overhead_us_per_task) {
@@ -106,12 +115,14 @@ RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& opti
     const std::uint32_t tiles = std::max<std::uint32_t>(1, options.gemm_side / options.gemm_tile);
     TiledGemm warmup = make_tiled_gemm(tiles, options.gemm_tile, 1);  // pages, caches, threads
     run_once(cpus, *warmup.dag, options.policy, false);
+    run_done();
     // As StarPU's peer times rounds over the same registered tiles, the timed runs reuse
     // one DAG and its data (C keeps accumulating; only the time matters here).
     TiledGemm gemm = make_tiled_gemm(tiles, options.gemm_tile, 2);
     const double side = double(tiles) * options.gemm_tile;
-    for (std::uint32_t rep = 0; rep < std::max<std::uint32_t>(1, options.gemm_repetitions); ++rep) {
+    for (std::size_t rep = 0; rep < gemm_runs; ++rep) {
       const LocalRunReport gemm_run = run_once(cpus, *gemm.dag, options.policy, false);
+      run_done();
       result.gemm_gflops_runs.push_back(2 * side * side * side / gemm_run.wall_seconds / 1e9);
       result.gemm_gflops = std::max(result.gemm_gflops, result.gemm_gflops_runs.back());
     }
@@ -147,9 +158,13 @@ RuntimeBenchmarkResult run_runtime_benchmark(const RuntimeBenchmarkOptions& opti
     result.mix_uploads_overlapped = mix_run.uploads_overlapped;
     result.mix_overlap_seconds = mix_run.overlap_seconds;
     result.mix_bytes_to_devices = double(mix_run.bytes_to_devices);
+    run_done();
   }
   result.load_after = load_average();
-  if (!options.starpu_script.empty()) run_starpu(options, result);
+  if (!options.starpu_script.empty()) {
+    run_starpu(options, result);
+    run_done();
+  }
   return result;
 }
 

@@ -332,6 +332,7 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
     result.decisions_per_second = (decisions - decisions_before) / seconds_since(dag_started);
     result.policy_decisions_per_second = metric_value(metrics(), "hetsched_decisions_per_second");
   }
+  if (params.progress) params.progress(1, 3);
   // With etcd: replicas on one etcd state, each measurement in a namespace of its own.
   const auto make_deployment = [&](const std::string& name) -> std::unique_ptr<ServiceDeployment> {
     if (params.etcd_state.empty())
@@ -350,6 +351,7 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
     result.failover_seconds = measure_failover_seconds(*deployment, 200);
     result.failover_mode = deployment->failover_mode();
   }
+  if (params.progress) params.progress(2, 3);
   {
     const auto deployment = make_deployment("kill");
     const AckedLossResult loss =
@@ -357,6 +359,7 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
     result.acked_jobs_lost = loss.lost;
     result.acked_jobs = loss.acknowledged;
   }
+  if (params.progress) params.progress(3, 3);
   if (params.work_dir.empty()) fs::remove_all(dir);
   return result;
 }

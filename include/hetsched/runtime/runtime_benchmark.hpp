@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,6 +31,8 @@ struct RuntimeBenchmarkOptions {
   std::string policy = "greedy-eft";
   // The StarPU peer script; empty: StarPU is not run (its figures stay unset).
   std::string starpu_script;
+  // Called after each run (done, total); the CLI draws it on stderr between timed runs.
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 struct RuntimeBenchmarkResult {

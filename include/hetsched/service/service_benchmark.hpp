@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,6 +87,8 @@ struct ServiceBenchmarkParams {
   // sharing this etcd (a follower takes over) instead of one restarted SQLite server.
   std::string etcd_state;
   std::size_t replicas = 3;
+  // Called after each of the three phases (throughput, failover, kill -9) with (done, 3).
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 struct ServiceBenchmarkResult {

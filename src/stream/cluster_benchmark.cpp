@@ -20,12 +20,6 @@ StreamCluster gavel_cluster() {
   return make_stream_cluster({{"V100", 36}, {"P100", 36}, {"K80", 36}}, 8, 8);
 }
 
-StreamReport run(const StreamWorkload& workload, const std::string& policy_name,
-                 const StreamSimOptions& options) {
-  auto policy = make_stream_policy(policy_name);
-  return simulate_stream(workload, *policy, options, policy_name);
-}
-
 }  // namespace
 
 SeedSpread seed_spread(const std::vector<double>& values) {
@@ -91,9 +85,9 @@ ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
     const std::string label =
         std::string(setting.trace) + " " + fmt::format("{:.1f}", setting.rate) + " jobs/h: ";
     say(label + "las");
-    const StreamReport agnostic = run(workload, "las", options);
+    const StreamReport agnostic = simulate_stream(workload, "las", options);
     say(label + params.aware_policy);
-    const StreamReport aware = run(workload, params.aware_policy, options);
+    const StreamReport aware = simulate_stream(workload, params.aware_policy, options);
     row.aware_policy = params.aware_policy;
     row.agnostic_avg_jct_hours = agnostic.average_jct_seconds / 3600.0;
     row.aware_avg_jct_hours = aware.average_jct_seconds / 3600.0;
@@ -130,14 +124,14 @@ ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
           table, GavelGeneratorParams{generated, setting.rate, setting.multi_gpu, seed});
       say(label + "seed " + std::to_string(seed));
       row.seed_runs.push_back(
-          {seed, run(other, "las", options).average_jct_seconds / 3600.0,
-           run(other, params.aware_policy, options).average_jct_seconds / 3600.0});
+          {seed, simulate_stream(other, "las", options).average_jct_seconds / 3600.0,
+           simulate_stream(other, params.aware_policy, options).average_jct_seconds / 3600.0});
     }
     if (params.reference_runs) {
       if (params.aware_policy != "aware-las") {
         say(label + "aware-las");
         row.aware_las_avg_jct_hours =
-            run(workload, "aware-las", options).average_jct_seconds / 3600.0;
+            simulate_stream(workload, "aware-las", options).average_jct_seconds / 3600.0;
       }
       if (!setting.multi_gpu) {
         say(label + params.aware_policy + " with space sharing");
@@ -146,7 +140,7 @@ ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
         StreamSimOptions sharing = options;
         sharing.space_sharing = true;
         row.aware_space_sharing_avg_jct_hours =
-            run(shared, params.aware_policy, sharing).average_jct_seconds / 3600.0;
+            simulate_stream(shared, params.aware_policy, sharing).average_jct_seconds / 3600.0;
         if (setting.rate == 5.6) row.published_aware_space_sharing = 19.64;
       }
     }
@@ -170,9 +164,9 @@ ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
     static_options.round_seconds = params.round_seconds;
     static_options.migration_seconds = params.migration_seconds;
     say("static " + std::to_string(c.jobs) + " jobs: fifo");
-    const StreamReport fifo = run(workload, "fifo", static_options);
+    const StreamReport fifo = simulate_stream(workload, "fifo", static_options);
     say("static " + std::to_string(c.jobs) + " jobs: aware-min-makespan");
-    const StreamReport aware = run(workload, "aware-min-makespan", static_options);
+    const StreamReport aware = simulate_stream(workload, "aware-min-makespan", static_options);
     result.makespan.push_back(MakespanRow{c.jobs, fifo.makespan_seconds / 3600.0,
                                           aware.makespan_seconds / 3600.0, c.published_fifo,
                                           c.published_aware});

@@ -1155,4 +1155,10 @@ StreamReport simulate_stream(const StreamWorkload& workload, StreamPolicy& polic
   return run.run(policy_name);
 }
 
+StreamReport simulate_stream(const StreamWorkload& workload, const std::string& policy_name,
+                             const StreamSimOptions& options) {
+  const std::unique_ptr<StreamPolicy> policy = make_stream_policy(policy_name);
+  return simulate_stream(workload, *policy, options, policy_name);
+}
+
 }  // namespace hetsched

@@ -27,10 +27,9 @@ StreamJob fractional_job(const std::string& name, double steps, int milli = 0, d
 
 StreamReport run_fractional(const StreamWorkload& workload, const std::string& policy_name,
                             bool backfill_idle = true) {
-  auto policy = make_stream_policy(policy_name);
   StreamSimOptions options;
   options.backfill_idle_devices = backfill_idle;
-  return simulate_stream(workload, *policy, options, policy_name);
+  return simulate_stream(workload, policy_name, options);
 }
 
 TEST(StreamFractionalGpu, TwoHalvesShareOneDeviceAtHalfRate) {

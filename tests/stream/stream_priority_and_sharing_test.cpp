@@ -23,10 +23,9 @@ StreamJob typed_job(const std::string& name, const std::string& type, double ste
 
 StreamReport run_sharing(const StreamWorkload& workload, const std::string& policy_name,
                          bool space_sharing = false) {
-  auto policy = make_stream_policy(policy_name);
   StreamSimOptions options;
   options.space_sharing = space_sharing;
-  return simulate_stream(workload, *policy, options, policy_name);
+  return simulate_stream(workload, policy_name, options);
 }
 
 TEST(PriorityThroughputLp, ALighterJobTakesTheFastTypeOnlyWhenItGainsMoreThanItsWeightCosts) {

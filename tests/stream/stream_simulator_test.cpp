@@ -23,10 +23,9 @@ StreamJob gang_job(const std::string& name, int gang, double seconds, double arr
 
 StreamReport run_policy(const StreamWorkload& workload, const std::string& policy_name,
                         bool backfill = false) {
-  auto policy = make_stream_policy(policy_name);
   StreamSimOptions options;
   options.easy_backfilling = backfill;
-  return simulate_stream(workload, *policy, options, policy_name);
+  return simulate_stream(workload, policy_name, options);
 }
 
 TEST(StreamSimulator, EasyBackfillsAShortJobWithoutDelayingTheHead) {

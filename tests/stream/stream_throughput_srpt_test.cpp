@@ -21,12 +21,6 @@ StreamJob tsrpt_job(const std::string& name, const std::string& type, double ste
   return j;
 }
 
-StreamReport tsrpt_run(const StreamWorkload& workload, const std::string& policy_name) {
-  auto policy = make_stream_policy(policy_name);
-  StreamSimOptions options;  // rounds of 360 s, 30 s per migration
-  return simulate_stream(workload, *policy, options, policy_name);
-}
-
 double tsrpt_jct(const StreamReport& report, std::size_t j) {
   return report.jobs[j].finish_seconds - report.jobs[j].arrival_seconds;
 }
@@ -46,7 +40,8 @@ TEST(AwareThroughputSrpt, KeepsEachJobWhereItsComparativeAdvantageIs) {
   // 0.841; portable (0.5 h) class 0, weight 1. Steady on the V100 and portable on the
   // K80 score 0.841 + 0.7 = 1.541 against 0.084 + 1 the other way round, and stay so
   // as steady's class falls. Portable: 1800 / 0.7 = 2571.43 s; steady: 7200 s.
-  const StreamReport report = tsrpt_run(tsrpt_comparative_advantage(), "aware-throughput-srpt");
+  const StreamReport report =
+      simulate_stream(tsrpt_comparative_advantage(), "aware-throughput-srpt");
   ASSERT_EQ(report.finished_measured, 2u);
   EXPECT_NEAR(tsrpt_jct(report, 0), 7200.0, 1e-3);
   EXPECT_NEAR(tsrpt_jct(report, 1), 1800.0 / 0.7, 1e-3);
@@ -59,7 +54,7 @@ TEST(AwareThroughputSrpt, SteepSrptWeightsParkTheLongerJobOnTheSlowType) {
   // 0.25, so 0.025 + 1 > 0.25 + 0.7 and portable takes the V100 (done at 1800 s).
   // Steady crawls on the K80 (180 steps), moves to the V100 (30 s) and ends at
   // 1800 + 30 + 7020 = 8850 s: a worse mean than the gentle weights' 4885.7 s.
-  const StreamReport report = tsrpt_run(tsrpt_comparative_advantage(), "aware-srpt");
+  const StreamReport report = simulate_stream(tsrpt_comparative_advantage(), "aware-srpt");
   ASSERT_EQ(report.finished_measured, 2u);
   EXPECT_NEAR(tsrpt_jct(report, 1), 1800.0, 1e-3);
   EXPECT_NEAR(tsrpt_jct(report, 0), 8850.0, 1e-3);
@@ -75,7 +70,7 @@ TEST(AwareThroughputSrpt, WithinAJobTypeTheShorterJobRunsFirst) {
   workload.cluster = make_stream_cluster({{"V100", 1}}, 1, 1);
   workload.jobs = {tsrpt_job("longer", "A", 5400, {{"V100", 1.0}}),
                    tsrpt_job("shorter", "A", 4320, {{"V100", 1.0}})};
-  const StreamReport report = tsrpt_run(workload, "aware-throughput-srpt");
+  const StreamReport report = simulate_stream(workload, "aware-throughput-srpt");
   ASSERT_EQ(report.finished_measured, 2u);
   EXPECT_NEAR(tsrpt_jct(report, 1), 4320.0, 1e-3);
   EXPECT_NEAR(tsrpt_jct(report, 0), 9720.0, 1e-3);

@@ -99,4 +99,8 @@ struct StreamReport {
 StreamReport simulate_stream(const StreamWorkload& workload, StreamPolicy& policy,
                              const StreamSimOptions& options, std::string policy_name = "");
 
+// The same under a fresh policy of the stream registry, by name (InputError if unknown).
+StreamReport simulate_stream(const StreamWorkload& workload, const std::string& policy_name,
+                             const StreamSimOptions& options = {});
+
 }  // namespace hetsched

@@ -12,20 +12,18 @@
 #define HETSCHED_SANITIZED 1
 #endif
 
-#if defined(__linux__) && !defined(HETSCHED_SANITIZED)
-#define HETSCHED_HUGE_PAGES 1
+#if defined(__linux__)
 #include <sys/mman.h>
+#if !defined(HETSCHED_SANITIZED)
+#define HETSCHED_HUGE_PAGES 1
+#endif
 #endif
 
 namespace hetsched {
 namespace {
 
-#ifdef HETSCHED_HUGE_PAGES
-std::size_t round_up_to_huge_page(std::size_t bytes) {
-  return (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-}
-#endif
-
+// Large blocks are mapped on their own where huge pages are on; sanitized builds keep
+// every block in operator new, where the sanitizer sees it.
 bool mapped_on_its_own(std::size_t bytes, std::size_t alignment) {
 #ifdef HETSCHED_HUGE_PAGES
   return bytes >= kHugePageBytes && alignment <= kHugePageBytes;
@@ -36,12 +34,14 @@ bool mapped_on_its_own(std::size_t bytes, std::size_t alignment) {
 #endif
 }
 
+std::size_t round_up_to_huge_page(std::size_t bytes) {
+  return (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+}
+
 }  // namespace
 
-void* huge_page_allocate(std::size_t bytes, std::size_t alignment) {
-  if (!mapped_on_its_own(bytes, alignment))
-    return ::operator new (bytes, std::align_val_t{alignment});
-#ifdef HETSCHED_HUGE_PAGES
+void* map_huge_pages(std::size_t bytes) {
+#if defined(__linux__)
   // Map one huge page more than needed, then give back the parts before the first
   // 2 MiB boundary and after the block, so the block starts on a huge page.
   const std::size_t length = round_up_to_huge_page(bytes);
@@ -57,19 +57,31 @@ void* huge_page_allocate(std::size_t bytes, std::size_t alignment) {
   madvise(block, length, MADV_HUGEPAGE);  // advice only: without THP it stays small pages
   return block;
 #else
-  return nullptr;  // not reached
+  (void)bytes;
+  throw std::bad_alloc();
 #endif
+}
+
+void unmap_huge_pages(void* block, std::size_t bytes) noexcept {
+#if defined(__linux__)
+  munmap(block, round_up_to_huge_page(bytes));
+#else
+  (void)block;
+  (void)bytes;
+#endif
+}
+
+void* huge_page_allocate(std::size_t bytes, std::size_t alignment) {
+  if (mapped_on_its_own(bytes, alignment)) return map_huge_pages(bytes);
+  return ::operator new (bytes, std::align_val_t{alignment});
 }
 
 void huge_page_deallocate(void* block, std::size_t bytes, std::size_t alignment) noexcept {
   if (block == nullptr) return;
-  if (!mapped_on_its_own(bytes, alignment)) {
+  if (mapped_on_its_own(bytes, alignment))
+    unmap_huge_pages(block, bytes);
+  else
     ::operator delete (block, std::align_val_t{alignment});
-    return;
-  }
-#ifdef HETSCHED_HUGE_PAGES
-  munmap(block, round_up_to_huge_page(bytes));
-#endif
 }
 
 namespace {

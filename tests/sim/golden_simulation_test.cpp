@@ -204,5 +204,23 @@ TEST(HugePageVector, KeepsValuesAcrossGrowthAndLargeBlocks) {
   EXPECT_EQ(zeros.back(), 0.0);
 }
 
+// The mapping behind large LargeVector blocks (which sanitized builds, as the test suite
+// is, leave to operator new): whole huge pages from a 2 MiB boundary, every byte usable.
+TEST(HugePageVector, MappedBlocksStartOnAHugePageAndAreWritableToTheirEnd) {
+  for (const std::size_t bytes : {kHugePageBytes, 3 * kHugePageBytes + 1}) {
+    auto* block = static_cast<unsigned char*>(map_huge_pages(bytes));
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(block) % kHugePageBytes, 0u);
+    // Rounded up to whole huge pages: the last byte of the last one is ours too.
+    const std::size_t length = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    block[0] = 1;
+    block[bytes - 1] = 2;
+    EXPECT_EQ(block[0], 1);
+    EXPECT_EQ(block[bytes - 1], 2);
+    block[length - 1] = 3;
+    EXPECT_EQ(block[length - 1], 3);
+    unmap_huge_pages(block, bytes);
+  }
+}
+
 }  // namespace
 }  // namespace hetsched

@@ -21,6 +21,13 @@ inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 void* huge_page_allocate(std::size_t bytes, std::size_t alignment);
 void huge_page_deallocate(void* block, std::size_t bytes, std::size_t alignment) noexcept;
 
+// The mapping itself, used by huge_page_allocate for large blocks where huge pages are
+// on (Linux, no sanitizer), and on its own by tests, which run sanitized: `bytes`
+// rounded up to whole huge pages, starting on a 2 MiB boundary, advised MADV_HUGEPAGE.
+// Throws std::bad_alloc when the system has no memory for it (or is not Linux).
+void* map_huge_pages(std::size_t bytes);
+void unmap_huge_pages(void* block, std::size_t bytes) noexcept;
+
 // The same as a memory resource, e.g. upstream of an arena of many small vectors.
 std::pmr::memory_resource* huge_page_resource();
 

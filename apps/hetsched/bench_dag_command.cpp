@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
@@ -37,6 +38,10 @@ void wire_dag_benchmark_hooks(DagBenchmarkParams& params, const std::string& dat
 
 void print_dag_quality_table(const BenchDagOptions& options, const DagBenchmarkResult& r);
 
+nlohmann::ordered_json json_or_null(const std::optional<double>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
 void run_bench_dag(BenchDagOptions options) {
   for (const std::string& name : options.params.policies)
     (void)make_static_planner(name, {});  // unknown or online names: InputError, exit 2
@@ -58,13 +63,12 @@ void run_bench_dag(BenchDagOptions options) {
                           {"best_fraction", p.best_fraction},
                           {"worse_than_heft_count", p.worse_than_heft_count},
                           {"mean_schedule_seconds", p.mean_schedule_seconds}};
-      gaps[p.name] = p.milp_gap_mean ? nlohmann::ordered_json(*p.milp_gap_mean)
-                                     : nlohmann::ordered_json(nullptr);
+      gaps[p.name] = json_or_null(p.milp_gap_mean);
     }
     nlohmann::ordered_json out{{"policies", policies},
                                {"milp_gap_mean", gaps},
-                               {"heft_10k_64_seconds", r.heft_10k_64_seconds},
-                               {"heft_scaling_exponent", r.heft_scaling_exponent}};
+                               {"heft_10k_64_seconds", json_or_null(r.heft_10k_64_seconds)},
+                               {"heft_scaling_exponent", json_or_null(r.heft_scaling_exponent)}};
     std::cout << out.dump() << "\n";
     return;
   }
@@ -73,9 +77,11 @@ void run_bench_dag(BenchDagOptions options) {
     std::cout << "HEFT speed (64 devices, CPU seconds):\n";
     for (const HeftSpeedPoint& s : r.heft_speed)
       std::cout << fmt::format("  v {:>7}  edges {:>7}  {:.4f} s\n", s.tasks, s.edges, s.seconds);
-    std::cout << fmt::format(
-        "  10k tasks x 64 devices: {:.4f} s; exponent of time vs edges x devices: {:.3f}\n",
-        r.heft_10k_64_seconds, r.heft_scaling_exponent);
+    if (r.heft_10k_64_seconds)
+      std::cout << fmt::format("  10k tasks x 64 devices: {:.4f} s\n", *r.heft_10k_64_seconds);
+    if (r.heft_scaling_exponent)
+      std::cout << fmt::format("  exponent of time vs edges x devices: {:.3f}\n",
+                               *r.heft_scaling_exponent);
   }
 }
 
@@ -131,6 +137,11 @@ void add_bench_dag_command(CLI::App& bench) {
       ->check(CLI::Range(1, 100'000'000));
   command->add_flag("--no-speed{false},--speed{true}", options->params.measure_speed,
                     "measure HEFT's speed on 1k..100k tasks (default on)");
+  command
+      ->add_option("--speed-sizes", options->params.speed_sizes,
+                   "tasks of the HEFT speed DAGs (default 1000,3000,10000,30000,100000)")
+      ->delimiter(',')
+      ->check(CLI::Range(16, 2'000'000));
   command->add_flag("--speed-only", options->params.speed_only,
                     "only HEFT's speed on 1k..100k tasks: skips the quality suite, the real "
                     "workflows and the MILP gaps");

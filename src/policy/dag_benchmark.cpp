@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <map>
 
 #include "hetsched/policy/dag_planners.hpp"
@@ -162,20 +163,23 @@ DagBenchmarkResult run_dag_benchmark(const DagBenchmarkParams& params) {
   }
 
   if (params.measure_speed || params.speed_only) {
-    const std::vector<std::size_t> sizes =
-        params.quick ? std::vector<std::size_t>{1000, 3000, 10000}
-                     : std::vector<std::size_t>{1000, 3000, 10000, 30000, 100000};
+    std::vector<std::size_t> sizes = params.speed_sizes;
+    if (sizes.empty())
+      sizes = params.quick ? std::vector<std::size_t>{1000, 3000, 10000}
+                           : std::vector<std::size_t>{1000, 3000, 10000, 30000, 100000};
     std::vector<double> log_work, log_seconds;
     for (const std::size_t v : sizes) {
       const DagInstance instance = speed_instance(v, params.seed + v);
       HeftSpeedPoint point{v, instance.edges().size(), instance.device_count(),
-                           time_heft(instance, v <= 10000 ? 3 : 1)};
+                           time_heft(instance, 3)};
       if (v == 10000) result.heft_10k_64_seconds = point.seconds;
       log_work.push_back(std::log(static_cast<double>(point.edges * point.devices)));
       log_seconds.push_back(std::log(point.seconds));
       result.heft_speed.push_back(point);
     }
-    result.heft_scaling_exponent = fit_slope(log_work, log_seconds);
+    if (std::adjacent_find(log_work.begin(), log_work.end(), std::not_equal_to<>()) !=
+        log_work.end())
+      result.heft_scaling_exponent = fit_slope(log_work, log_seconds);
   }
   return result;
 }

@@ -24,7 +24,7 @@ DeviceTimeline::DeviceTimeline(std::size_t device_count,
     devices_[d].free_from = last_finish_[d] = device_free_seconds[d];
 }
 
-double DeviceTimeline::finish_before(const Lane& lane, std::size_t block) const {
+double DeviceTimeline::finish_before(const Lane& lane, std::size_t block) {
   return block == 0 ? lane.free_from : lane.block_end[block - 1];
 }
 
@@ -87,6 +87,45 @@ std::size_t DeviceTimeline::first_block_with_gap(const Lane& lane, std::size_t f
   return std::min(node - lane.leaves, count);
 }
 
+bool DeviceTimeline::search_last_block(const Lane& lane, double ready, double duration,
+                                       LastBlockSearch& result) {
+  const std::size_t count = lane.blocks.size();
+  if (count == 0 || (count > 1 && ready < lane.block_end[count - 2])) return false;
+  const std::vector<Interval>& tail = lane.blocks.back().intervals;
+  const Interval* const end = tail.data() + tail.size();
+  // The first interval that finishes after `ready` (there is one: ready < last), by
+  // a binary search whose steps are conditional moves, not branches.
+  const Interval* at = tail.data();
+  for (std::size_t n = tail.size(); n > 1;) {
+    const std::size_t half = n / 2;
+    at = at[half - 1].finish <= ready ? at + half : at;
+    n -= half;
+  }
+  if (at->finish <= ready) ++at;
+  double previous = at == tail.data() ? finish_before(lane, count - 1) : at[-1].finish;
+  // The gap that contains or follows `ready`, then each later gap of the block.
+  const double candidate = std::max(ready, previous);
+  result.fits_in_gap = true;
+  result.start = candidate;
+  if (candidate + duration <= at->start) return true;
+  double longest = at->start - candidate;
+  previous = at->finish;
+  for (const Interval* i = at + 1; i != end; ++i) {
+    if (previous + duration <= i->start) {
+      result.start = previous;
+      return true;
+    }
+    longest = std::max(longest, i->start - previous);
+    previous = i->finish;
+  }
+  // No later block: longest_gap_after's range over the max-tree's empty leaves (-1)
+  // adds nothing else.
+  result.fits_in_gap = false;
+  result.start = previous;  // the lane's last finish
+  result.longest_gap_after_ready = count < lane.leaves ? std::max(longest, -1.0) : longest;
+  return true;
+}
+
 double DeviceTimeline::earliest_start_appending(DeviceId device, double ready_seconds) const {
   return std::max(ready_seconds, last_finish(device));
 }
@@ -98,6 +137,8 @@ double DeviceTimeline::earliest_start(DeviceId device, double ready_seconds,
   const double last = last_finish(device);
   // Nothing after `ready`, or no idle gap anywhere long enough: it goes at the end.
   if (ready >= last || lane.tree.empty() || lane.tree[1] < duration) return std::max(ready, last);
+  if (LastBlockSearch in_last; search_last_block(lane, ready, duration, in_last))
+    return in_last.start;
   // The first block holding an interval that finishes after `ready` (there is one:
   // ready < last).
   std::size_t block = first_block_ending_after(lane, ready);
@@ -156,6 +197,21 @@ double DeviceTimeline::longest_gap_after(const Lane& lane, double time) const {
 
 double DeviceTimeline::earliest_start_updating_probe(DeviceId device, double ready_seconds,
                                                      double duration) const {
+  // In a list schedule the ready time nearly always falls in the device's last
+  // block: then one scan of that block gives both the start and, when the task goes
+  // after the last interval, the longest gap after ready_seconds for the probe.
+  const Lane& lane = devices_[device];
+  if (LastBlockSearch in_last; ready_seconds >= lane.free_from &&
+                               ready_seconds < last_finish_[device] &&
+                               search_last_block(lane, ready_seconds, duration, in_last)) {
+    if (!in_last.fits_in_gap)
+      set_probe(device, ready_seconds,
+                with_margin(in_last.longest_gap_after_ready, in_last.start, lane.free_from));
+    else if (in_last.start == last_finish_[device])  // an empty task at the very end
+      set_probe(device, ready_seconds,
+                with_margin(longest_gap_after(lane, ready_seconds), in_last.start, lane.free_from));
+    return in_last.start;
+  }
   const double start = earliest_start(device, ready_seconds, duration);
   if (start == last_finish_[device] && ready_seconds < start)
     set_probe(device, ready_seconds,

@@ -15,6 +15,30 @@ namespace {
 // placements (twice as far for its cost row and predecessor list, four times for
 // where that list is).
 constexpr std::size_t kPrefetchAhead = 4;
+// The smallest of values[0..count) that is below infinity (infinity when none; NaN
+// is never the smallest), in four independent running minima, without branches.
+double lowest_of(const double* values, std::size_t count) {
+  std::array<double, 4> lowest{kCannotRun, kCannotRun, kCannotRun, kCannotRun};
+  std::size_t i = 0;
+  for (; i + 4 <= count; i += 4)
+    for (std::size_t k = 0; k < 4; ++k)
+      lowest[k] = values[i + k] < lowest[k] ? values[i + k] : lowest[k];
+  for (; i < count; ++i) lowest[0] = values[i] < lowest[0] ? values[i] : lowest[0];
+  return std::min(std::min(lowest[0], lowest[1]), std::min(lowest[2], lowest[3]));
+}
+
+// The first i with values[i] == value (kNoDevice when none), 64 comparisons to a word.
+DeviceId first_index_of(const double* values, std::size_t count, double value) {
+  for (std::size_t base = 0; base < count; base += 64) {
+    std::uint64_t equal = 0;
+    for (std::size_t i = base; i < std::min(count, base + 64); ++i)
+      equal |= static_cast<std::uint64_t>(values[i] == value) << (i - base);
+    if (equal != 0)
+      return static_cast<DeviceId>(base + static_cast<std::size_t>(std::countr_zero(equal)));
+  }
+  return kNoDevice;
+}
+
 // From this many tasks on, order_by_decreasing sorts by radix (O(v)) rather than
 // by comparison (O(v log v)); both give the same order.
 constexpr std::size_t kRadixSortMinimum = 256;
@@ -211,13 +235,12 @@ PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t) const {
   data_ready_on_every_device(t, ready_scratch_);
   const std::span<const double> runs = instance_->compute_row(t);
   timeline_.finish_bounds(ready_scratch_, runs, bound_scratch_);
-  DeviceId first = kNoDevice;
-  double lowest_bound = kCannotRun;
-  for (DeviceId d = 0; d < runs.size(); ++d)
-    if (bound_scratch_[d] < lowest_bound) lowest_bound = bound_scratch_[d], first = d;
-  if (first == kNoDevice) return best;
+  const double* bounds = bound_scratch_.data();
+  const std::size_t count = runs.size();
+  const double lowest_bound = lowest_of(bounds, count);
+  if (!(lowest_bound < kCannotRun)) return best;
   const auto try_device = [&](DeviceId d) {
-    const double bound = bound_scratch_[d];
+    const double bound = bounds[d];
     if (bound > best.finish_seconds || (bound == best.finish_seconds && d > best.device)) return;
     const double run = runs[d];
     const double ready = ready_scratch_[d];
@@ -228,9 +251,23 @@ PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t) const {
     if (finish < best.finish_seconds || (finish == best.finish_seconds && d < best.device))
       best = PlannedTask{d, start, finish};
   };
+  const DeviceId first = first_index_of(bounds, count, lowest_bound);
   try_device(first);
-  for (DeviceId d = 0; d < runs.size(); ++d)
-    if (d != first && runs[d] != kCannotRun) try_device(d);
+  // The other devices whose bound does not exceed the best finish so far, 64 at a
+  // time as the bits of a word (no branch per device); try_device checks each
+  // again against the best when its turn comes.
+  for (std::size_t base = 0; base < count; base += 64) {
+    const std::size_t end = std::min(count, base + 64);
+    const double finish = best.finish_seconds;
+    std::uint64_t candidates = 0;
+    for (std::size_t d = base; d < end; ++d)
+      candidates |= static_cast<std::uint64_t>(!(bounds[d] > finish) & (runs[d] != kCannotRun))
+                    << (d - base);
+    if (first >= base && first < end) candidates &= ~(std::uint64_t{1} << (first - base));
+    for (; candidates != 0; candidates &= candidates - 1)
+      try_device(
+          static_cast<DeviceId>(base + static_cast<std::size_t>(std::countr_zero(candidates))));
+  }
   return best;
 }
 

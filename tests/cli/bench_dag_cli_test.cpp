@@ -52,6 +52,18 @@ TEST(BenchDagCli, JsonHasExactlyTheIssueKeys) {
   EXPECT_EQ(json["policies"]["heft"]["worse_than_heft_count"].get<int>(), 0);
 }
 
+TEST(BenchDagCli, SpeedSizesWithoutTenThousandPrintNull) {
+  const Outcome r = run_bench_dag("--speed-only --speed-sizes 100,200 --format json -q");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(json["heft_10k_64_seconds"].is_null());
+  EXPECT_TRUE(json["heft_scaling_exponent"].is_number());
+  const Outcome tiny = run_bench_dag("--speed-only --speed-sizes 100,5 -q");
+  EXPECT_EQ(tiny.status, 2);
+  EXPECT_NE(tiny.err.find("--speed-sizes"), std::string::npos) << tiny.err;
+  EXPECT_EQ(std::count(tiny.err.begin(), tiny.err.end(), '\n'), 1) << tiny.err;
+}
+
 TEST(BenchDagCli, UnknownOrOnlinePolicyIsExitTwo) {
   const Outcome unknown = run_bench_dag("--quick --no-speed --policies heft,hfet -q");
   EXPECT_EQ(unknown.status, 2);

@@ -65,7 +65,27 @@ TEST(DagBenchmark, SpeedOnlySkipsTheQualitySuite) {
     EXPECT_GT(point.edges, point.tasks);  // out-degree 3
     EXPECT_GT(point.seconds, 0);
   }
-  EXPECT_EQ(r.heft_10k_64_seconds, r.heft_speed[2].seconds);
+  ASSERT_TRUE(r.heft_10k_64_seconds.has_value());
+  EXPECT_EQ(*r.heft_10k_64_seconds, r.heft_speed[2].seconds);
+  EXPECT_TRUE(r.heft_scaling_exponent.has_value());
+}
+
+// Speed sizes of the caller's choice: one point each, no 10k figure unless 10k is
+// among them, and an exponent only from two different sizes.
+TEST(DagBenchmark, SpeedSizesAreTheOnesAskedFor) {
+  DagBenchmarkParams p = tiny();
+  p.speed_only = true;
+  p.speed_sizes = {200, 400};
+  const DagBenchmarkResult two = run_dag_benchmark(p);
+  ASSERT_EQ(two.heft_speed.size(), 2u);
+  EXPECT_EQ(two.heft_speed[0].tasks, 200u);
+  EXPECT_EQ(two.heft_speed[1].tasks, 400u);
+  EXPECT_FALSE(two.heft_10k_64_seconds.has_value());
+  EXPECT_TRUE(two.heft_scaling_exponent.has_value());
+  p.speed_sizes = {300};
+  const DagBenchmarkResult one = run_dag_benchmark(p);
+  ASSERT_EQ(one.heft_speed.size(), 1u);
+  EXPECT_FALSE(one.heft_scaling_exponent.has_value());
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 // relative to HEFT, how often it is best, how often it is worse than HEFT and its
 // mean scheduling time; the optional gap to the exact optimum on small DAGs; and
 // HEFT's speed: seconds on 10,000 tasks × 64 devices and the exponent of its time
-// against edges × devices over v = 1k…100k.
+// against edges × devices over v = 1k…100k (or sizes of the caller's choice).
 #pragma once
 
 #include <cstdint>
@@ -47,6 +47,9 @@ struct DagBenchmarkParams {
   std::size_t exact_instances = 20;  // small random DAGs (6…12 tasks, 2…3 devices)
   double exact_time_limit_seconds = 20;
   bool measure_speed = true;
+  // Tasks of the HEFT speed instances (64 devices, α = 1, out-degree 3); empty: 1k,
+  // 3k, 10k, 30k and 100k (quick: up to 10k).
+  std::vector<std::size_t> speed_sizes;
   // Only HEFT's speed: no quality suite, no extra instances, no exact solves.
   bool speed_only = false;
   // Called with (graphs done, graphs total).
@@ -88,9 +91,11 @@ struct DagBenchmarkResult {
   std::size_t graphs = 0;        // random graphs + extra instances
   std::size_t exact_graphs = 0;  // small DAGs the exact solver solved
   std::vector<DagPolicyResult> policies;
-  double heft_10k_64_seconds = 0;
-  // Least-squares slope of log(CPU seconds) against log(edges × devices), devices = 64.
-  double heft_scaling_exponent = 0;
+  // When 10,000 tasks were among the speed sizes.
+  std::optional<double> heft_10k_64_seconds;
+  // Least-squares slope of log(CPU seconds) against log(edges × devices), devices = 64;
+  // when at least two different sizes were timed.
+  std::optional<double> heft_scaling_exponent;
   std::vector<HeftSpeedPoint> heft_speed;
 };
 

@@ -135,7 +135,18 @@ class DeviceTimeline {
   // Re-centres the early probe at `from` when it is before the late one's time,
   // else the late one.
   void set_probe(DeviceId device, double from, double fits_at_most) const;
-  double finish_before(const Lane& lane, std::size_t block) const;
+  static double finish_before(const Lane& lane, std::size_t block);
+  // earliest_start for a `ready` from the start of the lane's last block up to its
+  // last finish (exclusive), from that block alone; false, touching nothing, for an
+  // earlier ready.
+  struct LastBlockSearch {
+    double start = 0;
+    bool fits_in_gap = false;
+    // When no gap fits: the longest gap after `ready`, as longest_gap_after.
+    double longest_gap_after_ready = 0;
+  };
+  static bool search_last_block(const Lane& lane, double ready, double duration,
+                                LastBlockSearch& result);
   // The first block with an interval that finishes after `time` (blocks.size() if none).
   static std::size_t first_block_ending_after(const Lane& lane, double time);
   // Sets a block's longest gap and the max-tree above it.

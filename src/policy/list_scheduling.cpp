@@ -15,6 +15,10 @@ namespace {
 // placements (twice as far for its cost row and predecessor list, four times for
 // where that list is).
 constexpr std::size_t kPrefetchAhead = 4;
+// From this many tasks on, order_by_decreasing sorts by radix (O(v)) rather than
+// by comparison (O(v log v)); both give the same order.
+constexpr std::size_t kRadixSortMinimum = 256;
+
 // The smallest of values[0..count) that is below infinity (infinity when none; NaN
 // is never the smallest), in four independent running minima, without branches.
 double lowest_of(const double* values, std::size_t count) {
@@ -38,10 +42,6 @@ DeviceId first_index_of(const double* values, std::size_t count, double value) {
   }
   return kNoDevice;
 }
-
-// From this many tasks on, order_by_decreasing sorts by radix (O(v)) rather than
-// by comparison (O(v log v)); both give the same order.
-constexpr std::size_t kRadixSortMinimum = 256;
 }  // namespace
 
 std::vector<double> upward_ranks(const DagInstance& instance) {

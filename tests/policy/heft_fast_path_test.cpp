@@ -109,6 +109,28 @@ TEST(HeftFastPath, SameScheduleAsThePlainInsertionSearchOnRandomDags) {
     }
 }
 
+// More devices than one 64-bit word of candidates: the masks run over several words,
+// and the lowest bound may sit in any of them.
+TEST(HeftFastPath, SameScheduleWithMoreDevicesThanOneWord) {
+  Rng rng(77);
+  for (const std::size_t devices : {65, 130}) {
+    RandomDagParams p;
+    p.tasks = 800;
+    p.ccr = 0.5;
+    p.heterogeneity = 2.0;
+    p.out_degree = 3;
+    p.devices = devices;
+    Rng graph_rng = rng.split();
+    RandomDag dag = generate_random_dag(p, graph_rng);
+    // Only the last few devices can run every other task, so the best device is
+    // often past the first word.
+    for (std::size_t t = 0; t < dag.compute_seconds.size(); t += 2)
+      for (std::size_t d = 0; d + 3 < devices; ++d) dag.compute_seconds[t][d] = kCannotRun;
+    SCOPED_TRACE("p=" + std::to_string(devices));
+    expect_same_schedule(dag.instance(), {});
+  }
+}
+
 TEST(HeftFastPath, SameScheduleAsThePlainInsertionSearchOnRealWorkflows) {
   const Cluster cluster = default_cluster();
   const RooflineModel perf(cluster);

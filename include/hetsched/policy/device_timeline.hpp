@@ -14,7 +14,8 @@
 // for a time's block reads that array, not each block's intervals; an interval
 // appended after the device's last one costs O(1) (plus the tree path when it opens
 // the block's longest gap), and an insertion rescans only its own block, and the
-// next one only when the block's last finish moved.
+// next one only when the block's last finish moved. A list scheduler's ready times
+// nearly always fall in a device's last block; such a search reads that block alone.
 //
 // List schedulers ask every device for its earliest start, and on a crowded
 // schedule most of those searches only prove that no gap after the ready time is

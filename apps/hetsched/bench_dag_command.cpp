@@ -142,9 +142,10 @@ void add_bench_dag_command(CLI::App& bench) {
                    "tasks of the HEFT speed DAGs (default 1000,3000,10000,30000,100000)")
       ->delimiter(',')
       ->check(CLI::Range(16, 2'000'000));
-  command->add_flag("--speed-only", options->params.speed_only,
-                    "only HEFT's speed on 1k..100k tasks: skips the quality suite, the real "
-                    "workflows and the MILP gaps");
+  command->add_flag(
+      "--speed-only", options->params.speed_only,
+      "only HEFT's speed (1k..100k tasks, or --speed-sizes): skips the quality suite, the real "
+      "workflows and the MILP gaps");
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "hetsched/core/reserve_touched.hpp"
 #include "hetsched/workload/feasibility.hpp"
 
 namespace hetsched {
@@ -27,10 +28,9 @@ SchedulingLoop::SchedulingLoop(const Cluster& cluster, const TaskGraph& graph,
       cancelled_(graph.task_count(), false) {
   for (TaskIndex t = 0; t < graph.task_count(); ++t)
     unfinished_predecessors_[t] = static_cast<std::uint32_t>(graph.predecessors(t).size());
-  // Room for every task to wait at once, written now: a real-time backend (the local
-  // runtime) must not pay for this list's growth, a page fault per page, while it runs.
-  waiting_.resize(graph.task_count());
-  waiting_.clear();
+  // Room for every task to wait at once: a real-time backend (the local runtime) must
+  // not pay for this list's growth while it runs.
+  reserve_touched(waiting_, graph.task_count());
 }
 
 ClusterSnapshot SchedulingLoop::snapshot(double now) const {

@@ -11,10 +11,6 @@
 
 namespace hetsched {
 namespace {
-// How many tasks ahead earliest_finish_schedule asks for a task's predecessors'
-// placements (twice as far for its cost row and predecessor list, four times for
-// where that list is).
-constexpr std::size_t kPrefetchAhead = 4;
 // From this many tasks on, order_by_decreasing sorts by radix (O(v)) rather than
 // by comparison (O(v log v)); both give the same order.
 constexpr std::size_t kRadixSortMinimum = 256;
@@ -271,31 +267,6 @@ PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t) const {
   return best;
 }
 
-void PartialSchedule::prefetch_far(std::uint32_t t) const {
-  __builtin_prefetch(instance_->predecessor_bounds(t));
-}
-
-void PartialSchedule::prefetch_near(std::uint32_t t) const {
-  // Every cache line of the row (a row need not start on a line boundary).
-  const std::span<const double> row = instance_->compute_row(t);
-  if (row.empty()) return;
-  constexpr std::uintptr_t kLine = 64;
-  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(row.data()) & ~(kLine - 1);
-  const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(&row.back());
-  for (std::uintptr_t line = first; line <= last; line += kLine)
-    __builtin_prefetch(reinterpret_cast<const void*>(line));
-  const std::span<const DagNeighbor> inputs = instance_->predecessors(t);
-  if (!inputs.empty()) {
-    __builtin_prefetch(inputs.data());
-    __builtin_prefetch(&inputs.back());
-  }
-}
-
-void PartialSchedule::prefetch_inputs(std::uint32_t t) const {
-  for (const DagNeighbor& p : instance_->predecessors(t))
-    __builtin_prefetch(&schedule_.tasks[p.task]);
-}
-
 void PartialSchedule::place(std::uint32_t t, const PlannedTask& placement) {
   schedule_.tasks[t] = placement;
   timeline_.insert(placement.device, placement.start_seconds, placement.finish_seconds);
@@ -327,11 +298,7 @@ StaticSchedule earliest_finish_schedule(const DagInstance& instance,
                                         std::span<const std::uint32_t> order,
                                         std::span<const double> device_free_seconds) {
   PartialSchedule partial(instance, device_free_seconds);
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const std::uint32_t t = order[i];
-    if (i + 4 * kPrefetchAhead < order.size()) partial.prefetch_far(order[i + 4 * kPrefetchAhead]);
-    if (i + 2 * kPrefetchAhead < order.size()) partial.prefetch_near(order[i + 2 * kPrefetchAhead]);
-    if (i + kPrefetchAhead < order.size()) partial.prefetch_inputs(order[i + kPrefetchAhead]);
+  for (const std::uint32_t t : order) {
     const PlannedTask best = partial.earliest_finish_placement(t);
     if (best.device == kNoDevice) continue;  // no device can run it
     partial.place(t, best);

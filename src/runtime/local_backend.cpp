@@ -11,6 +11,7 @@
 #include <chrono>
 #include <thread>
 
+#include "hetsched/core/reserve_touched.hpp"
 #include "hetsched/policy/work_stealing_rule.hpp"
 #include "hetsched/runtime/spsc_ring.hpp"
 #include "hetsched/workload/feasibility.hpp"
@@ -409,10 +410,7 @@ LocalRunReport LocalBackend::run() {
   result_.report.tasks_total = total;
   for (DeviceId d = 0; d < workers_.size(); ++d)
     result_.report.devices.push_back(DeviceResult{d, 0, 0, 0, 0});
-  if (options_.record_schedule) {  // room written now, not page by page while timed
-    result_.report.schedule.resize(total);
-    result_.report.schedule.clear();
-  }
+  if (options_.record_schedule) reserve_touched(result_.report.schedule, total);
   std::vector<std::uint64_t> bytes_before_in, bytes_before_out;
   std::vector<OpenClTransferStats> transfers_before;
   std::vector<std::uint64_t> cuda_prefetched_before;

@@ -14,17 +14,8 @@
 // Cost: (3.6 + 0.36) $/h × 11.5 s = 0.01265 $.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstdint>
-#include <limits>
-#include <tuple>
-#include <vector>
-
-#include "hetsched/core/huge_page_allocator.hpp"
-#include "hetsched/core/rng.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
-#include "hetsched/sim/event_queue.hpp"
 #include "hetsched/sim/simulator.hpp"
 
 namespace hetsched {
@@ -132,94 +123,6 @@ TEST(GoldenSimulation, NicContentionSerializesTransfersBetweenNodes) {
   EXPECT_DOUBLE_EQ(r.transfers[0].finish_seconds, 2.0);
   EXPECT_DOUBLE_EQ(r.transfers[1].start_seconds, 2.0);
   EXPECT_DOUBLE_EQ(r.transfers[1].finish_seconds, 3.0);
-}
-
-// The engine's parts: the agenda's order (time, then scheduling order) over times of
-// every sign, and the huge-page vectors the simulator keeps its per-task arrays in.
-
-TEST(EventQueueOrder, PopsByTimeThenSchedulingOrderOverSignsAndZeros) {
-  const std::vector<double> times = {3.5,
-                                     -2.0,
-                                     0.0,
-                                     -0.0,
-                                     1e-300,
-                                     -1e-300,
-                                     3.5,
-                                     1e300,
-                                     0.0,
-                                     -2.0,
-                                     std::numeric_limits<double>::infinity()};
-  EventQueue queue;
-  for (std::uint32_t i = 0; i < times.size(); ++i) queue.schedule(times[i], 7, i);
-  // Expected: stable sort by time, with -0 and +0 equal (as `<` on doubles has it).
-  std::vector<std::uint32_t> expected(times.size());
-  for (std::uint32_t i = 0; i < expected.size(); ++i) expected[i] = i;
-  std::stable_sort(expected.begin(), expected.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return times[a] < times[b]; });
-  for (const std::uint32_t subject : expected) {
-    ASSERT_FALSE(queue.empty());
-    const Event e = queue.pop();
-    EXPECT_EQ(e.subject, subject);
-    EXPECT_EQ(e.kind, 7u);
-    EXPECT_EQ(e.time, times[subject]);
-  }
-  EXPECT_TRUE(queue.empty());
-}
-
-TEST(EventQueueOrder, MatchesASortOfManyInterleavedSchedulesAndPops) {
-  Rng rng(11);
-  EventQueue queue;
-  std::vector<std::tuple<double, std::uint64_t, std::uint32_t>> pending;  // time, order, subject
-  std::uint64_t order = 0;
-  double now = 0;
-  for (std::uint32_t step = 0; step < 20000; ++step) {
-    if (pending.empty() || rng.uniform(0.0, 1.0) < 0.55) {
-      // Times from a small grid, so that many events share a time.
-      const double time = now + static_cast<double>(static_cast<int>(rng.uniform(0.0, 8.0)));
-      queue.schedule(time, 0, step);
-      pending.emplace_back(time, order++, step);
-    } else {
-      const auto first = std::min_element(pending.begin(), pending.end());
-      const Event e = queue.pop();
-      ASSERT_EQ(e.subject, std::get<2>(*first));
-      ASSERT_EQ(e.time, std::get<0>(*first));
-      now = e.time;
-      pending.erase(first);
-    }
-  }
-  EXPECT_EQ(queue.size(), pending.size());
-}
-
-TEST(HugePageVector, KeepsValuesAcrossGrowthAndLargeBlocks) {
-  LargeVector<std::uint64_t> values;
-  const std::size_t n = 3 * kHugePageBytes / sizeof(std::uint64_t);  // grows past 2 MiB
-  for (std::uint64_t i = 0; i < n; ++i) values.push_back(i * 2654435761u);
-  ASSERT_EQ(values.size(), n);
-  for (std::uint64_t i = 0; i < n; i += 4099) EXPECT_EQ(values[i], i * 2654435761u);
-  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(values.data()) % alignof(std::uint64_t), 0u);
-  LargeVector<double> zeros(n, 0.0);
-  EXPECT_EQ(std::count(zeros.begin(), zeros.end(), 0.0), static_cast<std::ptrdiff_t>(n));
-  LargeVector<double> copy = zeros;
-  copy.back() = 1;
-  EXPECT_EQ(zeros.back(), 0.0);
-}
-
-// The mapping behind large LargeVector blocks (which sanitized builds, as the test suite
-// is, leave to operator new): whole huge pages from a 2 MiB boundary, every byte usable.
-TEST(HugePageVector, MappedBlocksStartOnAHugePageAndAreWritableToTheirEnd) {
-  for (const std::size_t bytes : {kHugePageBytes, 3 * kHugePageBytes + 1}) {
-    auto* block = static_cast<unsigned char*>(map_huge_pages(bytes));
-    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(block) % kHugePageBytes, 0u);
-    // Rounded up to whole huge pages: the last byte of the last one is ours too.
-    const std::size_t length = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-    block[0] = 1;
-    block[bytes - 1] = 2;
-    EXPECT_EQ(block[0], 1);
-    EXPECT_EQ(block[bytes - 1], 2);
-    block[length - 1] = 3;
-    EXPECT_EQ(block[length - 1], 3);
-    unmap_huge_pages(block, bytes);
-  }
 }
 
 }  // namespace

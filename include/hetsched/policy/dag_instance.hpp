@@ -56,9 +56,6 @@ class DagInstance {
     return {succ_.data() + succ_begin_[t], succ_.data() + succ_begin_[t + 1]};
   }
 
-  // Where predecessors(t) reads its bounds: for list schedulers to prefetch.
-  const std::uint32_t* predecessor_bounds(std::uint32_t t) const { return &pred_begin_[t]; }
-
   // Seconds for task t on device d (kCannotRun where it cannot run).
   double compute_seconds(std::uint32_t t, DeviceId d) const {
     return compute_[t * device_count_ + d];

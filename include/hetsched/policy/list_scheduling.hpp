@@ -55,13 +55,6 @@ class PartialSchedule {
   // The device where t finishes first, with insertion (ties: lowest device id).
   PlannedTask earliest_finish_placement(std::uint32_t t) const;
 
-  // Ask the memory system for what placing t will read, so that it is in cache by
-  // the time t comes up, in three stages a few tasks apart, each reading only what
-  // the stage before fetched: where t's predecessor list is; then the list and t's
-  // cost row; then the predecessors' placements.
-  void prefetch_far(std::uint32_t t) const;
-  void prefetch_near(std::uint32_t t) const;
-  void prefetch_inputs(std::uint32_t t) const;
   void place(std::uint32_t t, const PlannedTask& placement);
   // Takes back a placement (a tentative one, as the lookahead tries them).
   void unplace(std::uint32_t t);

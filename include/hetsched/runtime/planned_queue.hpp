@@ -17,6 +17,7 @@
 #include <functional>
 #include <vector>
 
+#include "hetsched/core/reserve_touched.hpp"
 #include "hetsched/workload/task_graph.hpp"
 
 namespace hetsched {
@@ -34,14 +35,13 @@ class PlannedQueue {
  public:
   bool empty() const { return head_ == run_.size() && heap_.empty(); }
 
-  // Room for `count` in-order tasks, its memory written once now: pages first touched
-  // later would each cost a page fault on the dispatcher's hot path (tens of µs apiece on
-  // a virtual machine), as would the copies of a growing vector.
+  // Room for `count` in-order tasks, written now (see core/reserve_touched.hpp); a
+  // queue that holds tasks is left as it is.
   void reserve_touched(std::size_t count) {
-    if (!empty() || run_.capacity() >= count) return;
-    run_.resize(count);
+    if (!empty()) return;
     run_.clear();
     head_ = 0;
+    hetsched::reserve_touched(run_, count);
   }
   std::size_t size() const { return run_.size() - head_ + heap_.size(); }
 

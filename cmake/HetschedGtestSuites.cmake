@@ -5,9 +5,10 @@
 # hundred cases start about a hundred processes. Each suite still reports every case by
 # name in its output, and ctest --output-on-failure shows it when the suite fails.
 #
-# hetsched_add_gtest_suites(<target> [TIMEOUT <s>] [ISOLATE <Suite.Case> [ISOLATE_ENVIRONMENT <VAR=value>]])
-#   ISOLATE runs one case in a process of its own with the given environment, and leaves
-#   it out of its suite's process.
+# hetsched_add_gtest_suites(<target> [TIMEOUT <s>] [ENVIRONMENT <VAR=value>]
+#                           [ISOLATE <Suite.Case> [ISOLATE_ENVIRONMENT <VAR=value>]])
+#   ENVIRONMENT is set for every suite's process. ISOLATE runs one case in a process of its
+#   own with ENVIRONMENT and ISOLATE_ENVIRONMENT, and leaves it out of its suite's process.
 #
 # The cases are listed after each build (POST_BUILD runs the binary's --gtest_list_tests),
 # the way CMake's GoogleTest module discovers them, and ctest reads the generated file.
@@ -15,7 +16,7 @@
 set(_HETSCHED_GTEST_SUITES_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/hetsched_gtest_suites_write.cmake")
 
 function(hetsched_add_gtest_suites target)
-  cmake_parse_arguments(arg "" "TIMEOUT;ISOLATE;ISOLATE_ENVIRONMENT" "" ${ARGN})
+  cmake_parse_arguments(arg "" "TIMEOUT;ENVIRONMENT;ISOLATE;ISOLATE_ENVIRONMENT" "" ${ARGN})
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT 600)
   endif()
@@ -26,6 +27,7 @@ function(hetsched_add_gtest_suites target)
       -D "OUTPUT=${tests_file}"
       -D "WORKING_DIRECTORY=${CMAKE_CURRENT_BINARY_DIR}"
       -D "TIMEOUT=${arg_TIMEOUT}"
+      -D "ENVIRONMENT=${arg_ENVIRONMENT}"
       -D "ISOLATE=${arg_ISOLATE}"
       -D "ISOLATE_ENVIRONMENT=${arg_ISOLATE_ENVIRONMENT}"
       -P "${_HETSCHED_GTEST_SUITES_SCRIPT}"

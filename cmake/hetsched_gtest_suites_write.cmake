@@ -41,7 +41,8 @@ foreach(line IN LISTS lines)
   endif()
   string(APPEND script
     "add_test([=[${suite}]=] \"${EXECUTABLE}\" [=[--gtest_filter=${filter}]=])\n"
-    "set_tests_properties([=[${suite}]=] PROPERTIES WORKING_DIRECTORY \"${WORKING_DIRECTORY}\" TIMEOUT ${TIMEOUT})\n")
+    "set_tests_properties([=[${suite}]=] PROPERTIES WORKING_DIRECTORY \"${WORKING_DIRECTORY}\" TIMEOUT ${TIMEOUT}"
+    " ENVIRONMENT [=[${ENVIRONMENT}]=])\n")
 endforeach()
 
 # A build without the isolated case (its device absent) simply has no such test.
@@ -49,6 +50,6 @@ if(found_isolated)
   string(APPEND script
     "add_test([=[${ISOLATE}]=] \"${EXECUTABLE}\" [=[--gtest_filter=${ISOLATE}]=])\n"
     "set_tests_properties([=[${ISOLATE}]=] PROPERTIES WORKING_DIRECTORY \"${WORKING_DIRECTORY}\" TIMEOUT ${TIMEOUT}"
-    " ENVIRONMENT [=[${ISOLATE_ENVIRONMENT}]=])\n")
+    " ENVIRONMENT [=[${ENVIRONMENT};${ISOLATE_ENVIRONMENT}]=])\n")
 endif()
 file(WRITE "${OUTPUT}" "${script}")

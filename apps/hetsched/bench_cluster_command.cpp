@@ -50,7 +50,7 @@ nlohmann::ordered_json share_json(const GpuShareResult& r) {
 }
 
 void run_bench_cluster(BenchClusterOptions options) {
-  if (options.params.data_dir.empty()) options.params.data_dir = "../shared/data";
+  if (options.params.data_dir.empty()) options.params.data_dir = "data";
   if (!options.quiet)
     options.params.progress = [](const std::string& what) {
       std::cerr << "bench cluster: " << what << "\n";
@@ -172,7 +172,8 @@ void add_bench_cluster_command(CLI::App& bench) {
   CLI::App* command = bench.add_subcommand(
       "cluster", "job-stream scheduling against Gavel's published figures and the Alibaba trace");
   command->add_option("--data", options->params.data_dir,
-                      "the shared data folder (default ../shared/data)");
+                      "folder with gavel/ and alibaba-gpu-2023/ (default data, the repository's data/ "
+                      "when run from its root)");
   command->add_flag("--quick", options->params.quick,
                     "a faster subset: 3 rates, jobs 1000-1250 measured, no 700-job case");
   command->add_option("--seed", options->params.seed, "seed of the job generator")

@@ -21,19 +21,20 @@ namespace {
 
 struct BenchDagOptions {
   DagBenchmarkParams params;
-  std::string shared_data_dir = "../shared/data";
+  std::string data_dir = "data";
+  bool workflows = true;
   std::string format = "table";
   bool quiet = false;
 };
 
-// The exact solver gives the MILP gaps; the shared real workflows join the suite on
-// the built-in cluster when the data folder is there.
+// The exact solver gives the MILP gaps; the real workflows of the data folder join the
+// suite on the built-in cluster.
 void wire_dag_benchmark_hooks(DagBenchmarkParams& params, const std::string& data_dir,
                               const PerfModel& perf) {
   params.exact_solver = [](const DagInstance& instance, double limit) {
     return solve_exact_schedule(instance, limit);
   };
-  params.extra_instances = shared_workflow_instances(data_dir, perf);
+  if (!data_dir.empty()) params.extra_instances = workflow_suite_instances(data_dir, perf);
 }
 
 void print_dag_quality_table(const BenchDagOptions& options, const DagBenchmarkResult& r);
@@ -48,7 +49,7 @@ void run_bench_dag(BenchDagOptions options) {
   const Cluster cluster = default_cluster();
   const RooflineModel perf(cluster);
   if (!options.params.speed_only)
-    wire_dag_benchmark_hooks(options.params, options.shared_data_dir, perf);
+    wire_dag_benchmark_hooks(options.params, options.workflows ? options.data_dir : "", perf);
   Progress progress("bench dag", options.quiet);
   options.params.progress = [&](std::size_t done, std::size_t total) {
     progress.update(done, total);
@@ -155,9 +156,12 @@ void add_bench_dag_command(CLI::App& bench) {
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
   command
-      ->add_option("--shared-data", options->shared_data_dir,
-                   "folder with wfcommons/ and pegasus/ workflows added to the suite")
+      ->add_option("--data", options->data_dir,
+                   "folder with wfcommons/ and pegasus/ workflows added to the suite (the "
+                   "repository's data/ when run from its root)")
       ->capture_default_str();
+  command->add_flag("--no-workflows{false}", options->workflows,
+                    "leave the real workflows of --data out of the suite");
   command->callback([options] { run_bench_dag(*options); });
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "hetsched/core/input_error.hpp"
 #include "hetsched/io/pegasus_dax_importer.hpp"
 #include "hetsched/io/wfcommons_importer.hpp"
 
@@ -22,10 +23,16 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir,
 
 }  // namespace
 
-std::vector<DagBenchmarkInstance> shared_workflow_instances(const std::string& data_dir,
+std::vector<DagBenchmarkInstance> workflow_suite_instances(const std::string& data_dir,
                                                             const PerfModel& perf) {
   std::vector<DagBenchmarkInstance> out;
   const std::filesystem::path root(data_dir);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(root / "wfcommons", ec) &&
+      !std::filesystem::is_directory(root / "pegasus", ec))
+    throw InputError(SourcePosition{data_dir, 0, 0},
+                     "expected a folder holding wfcommons/ or pegasus/ workflows (the "
+                     "repository's data/ folder)");
   const auto add = [&](const std::filesystem::path& file, Job job) {
     Workload workload;
     workload.jobs.push_back(std::move(job));

@@ -25,7 +25,7 @@ Outcome run_bench_dag(const std::string& arguments) {
 TEST(BenchDagCli, JsonHasExactlyTheIssueKeys) {
   const Outcome r = run_bench_dag(
       "--quick --no-speed --policies heft,peft,min-min --exact-instances 2 "
-      "--shared-data /nonexistent --format json -q");
+      "--no-workflows --format json -q");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   std::vector<std::string> keys;

@@ -26,7 +26,7 @@ ImportRun run_import(const std::string& arguments) {
 
 TEST(ImportCommand, SummarisesASharedWorkflow) {
   const ImportRun r =
-      run_import(std::string(HETSCHED_SHARED_DATA_DIR) + "/pegasus/Montage_25.xml --format json");
+      run_import(std::string(HETSCHED_DATA_DIR) + "/pegasus/Montage_25.xml --format json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto out = nlohmann::json::parse(r.out);
   EXPECT_EQ(out["tasks"], 25);

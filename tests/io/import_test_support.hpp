@@ -12,8 +12,8 @@
 
 namespace hetsched::testing_support {
 
-inline std::string shared_data(const std::string& relative) {
-  return std::string(HETSCHED_SHARED_DATA_DIR) + "/" + relative;
+inline std::string data_file(const std::string& relative) {
+  return std::string(HETSCHED_DATA_DIR) + "/" + relative;
 }
 
 // Writes `text` to a file in a per-test temporary folder and returns its path.

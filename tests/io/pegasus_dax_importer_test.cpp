@@ -13,7 +13,7 @@ namespace hetsched {
 namespace {
 
 using testing_support::expect_input_error;
-using testing_support::shared_data;
+using testing_support::data_file;
 using testing_support::write_temp_file;
 
 TEST(PegasusDaxImporter, ReadsEverySharedWorkflow) {
@@ -25,7 +25,7 @@ TEST(PegasusDaxImporter, ReadsEverySharedWorkflow) {
        {Expected{"Montage_25.xml", 25, 45}, Expected{"Epigenomics_24.xml", 24, 27},
         Expected{"HEFT_paper.xml", 10, 15}}) {
     SCOPED_TRACE(e.file);
-    const Job job = import_pegasus_dax_file(shared_data(std::string("pegasus/") + e.file));
+    const Job job = import_pegasus_dax_file(data_file(std::string("pegasus/") + e.file));
     EXPECT_EQ(job.tasks.size(), e.tasks);
     EXPECT_EQ(job.edges.size(), e.edges);
     for (const Edge& edge : job.edges) EXPECT_GT(edge.bytes, 0);  // every edge passes a file
@@ -33,7 +33,7 @@ TEST(PegasusDaxImporter, ReadsEverySharedWorkflow) {
 }
 
 TEST(PegasusDaxImporter, RuntimesAndSizesOfMontage) {
-  const Job job = import_pegasus_dax_file(shared_data("pegasus/Montage_25.xml"));
+  const Job job = import_pegasus_dax_file(data_file("pegasus/Montage_25.xml"));
   EXPECT_EQ(job.tasks[0].name, "mProjectPP_ID00000");
   // runtime 13.39 s on one reference core (EPYC-9654: 38.4 GFLOP/s fp64 per core) at the
   // roofline model's CPU efficiency for branchy code (0.30).
@@ -51,7 +51,7 @@ TEST(PegasusDaxImporter, RuntimesAndSizesOfMontage) {
 }
 
 TEST(PegasusDaxImporter, HeftPaperGraphHasTheTopcuogluStructure) {
-  const Job job = import_pegasus_dax_file(shared_data("pegasus/HEFT_paper.xml"));
+  const Job job = import_pegasus_dax_file(data_file("pegasus/HEFT_paper.xml"));
   ASSERT_EQ(job.tasks.size(), 10u);
   // Communication costs of Topcuoglu et al. 2002, Fig. 2 (tasks numbered from 1).
   const std::map<std::pair<int, int>, double> cost{

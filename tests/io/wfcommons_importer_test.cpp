@@ -11,7 +11,7 @@ namespace hetsched {
 namespace {
 
 using testing_support::expect_input_error;
-using testing_support::shared_data;
+using testing_support::data_file;
 using testing_support::write_temp_file;
 
 const Task& task_named(const Job& job, const std::string& name) {
@@ -51,7 +51,7 @@ TEST(WfCommonsImporter, ReadsEverySharedWorkflow) {
                             Expected{"montage-chameleon-2mass-005d-001.json", 58, 114},
                             Expected{"srasearch-chameleon-10a-001.json", 22, 30}}) {
     SCOPED_TRACE(e.file);
-    const Job job = import_wfcommons_file(shared_data(std::string("wfcommons/") + e.file));
+    const Job job = import_wfcommons_file(data_file(std::string("wfcommons/") + e.file));
     EXPECT_EQ(job.tasks.size(), e.tasks);
     EXPECT_EQ(job.edges.size(), e.edges);
     for (const Task& t : job.tasks) {
@@ -63,7 +63,7 @@ TEST(WfCommonsImporter, ReadsEverySharedWorkflow) {
 
 TEST(WfCommonsImporter, MeasuredRuntimesAndFileSizes) {
   const Job genome =
-      import_wfcommons_file(shared_data("wfcommons/1000genome-chameleon-2ch-100k-001.json"));
+      import_wfcommons_file(data_file("wfcommons/1000genome-chameleon-2ch-100k-001.json"));
   EXPECT_EQ(genome.name, "1000genome-20200401T035039Z-0");
   // individuals_ID0000001 ran 53.6 s at 160.8619 % CPU on pegasus-5 (1200 MHz): on one
   // core of that machine (1200 MHz × 16 fp64 flops/cycle) the model predicts the
@@ -77,7 +77,7 @@ TEST(WfCommonsImporter, MeasuredRuntimesAndFileSizes) {
   EXPECT_EQ(e->bytes, 28281.0);  // chr21n-1-1001.tar.gz
 
   const Job montage =
-      import_wfcommons_file(shared_data("wfcommons/montage-chameleon-2mass-005d-001.json"));
+      import_wfcommons_file(data_file("wfcommons/montage-chameleon-2mass-005d-001.json"));
   const Task& project = task_named(montage, "mProject_ID0000001");
   EXPECT_NEAR(seconds_on_one_core(project, 1200e6 * 16), 16.712 * 0.976723, 1e-9);
   EXPECT_EQ(project.memory_bytes, 14800000.0);
@@ -85,7 +85,7 @@ TEST(WfCommonsImporter, MeasuredRuntimesAndFileSizes) {
   ASSERT_NE(add_to_viewer, nullptr);
   EXPECT_EQ(add_to_viewer->bytes, 262080.0);
 
-  const Job sra = import_wfcommons_file(shared_data("wfcommons/srasearch-chameleon-10a-001.json"));
+  const Job sra = import_wfcommons_file(data_file("wfcommons/srasearch-chameleon-10a-001.json"));
   const Edge* index_to_align = edge_between(sra, "bowtie2-build_ID0000001", "bowtie2_ID0000003");
   ASSERT_NE(index_to_align, nullptr);
   EXPECT_EQ(index_to_align->bytes, 8526566.0);  // the six reference.*.bt2 index files
@@ -96,7 +96,7 @@ TEST(WfCommonsImporter, OptionsChooseKernelAndDeviceKinds) {
   options.kernel_by_category["mProject"] = KernelClass::elementwise;
   options.cpu_only = true;
   const Job montage = import_wfcommons_file(
-      shared_data("wfcommons/montage-chameleon-2mass-005d-001.json"), options);
+      data_file("wfcommons/montage-chameleon-2mass-005d-001.json"), options);
   EXPECT_EQ(task_named(montage, "mProject_ID0000001").kernel, KernelClass::elementwise);
   EXPECT_EQ(task_named(montage, "mAdd_ID0000018").kernel, KernelClass::branchy);
   EXPECT_FALSE(montage.tasks[0].allowed_kinds.contains(DeviceKind::gpu));

@@ -135,7 +135,7 @@ TEST(HeftFastPath, SameScheduleAsThePlainInsertionSearchOnRealWorkflows) {
   const Cluster cluster = default_cluster();
   const RooflineModel perf(cluster);
   const std::vector<DagBenchmarkInstance> workflows =
-      shared_workflow_instances(HETSCHED_SHARED_DATA_DIR, perf);
+      workflow_suite_instances(HETSCHED_DATA_DIR, perf);
   ASSERT_FALSE(workflows.empty());
   for (const DagBenchmarkInstance& workflow : workflows) {
     if (workflow.instance.task_count() > 2000) continue;  // keeps the plain search fast

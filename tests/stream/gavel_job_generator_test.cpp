@@ -11,7 +11,7 @@ namespace hetsched {
 namespace {
 
 TEST(GavelJobGenerator, MatchesGavelsDistributions) {
-  const auto table = load_gavel_throughputs(std::string(HETSCHED_SHARED_DATA_DIR) +
+  const auto table = load_gavel_throughputs(std::string(HETSCHED_DATA_DIR) +
                                             "/gavel/simulation_throughputs.json");
   const std::size_t n = 20000;
   const auto jobs = generate_gavel_jobs(table, GavelGeneratorParams{n, 5.0, true, 42});

@@ -9,7 +9,7 @@
 namespace hetsched {
 namespace {
 
-const std::string kData = HETSCHED_SHARED_DATA_DIR;
+const std::string kData = HETSCHED_DATA_DIR;
 
 TEST(GavelThroughputs, ReadsTheRealTable) {
   const auto table = load_gavel_throughputs(kData + "/gavel/simulation_throughputs.json");

@@ -114,7 +114,7 @@ TEST(StreamSimulator, BadJobsAreRejectedAtSubmissionAndNeverBlockTheQueue) {
 }
 
 TEST(StreamSimulator, RoundPoliciesFinishEveryJobAndRepeatExactly) {
-  const auto table = load_gavel_throughputs(std::string(HETSCHED_SHARED_DATA_DIR) +
+  const auto table = load_gavel_throughputs(std::string(HETSCHED_DATA_DIR) +
                                             "/gavel/simulation_throughputs.json");
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 8}, {"P100", 8}, {"K80", 8}}, 4, 2);
@@ -138,7 +138,7 @@ TEST(StreamSimulator, RoundPoliciesFinishEveryJobAndRepeatExactly) {
 TEST(StreamSimulator, AwareAllocationShortensAverageJctOverAgnosticLas) {
   // A loaded 12-GPU cluster with Gavel's jobs: moving each job to the type where it
   // is relatively fastest should cut the average JCT (Gavel's central result).
-  const auto table = load_gavel_throughputs(std::string(HETSCHED_SHARED_DATA_DIR) +
+  const auto table = load_gavel_throughputs(std::string(HETSCHED_DATA_DIR) +
                                             "/gavel/simulation_throughputs.json");
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 4}, {"P100", 4}, {"K80", 4}}, 4, 2);

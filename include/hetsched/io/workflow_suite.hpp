@@ -1,5 +1,5 @@
-// The real workflows of the shared data (WfCommons JSON and Pegasus DAX files in a
-// folder such as ../shared/data) as DAG-scheduling instances on a cluster, through
+// The real workflows of a data folder (WfCommons JSON and Pegasus DAX files, such as the
+// repository's data/) as DAG-scheduling instances on a cluster, through
 // the importers and the performance model, for `hetsched bench dag`.
 #pragma once
 
@@ -11,9 +11,9 @@
 
 namespace hetsched {
 
-// Every `wfcommons/*.json` and `pegasus/*.xml` under `data_dir` (sorted by name); an
-// empty list when the folder does not exist. `perf` must outlive the instances.
-std::vector<DagBenchmarkInstance> shared_workflow_instances(const std::string& data_dir,
+// Every `wfcommons/*.json` and `pegasus/*.xml` under `data_dir` (sorted by name). A folder
+// with neither subfolder is an InputError. `perf` must outlive the instances.
+std::vector<DagBenchmarkInstance> workflow_suite_instances(const std::string& data_dir,
                                                             const PerfModel& perf);
 
 }  // namespace hetsched

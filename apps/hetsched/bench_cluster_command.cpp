@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "hetsched/stream/cluster_benchmark.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -171,9 +172,10 @@ void add_bench_cluster_command(CLI::App& bench) {
   auto options = std::make_shared<BenchClusterOptions>();
   CLI::App* command = bench.add_subcommand(
       "cluster", "job-stream scheduling against Gavel's published figures and the Alibaba trace");
-  command->add_option("--data", options->params.data_dir,
-                      "folder with gavel/ and alibaba-gpu-2023/ (default data, the repository's data/ "
-                      "when run from its root)");
+  command->add_option(
+      "--data", options->params.data_dir,
+      "folder with gavel/ and alibaba-gpu-2023/ (default data, the repository's data/ "
+      "when run from its root)");
   command->add_flag("--quick", options->params.quick,
                     "a faster subset: 3 rates, jobs 1000-1250 measured, no 700-job case");
   command->add_option("--seed", options->params.seed, "seed of the job generator")
@@ -182,7 +184,7 @@ void add_bench_cluster_command(CLI::App& bench) {
       ->add_option("--seeds", options->params.seeds,
                    "run the continuous rates with this many seeds (from --seed) and report "
                    "their mean and spread")
-      ->check(CLI::Range(1, 100))
+      ->check(finite_range(1, 100))
       ->capture_default_str();
   command
       ->add_option("--migration-seconds", options->params.migration_seconds,

@@ -15,6 +15,7 @@
 #include "hetsched/policy/dag_benchmark.hpp"
 #include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/exact_dag_solver.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -126,7 +127,7 @@ void add_bench_dag_command(CLI::App& bench) {
       ->add_option("--repetitions", options->params.repetitions,
                    "random graphs per (v, CCR, beta, alpha) combination")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+      ->check(finite_range(1, 1000));
   command->add_option("--seed", options->params.seed, "seed")->capture_default_str();
   command->add_option("--policies", options->params.policies, "static planners to compare")
       ->delimiter(',')
@@ -135,14 +136,14 @@ void add_bench_dag_command(CLI::App& bench) {
       ->add_option("--ils-iterations", options->params.ils_iterations,
                    "heft-ils: schedules evaluated per graph")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100'000'000));
+      ->check(finite_range(1, 100'000'000));
   command->add_flag("--no-speed{false},--speed{true}", options->params.measure_speed,
                     "measure HEFT's speed on 1k..100k tasks (default on)");
   command
       ->add_option("--speed-sizes", options->params.speed_sizes,
                    "tasks of the HEFT speed DAGs (default 1000,3000,10000,30000,100000)")
       ->delimiter(',')
-      ->check(CLI::Range(16, 2'000'000));
+      ->check(finite_range(16, 2'000'000));
   command->add_flag(
       "--speed-only", options->params.speed_only,
       "only HEFT's speed (1k..100k tasks, or --speed-sizes): skips the quality suite, the real "
@@ -154,7 +155,7 @@ void add_bench_dag_command(CLI::App& bench) {
       ->add_option("--exact-instances", options->params.exact_instances,
                    "small random DAGs solved exactly for the MILP gaps")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1000));
+      ->check(finite_range(0, 1000));
   command
       ->add_option("--data", options->data_dir,
                    "folder with wfcommons/ and pegasus/ workflows added to the suite (the "

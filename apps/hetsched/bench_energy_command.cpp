@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/energy/energy_benchmark.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -179,7 +180,7 @@ void add_bench_energy_command(CLI::App& bench) {
       ->add_option("--dags", options->params.dags,
                    "DAGs in the suite (0: 100 of bench dag's 600 random graphs; 20 workflows)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 100000));
+      ->check(finite_range(0, 100000));
   command->add_flag("--hold-unused-devices", options->hold_unused,
                     "charge idle power to devices a DAG does not use (default: released)");
   command->add_flag("--no-sleep", options->no_sleep,
@@ -192,14 +193,14 @@ void add_bench_energy_command(CLI::App& bench) {
                     "skip running the baseline and the plans in the simulator");
   command->add_option("--tasks", options->params.tasks_per_dag, "tasks per DAG (workflow suite)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(finite_range(1, 100000));
   command->add_option("--width", options->params.width, "mean tasks per DAG level (workflow suite)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 10000));
+      ->check(finite_range(1, 10000));
   command
       ->add_option("--stretch", options->params.stretch, "allowed makespan stretch (0.05 = +5 %)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 10.0));
+      ->check(finite_range(0.0, 10.0));
   command->add_option("--seed", options->params.seed, "seed")->capture_default_str();
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));

@@ -8,6 +8,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/fault/fault_benchmark.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -137,10 +138,10 @@ void add_bench_faults_command(CLI::App& bench) {
       "faults", "fault tolerance: nothing lost over seeded runs, goodput against MTBF, Daly");
   command->add_option("--runs", options->params.runs, "seeded runs with random failures")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1'000'000));
+      ->check(finite_range(0, 1'000'000));
   command->add_option("--seeds", options->params.seeds_per_cell, "seeds per goodput cell")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100'000));
+      ->check(finite_range(1, 100'000));
   command->add_option("--mtbf-hours", options->params.mtbf_hours, "device MTBFs of the table")
       ->capture_default_str();
   command

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "hetsched/partition/cloning_benchmark.hpp"
 #include "hetsched/partition/partition_benchmark.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -95,7 +96,7 @@ void add_bench_partition_command(CLI::App& bench) {
       ->check(CLI::IsMember({"table", "json"}));
   command->add_option("--cloning-runs", *cloning_runs, "seeds of the task-cloning figure")
       ->capture_default_str()
-      ->check(CLI::Range(1, 10000));
+      ->check(finite_range(1, 10000));
   command->callback([format, cloning_runs] { run_bench_partition(*format, *cloning_runs); });
 }
 

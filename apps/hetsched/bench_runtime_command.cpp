@@ -11,6 +11,7 @@
 #include "hetsched/core/progress.hpp"
 #include "hetsched/runtime/kernel_library.hpp"
 #include "hetsched/runtime/runtime_benchmark.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -126,32 +127,32 @@ void add_bench_runtime_command(CLI::App& bench) {
       "runtime", "local runtime against StarPU: task overhead, tiled DGEMM, CPU+OpenCL mix");
   command->add_option("--tasks", options->params.empty_tasks, "empty tasks for the overhead")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100'000'000));
+      ->check(finite_range(1, 100'000'000));
   command
       ->add_option("--overhead-repetitions", options->params.overhead_repetitions,
                    "overhead runs per side and StarPU scheduler (the best is the figure)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100));
+      ->check(finite_range(1, 100));
   command->add_option("--gemm-side", options->params.gemm_side, "DGEMM matrix side")
       ->capture_default_str()
-      ->check(CLI::Range(16, 65536));
+      ->check(finite_range(16, 65536));
   command->add_option("--gemm-tile", options->params.gemm_tile, "DGEMM tile side")
       ->capture_default_str()
-      ->check(CLI::Range(16, 8192));
+      ->check(finite_range(16, 8192));
   command
       ->add_option("--gemm-repetitions", options->params.gemm_repetitions,
                    "timed DGEMM runs per side (the best is the figure; all are printed)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100));
+      ->check(finite_range(1, 100));
   command->add_option("--cpu-workers", options->params.cpu_workers, "CPU workers")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1024));
+      ->check(finite_range(1, 1024));
   command->add_option("--mix-chains", options->params.mix_chains, "chains in the mix")
       ->capture_default_str()
-      ->check(CLI::Range(1, 10'000));
+      ->check(finite_range(1, 10'000));
   command->add_option("--mix-size", options->params.mix_size, "grid side in the mix")
       ->capture_default_str()
-      ->check(CLI::Range(16, 4096));
+      ->check(finite_range(16, 4096));
   command->add_option("--policy", options->params.policy, "policy for our runs")
       ->capture_default_str();
   command->add_option("--starpu-script", options->starpu_script, "the StarPU peer script")

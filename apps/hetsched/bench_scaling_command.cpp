@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "hetsched/scaling/scaling_benchmark.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -74,10 +75,10 @@ void add_bench_scaling_command(CLI::App& bench) {
       "scaling", "autoscaling: cost and SLO violations of static, reactive and predictive pools");
   command->add_option("--days", p.traffic.days, "days of traffic")
       ->capture_default_str()
-      ->check(CLI::Range(0.01, 365.0));
+      ->check(finite_range(0.01, 365.0));
   command->add_option("--rate", p.traffic.mean_rate_per_second, "mean requests per second")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive);
   command->add_option("--min-nodes", p.autoscaler.min_nodes, "autoscaler minimum")
       ->capture_default_str();
   command->add_option("--max-nodes", p.autoscaler.max_nodes, "autoscaler maximum")
@@ -88,10 +89,10 @@ void add_bench_scaling_command(CLI::App& bench) {
       ->capture_default_str();
   command->add_option("--startup-seconds", p.node.startup_seconds, "node start-up delay")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_non_negative);
   command->add_option("--slo-wait-seconds", p.slo_wait_seconds, "SLO on queueing delay")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_non_negative);
   command->add_option("--seed", p.seed, "seed")->capture_default_str();
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));

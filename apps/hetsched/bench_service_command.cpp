@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/service/service_benchmark.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -69,21 +70,21 @@ void add_bench_service_command(CLI::App& bench) {
       "service", "hetsched serve: REST submissions/s, decisions/s, failover, jobs lost to kill -9");
   command->add_option("--clients", p.client_threads, "client threads")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
+      ->check(finite_range(std::size_t{1}, std::size_t{64}));
   command->add_option("--submissions", p.submissions, "one-task jobs submitted for the rate")
       ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000}));
+      ->check(finite_range(std::uint64_t{1}, std::uint64_t{1'000'000}));
   command
       ->add_option("--kill-submissions", p.kill_submissions,
                    "submissions during which the server is killed")
       ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{10}, std::uint64_t{1'000'000}));
+      ->check(finite_range(std::uint64_t{10}, std::uint64_t{1'000'000}));
   command->add_option("--dag-jobs", p.decision_jobs, "DAG jobs for the decision rate")
       ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000}));
+      ->check(finite_range(std::uint64_t{1}, std::uint64_t{100'000}));
   command->add_option("--tasks-per-job", p.tasks_per_job, "tasks per DAG job")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}));
+      ->check(finite_range(std::size_t{1}, std::size_t{10'000}));
   command->add_option("--policy", p.policy, "policy of the DAG jobs")->capture_default_str();
   command->add_option("--work-dir", p.work_dir, "where the state files go (kept when given)");
   command->add_option(
@@ -91,7 +92,7 @@ void add_bench_service_command(CLI::App& bench) {
       "etcd://HOST:PORT,...: measure failover and kill -9 on replicas sharing this etcd");
   command->add_option("--replicas", p.replicas, "replicas on etcd")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{2}, std::size_t{9}));
+      ->check(finite_range(std::size_t{2}, std::size_t{9}));
   command->add_option("--seed", p.seed, "seed of the job generator and the kill point")
       ->capture_default_str();
   command->add_option("--format", options->format, "table or json")

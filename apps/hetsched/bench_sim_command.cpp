@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/sim/throughput_benchmark.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -53,13 +54,13 @@ void add_bench_sim_command(CLI::App& bench) {
   CLI::App* command = bench.add_subcommand("sim", "simulator speed: tasks and events per second");
   command->add_option("--tasks", options->params.tasks, "independent tasks")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100'000'000));
+      ->check(finite_range(1, 100'000'000));
   command->add_option("--nodes", options->params.nodes, "nodes")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100'000));
+      ->check(finite_range(1, 100'000));
   command->add_option("--devices-per-node", options->params.devices_per_node, "devices per node")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1024));
+      ->check(finite_range(1, 1024));
   command->add_option("--seed", options->params.seed, "seed")->capture_default_str();
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));

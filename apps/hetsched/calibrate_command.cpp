@@ -9,6 +9,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/runtime/calibration.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -86,7 +87,7 @@ void add_calibrate_command(CLI::App& app) {
   command->add_option("--out", options->out, "calibration file to write")->capture_default_str();
   command->add_option("--repetitions", options->repetitions, "timed runs per size")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100));
+      ->check(finite_range(1, 100));
   command->add_option("--kernel", options->kernels,
                       "kernel to calibrate (repeatable); default: all");
   command->add_flag("--quick", options->quick, "small sizes only");

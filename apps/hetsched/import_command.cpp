@@ -14,6 +14,7 @@
 #include "hetsched/io/pegasus_dax_importer.hpp"
 #include "hetsched/io/wfcommons_importer.hpp"
 #include "hetsched/policy/exact_dag_solver.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -96,7 +97,7 @@ void add_import_command(CLI::App& app) {
                     "cost matrix: solve to proven optimality (MILP, <= 12 tasks, <= 3 devices)");
   command->add_option("--time-limit", options->time_limit_seconds, "seconds for --exact")
       ->capture_default_str()
-      ->check(CLI::Range(0.001, 86400.0));
+      ->check(finite_range(0.001, 86400.0));
   command->callback([options] { run_import(*options); });
 }
 

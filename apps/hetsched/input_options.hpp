@@ -1,13 +1,12 @@
-// The --cluster / --workload options shared by several subcommands, and loading
-// them (or the built-in defaults).
+// The --cluster / --workload / --seed options shared by several subcommands; loading them
+// is load_scheduling_input's (any workload format, told by content).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 
-#include "hetsched/cluster/cluster.hpp"
-#include "hetsched/workload/workload.hpp"
+#include "hetsched/io/scheduling_input.hpp"
 
 namespace hetsched::cli {
 
@@ -18,8 +17,7 @@ struct InputOptions {
   bool quiet = false;
 
   void add_to(CLI::App& command);
-  Cluster load_cluster() const;
-  Workload load_workload(const Cluster& cluster) const;
+  SchedulingInput load() const;
 };
 
 }  // namespace hetsched::cli

@@ -25,6 +25,7 @@
 #include "hetsched/service/kube/kube_api_client.hpp"
 #include "hetsched/service/kube/kube_extender.hpp"
 #include "hetsched/service/kube/kube_extender_http.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -227,11 +228,11 @@ void add_kube_extender_command(CLI::App& app) {
   command->add_option("--kube-ca-file", options->ca_file,
                       "PEM CA bundle to verify an https --kube-api");
   command->add_option("--max-body-bytes", options->max_body_bytes, "largest request body accepted")
-      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 31));
+      ->check(finite_range(std::size_t{1024}, std::size_t{1} << 31));
   command
       ->add_option("--sync-seconds", options->sync_seconds,
                    "how often to refresh nodes and release ended pods from --kube-api")
-      ->check(CLI::Range(0.1, 3600.0));
+      ->check(finite_range(0.1, 3600.0));
   command->callback([options] { run_kube_extender(*options); });
 }
 

@@ -1,12 +1,15 @@
 // hetsched: a resource manager for heterogeneous clusters. This file only wires
 // the subcommands and turns errors into one line and an exit status: 2 for bad
-// input, 3 for an internal error (a policy that broke its contract).
+// input or an environment that cannot serve the request (no cluster engine reachable), 3
+// for an internal error (a policy that broke its contract), 1 for any other failure.
 #include <cstdio>
 #include <exception>
 
 #include "commands.hpp"
 #include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/service/cluster_engine.hpp"
+#include "option_checks.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -34,6 +37,7 @@ int main(int argc, char** argv) {
   hetsched::cli::add_bench_scaling_command(*bench);
   hetsched::cli::add_bench_runtime_command(*bench);
   hetsched::cli::add_bench_service_command(*bench);
+  hetsched::cli::check_every_seed(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -49,9 +53,15 @@ int main(int argc, char** argv) {
   } catch (const hetsched::PolicyError& e) {
     std::fprintf(stderr, "hetsched: internal error: %s\n", e.what());
     return 3;
+  } catch (const hetsched::EngineError& e) {
+    std::fprintf(stderr, "hetsched: error: %s\n", e.what());
+    return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "hetsched: error: out of memory\n");
     return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hetsched: internal error: %s\n", e.what());
+    return 1;
   }
   return 0;
 }

@@ -12,6 +12,7 @@
 #include "hetsched/policy/pareto_output.hpp"
 #include "hetsched/workload/generators.hpp"
 #include "input_options.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -23,8 +24,8 @@ struct ParetoCommandOptions {
   std::uint32_t width = 6;
   std::vector<double> weights{1.0, 1.0, 0.0};
   double usd_per_kwh = 0.15;
-  std::string csv_path = "pareto.csv";
-  std::string svg_path = "pareto.svg";
+  std::string csv_path;  // written only when asked for
+  std::string svg_path;
   std::string format = "table";
 };
 
@@ -38,20 +39,25 @@ void run_pareto(const ParetoCommandOptions& options) {
   for (double w : options.weights)
     if (!(w >= 0))
       throw InputError(fmt::format("--weights: expected non-negative numbers, got {}", w));
-  const Cluster cluster = options.input.load_cluster();
-  Workload workload;
+  SchedulingInput input = options.input.load();
+  const Cluster& cluster = input.cluster;
+  Workload& workload = input.workload;
   if (options.input.workload_file.empty()) {
     Rng rng(options.input.seed);
+    workload.jobs.clear();
     workload.jobs.push_back(workflow_job({"workflow", options.tasks, options.width, 0.0}, rng));
-  } else {
-    workload = options.input.load_workload(cluster);
   }
   JobIndex job = 0;
   if (!options.job.empty()) {
     std::vector<std::string> names;
     for (const Job& j : workload.jobs) names.push_back(j.name);
     const auto it = std::find(names.begin(), names.end(), options.job);
-    if (it == names.end()) throw InputError(unknown_name_message("job", options.job, names));
+    if (it == names.end())
+      throw InputError(
+          SourcePosition{options.input.workload_file.empty() ? std::string("<built-in workflow>")
+                                                             : options.input.workload_file,
+                         0, 0},
+          unknown_name_message("job", options.job, names) + " (--job)");
     job = static_cast<JobIndex>(it - names.begin());
   }
   if (workload.jobs.empty()) throw InputError("the workload has no jobs");
@@ -109,21 +115,19 @@ void add_pareto_command(CLI::App& app) {
   command->add_option("--job", options->job, "job of the workload (default: the first)");
   command->add_option("--tasks", options->tasks, "tasks of the generated DAG (no --workload)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(finite_range(1, 100000));
   command->add_option("--width", options->width, "mean tasks per level of the generated DAG")
       ->capture_default_str()
-      ->check(CLI::Range(1, 10000));
+      ->check(finite_range(1, 10000));
   command->add_option("--weights", options->weights, "weights of makespan, energy, cost")
       ->expected(3)
       ->delimiter(',')
       ->capture_default_str();
   command->add_option("--usd-per-kwh", options->usd_per_kwh, "electricity price")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  command->add_option("--csv", options->csv_path, "CSV output ('' for none)")
-      ->capture_default_str();
-  command->add_option("--svg", options->svg_path, "SVG plot output ('' for none)")
-      ->capture_default_str();
+      ->check(finite_non_negative);
+  command->add_option("--csv", options->csv_path, "write the front as CSV to this file");
+  command->add_option("--svg", options->svg_path, "write a plot of the front as SVG to this file");
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   command->callback([options] { run_pareto(*options); });

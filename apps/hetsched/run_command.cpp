@@ -15,6 +15,7 @@
 #include "hetsched/runtime/local_backend.hpp"
 #include "hetsched/runtime/runtime_dag_file.hpp"
 #include "hetsched/sim/simulator.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -207,25 +208,25 @@ void add_run_command(CLI::App& app) {
       ->excludes(dag);
   command->add_option("--tiles", options->tiles, "tiles per side (cholesky, gemm)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 64));
+      ->check(finite_range(1, 64));
   command->add_option("--tile-size", options->tile_size, "tile side (cholesky, gemm)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 4096));
+      ->check(finite_range(1, 4096));
   command->add_option("--tasks", options->tasks, "tasks (empty)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 10'000'000));
+      ->check(finite_range(1, 10'000'000));
   command->add_option("--chains", options->chains, "independent kernel chains (mix)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 10'000));
+      ->check(finite_range(1, 10'000));
   command->add_option("--size", options->size, "grid side of each chain (mix)")
       ->capture_default_str()
-      ->check(CLI::Range(16, 4096));
+      ->check(finite_range(16, 4096));
   command->add_option("--policy", options->policy, "scheduling policy")->capture_default_str();
   command->add_option("--perf-model", options->perf_model,
                       "calibration file from `hetsched calibrate` (updated with this run)");
   command->add_option("--cpu-workers", options->cpu_workers, "CPU workers (0: one per core)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1024));
+      ->check(finite_range(0, 1024));
   command->add_flag("--no-opencl", options->no_opencl, "CPU workers only");
   command->add_flag("--no-cuda", options->no_cuda, "no CUDA workers");
   command->add_flag("--no-stealing", options->no_stealing,

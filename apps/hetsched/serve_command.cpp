@@ -17,6 +17,7 @@
 #include "hetsched/service/service_http_server.hpp"
 #include "hetsched/service/simulated_engine.hpp"
 #include "hetsched/stream/stream_policy.hpp"
+#include "option_checks.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -154,16 +155,16 @@ void add_serve_command(CLI::App& app) {
       ->add_option("--time-scale", options->time_scale,
                    "sim engine: simulated seconds per real second")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive);
   command->add_option(
       "--slurm-job-tag", options->slurm_job_tag,
       "slurm engine: the Slurm job comment marking this service's jobs (default hetsched)");
   command->add_option("--max-body-bytes", options->max_body_bytes, "larger request bodies get 413")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+      ->check(finite_range(std::size_t{1024}, std::size_t{1} << 30));
   command->add_option("--threads", options->threads, "HTTP request threads")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
+      ->check(finite_range(std::size_t{1}, std::size_t{256}));
   command->callback([options] { run_serve(*options); });
 }
 

@@ -9,13 +9,13 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/energy/power_cap_planning.hpp"
+#include "hetsched/io/config_kind.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "input_options.hpp"
-#include "hetsched/core/input_error.hpp"
-#include "hetsched/io/stream_workload_file.hpp"
+#include "option_checks.hpp"
 #include "stream_simulate.hpp"
 
 namespace hetsched::cli {
@@ -31,7 +31,19 @@ struct SimulateOptions {
   double power_cap_watts = 0;       // cluster-wide, 0: none
   double node_power_cap_watts = 0;  // per node, 0: none
   bool thermal = false;
+  std::string schedule_file;  // each task's device, start and finish (.csv or .json)
+  // Which options the user gave, so that a run that cannot honour one refuses it.
+  std::vector<std::string> stream_only_given;  // --backfill, --round-seconds, ...
+  std::vector<std::string> task_only_given;    // --cluster, --failures, --power-cap, ...
 };
+
+// One line naming the options a run of this kind cannot honour.
+void refuse_options(const std::vector<std::string>& given, const std::string& why) {
+  if (given.empty()) return;
+  std::string names;
+  for (const std::string& name : given) names += (names.empty() ? "" : ", ") + name;
+  throw InputError(fmt::format("{} cannot be used here: {}", names, why));
+}
 
 // What the power caps and the thermal model did to each run (empty when unused).
 std::string power_summary(const SimReport& r, const Cluster& cluster) {
@@ -55,19 +67,45 @@ std::string power_summary(const SimReport& r, const Cluster& cluster) {
   return out;
 }
 
+// Every task's device, P-state, start and finish under each policy: CSV when the file
+// name ends in .csv, JSON otherwise.
+void write_schedule(const std::string& path, const std::vector<SimReport>& reports,
+                    const Cluster& cluster,
+                    const std::vector<std::unique_ptr<Simulator>>& simulators) {
+  const bool csv = path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
+  std::string text;
+  nlohmann::ordered_json json = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    if (csv)
+      text += schedule_to_csv(reports[i], cluster, simulators[i]->graph(), i == 0);
+    else
+      json.push_back(schedule_to_json(reports[i], cluster, simulators[i]->graph()));
+  }
+  write_text_file(path, csv ? text : json.dump(2) + "\n");
+}
+
 void run_simulate(const SimulateOptions& options) {
   if (!options.input.workload_file.empty() &&
-      is_stream_workload_file(options.input.workload_file)) {
+      detect_config_kind(options.input.workload_file) == ConfigKind::stream_workload) {
+    refuse_options(options.task_only_given,
+                   "the workload is a job stream (kind: stream), whose file describes its own "
+                   "cluster and which the stream simulator runs without faults, power caps, "
+                   "the thermal model or a per-task schedule");
     StreamSimulateOptions stream = options.stream;
     stream.workload_file = options.input.workload_file;
+    stream.out_dir = options.out_dir;
     stream.policies = options.policies;
     stream.format = options.format;
     stream.quiet = options.input.quiet;
     run_stream_simulation(stream);
     return;
   }
-  const Cluster cluster = options.input.load_cluster();
-  const Workload workload = options.input.load_workload(cluster);
+  refuse_options(options.stream_only_given,
+                 "they are job-stream options, and the workload is not a job stream (a file "
+                 "with kind: stream)");
+  const SchedulingInput input = options.input.load();
+  const Cluster& cluster = input.cluster;
+  const Workload& workload = input.workload;
   const RooflineModel perf(cluster);
   const FaultOptions faults = options.faults.build(cluster);
   std::vector<std::string> policies = options.policies;
@@ -110,6 +148,9 @@ void run_simulate(const SimulateOptions& options) {
     }
   }
 
+  if (!options.schedule_file.empty())
+    write_schedule(options.schedule_file, reports, cluster, simulators);
+
   if (options.format == "json") {
     nlohmann::ordered_json out{{"reports", nlohmann::ordered_json::array()}};
     for (std::size_t i = 0; i < reports.size(); ++i)
@@ -146,12 +187,16 @@ void add_simulate_command(CLI::App& app) {
       "policy to run (repeatable); default: round-robin, random and greedy-eft side by side");
   command->add_flag("--backfill", options->stream.easy_backfilling,
                     "job streams: EASY backfilling on top of a queue policy");
-  command->add_option("--round-seconds", options->stream.round_seconds,
-                      "job streams: round length of round-based policies")
-      ->capture_default_str();
-  command->add_option("--migration-seconds", options->stream.migration_seconds,
-                      "job streams: checkpoint/restart time when a job moves")
-      ->capture_default_str();
+  command
+      ->add_option("--round-seconds", options->stream.round_seconds,
+                   "job streams: round length of round-based policies")
+      ->capture_default_str()
+      ->check(finite_range(1, 86400));
+  command
+      ->add_option("--migration-seconds", options->stream.migration_seconds,
+                   "job streams: checkpoint/restart time when a job moves")
+      ->capture_default_str()
+      ->check(finite_range(0, 86400));
   command->add_option("--out", options->out_dir, "directory for JSON reports and Chrome traces");
   command->add_option("--format", options->format, "output on stdout")
       ->check(CLI::IsMember({"table", "json"}))
@@ -160,14 +205,27 @@ void add_simulate_command(CLI::App& app) {
   command
       ->add_option("--power-cap", options->power_cap_watts,
                    "cluster-wide power cap in watts: tasks slow down or wait to stay within it")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_non_negative);
   command
       ->add_option("--node-power-cap", options->node_power_cap_watts,
                    "power cap in watts for each node's devices together")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_non_negative);
   command->add_flag("--thermal", options->thermal,
                     "model device temperature (RC model); hot devices throttle to a lower P-state");
-  command->callback([options] { run_simulate(*options); });
+  command->add_option("--schedule", options->schedule_file,
+                      "write each task's device, start and finish under each policy to this "
+                      "file (CSV when it ends in .csv, else JSON)");
+  command->callback([options, command] {
+    options->stream_only_given.clear();
+    options->task_only_given.clear();
+    for (const char* name : {"--backfill", "--round-seconds", "--migration-seconds"})
+      if (command->count(name) > 0) options->stream_only_given.push_back(name);
+    for (const char* name : {"--cluster", "--failures", "--mtbf-scale", "--mtbf-hours",
+                             "--checkpoint", "--checkpoint-interval", "--clone-threshold",
+                             "--power-cap", "--node-power-cap", "--thermal", "--schedule"})
+      if (command->count(name) > 0) options->task_only_given.push_back(name);
+    run_simulate(*options);
+  });
 }
 
 }  // namespace hetsched::cli

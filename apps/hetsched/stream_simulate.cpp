@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
+#include "hetsched/io/report_writer.hpp"
 #include "hetsched/io/stream_workload_file.hpp"
 #include "hetsched/stream/stream_simulator.hpp"
 
@@ -27,37 +30,45 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
     sim.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
     reports.push_back(simulate_stream(workload, *made[i], sim, policies[i]));
   }
+  nlohmann::ordered_json out{{"reports", nlohmann::ordered_json::array()}};
+  for (const auto& r : reports) {
+    nlohmann::ordered_json utilisation;
+    for (std::size_t k = 0; k < r.type_names.size(); ++k)
+      utilisation[r.type_names[k]] = r.utilisation[k];
+    nlohmann::ordered_json rejected = nlohmann::ordered_json::array();
+    for (const auto& job : r.jobs)
+      if (job.rejected) rejected.push_back({{"job", job.name}, {"reason", job.rejection_reason}});
+    out["reports"].push_back({{"policy", r.policy},
+                              {"jobs", r.measured_jobs},
+                              {"finished", r.finished_measured},
+                              {"rejected", rejected},
+                              {"avg_jct_seconds", r.average_jct_seconds},
+                              {"p50_jct_seconds", r.p50_jct_seconds},
+                              {"p95_jct_seconds", r.p95_jct_seconds},
+                              {"p99_jct_seconds", r.p99_jct_seconds},
+                              {"avg_wait_seconds", r.average_wait_seconds},
+                              {"makespan_seconds", r.makespan_seconds},
+                              {"utilisation", utilisation},
+                              {"jain_fairness", r.jain_fairness},
+                              {"ftf_rho_average", r.ftf_rho_average},
+                              {"ftf_rho_max", r.ftf_rho_max},
+                              {"ftf_unfair_fraction", r.ftf_unfair_fraction},
+                              {"jain_fairness_ftf", r.jain_fairness_ftf},
+                              {"colocated_rounds", r.colocated_rounds},
+                              {"slo_violations", r.slo_violations},
+                              {"cost_usd", r.cost_usd},
+                              {"allocation_fallbacks", r.fallbacks},
+                              {"fallback_note", r.first_fallback_note}});
+  }
+  if (!options.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.out_dir, ec);
+    if (ec)
+      throw InputError(SourcePosition{options.out_dir, 0, 0},
+                       "cannot create directory: " + ec.message());
+    write_text_file(options.out_dir + "/stream.report.json", out.dump(2) + "\n");
+  }
   if (options.format == "json") {
-    nlohmann::ordered_json out{{"reports", nlohmann::ordered_json::array()}};
-    for (const auto& r : reports) {
-      nlohmann::ordered_json utilisation;
-      for (std::size_t k = 0; k < r.type_names.size(); ++k)
-        utilisation[r.type_names[k]] = r.utilisation[k];
-      nlohmann::ordered_json rejected = nlohmann::ordered_json::array();
-      for (const auto& job : r.jobs)
-        if (job.rejected) rejected.push_back({{"job", job.name}, {"reason", job.rejection_reason}});
-      out["reports"].push_back({{"policy", r.policy},
-                                {"jobs", r.measured_jobs},
-                                {"finished", r.finished_measured},
-                                {"rejected", rejected},
-                                {"avg_jct_seconds", r.average_jct_seconds},
-                                {"p50_jct_seconds", r.p50_jct_seconds},
-                                {"p95_jct_seconds", r.p95_jct_seconds},
-                                {"p99_jct_seconds", r.p99_jct_seconds},
-                                {"avg_wait_seconds", r.average_wait_seconds},
-                                {"makespan_seconds", r.makespan_seconds},
-                                {"utilisation", utilisation},
-                                {"jain_fairness", r.jain_fairness},
-                                {"ftf_rho_average", r.ftf_rho_average},
-                                {"ftf_rho_max", r.ftf_rho_max},
-                                {"ftf_unfair_fraction", r.ftf_unfair_fraction},
-                                {"jain_fairness_ftf", r.jain_fairness_ftf},
-                                {"colocated_rounds", r.colocated_rounds},
-                                {"slo_violations", r.slo_violations},
-                                {"cost_usd", r.cost_usd},
-                                {"allocation_fallbacks", r.fallbacks},
-                                {"fallback_note", r.first_fallback_note}});
-    }
     std::cout << out.dump(2) << "\n";
     return;
   }

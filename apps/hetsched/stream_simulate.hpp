@@ -15,6 +15,7 @@ struct StreamSimulateOptions {
   double round_seconds = 360;
   double migration_seconds = 30;
   std::string format = "table";
+  std::string out_dir;  // when set, the JSON reports are also written to out_dir/stream.report.json
   bool quiet = false;
 };
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "hetsched/core/closest_names.hpp"
+#include "hetsched/core/text_file.hpp"
 
 namespace hetsched {
 
@@ -314,11 +315,7 @@ FaultOptions parse_fault_yaml(const std::string& source, const std::string& file
 }
 
 FaultOptions load_fault_file(const std::string& path, const Cluster& cluster) {
-  std::ifstream in(path);
-  if (!in) throw InputError(SourcePosition{path, 0, 0}, "cannot open the fault file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_fault_yaml(text.str(), path, cluster);
+  return parse_fault_yaml(read_text_file(path, "fault file"), path, cluster);
 }
 
 }  // namespace hetsched

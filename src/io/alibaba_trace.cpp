@@ -86,11 +86,11 @@ std::vector<AlibabaPod> parse_alibaba_pods(const std::string& text, const std::s
 }
 
 std::vector<AlibabaNode> load_alibaba_nodes(const std::string& path) {
-  return parse_alibaba_nodes(stream_text::read_file(path), path);
+  return parse_alibaba_nodes(read_text_file(path), path);
 }
 
 std::vector<AlibabaPod> load_alibaba_pods(const std::string& path) {
-  return parse_alibaba_pods(stream_text::read_file(path), path);
+  return parse_alibaba_pods(read_text_file(path), path);
 }
 
 }  // namespace hetsched

@@ -364,7 +364,7 @@ Cluster parse_cluster(std::string_view text, const std::string& file_name,
 }
 
 Cluster load_cluster_file(const std::string& path, const ClusterFileLimits& limits) {
-  return parse_cluster(io_detail::read_text_file(path), path, limits);
+  return parse_cluster(read_text_file(path), path, limits);
 }
 
 }  // namespace hetsched

@@ -12,6 +12,7 @@
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/text_file.hpp"
 
 namespace hetsched {
 namespace {
@@ -158,11 +159,7 @@ CostMatrix parse_cost_matrix(const std::string& text, const std::string& file) {
 }
 
 CostMatrix load_cost_matrix_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourcePosition{path}, "cannot open the cost-matrix file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_cost_matrix(text.str(), path);
+  return parse_cost_matrix(read_text_file(path, "cost-matrix file"), path);
 }
 
 DagInstance cost_matrix_instance(const CostMatrix& matrix) {

@@ -77,7 +77,7 @@ std::optional<std::pair<double, double>> GavelThroughputTable::colocated_rates(
 }
 
 GavelThroughputTable load_gavel_throughputs(const std::string& path) {
-  const std::string text = stream_text::read_file(path);
+  const std::string text = read_text_file(path);
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(text);

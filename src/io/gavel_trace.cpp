@@ -63,7 +63,7 @@ std::vector<GavelTraceJob> parse_gavel_trace(const std::string& text,
 }
 
 std::vector<GavelTraceJob> load_gavel_trace(const std::string& path) {
-  return parse_gavel_trace(stream_text::read_file(path), path);
+  return parse_gavel_trace(read_text_file(path), path);
 }
 
 }  // namespace hetsched

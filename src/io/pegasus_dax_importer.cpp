@@ -12,6 +12,7 @@
 #include <pugixml.hpp>
 #include <sstream>
 
+#include "hetsched/core/text_file.hpp"
 #include "workflow_builder.hpp"
 
 namespace hetsched {
@@ -137,11 +138,7 @@ Job parse_pegasus_dax(const std::string& text, const std::string& file,
 }
 
 Job import_pegasus_dax_file(const std::string& path, const WorkflowImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourcePosition{path}, "cannot open the workflow file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_pegasus_dax(text.str(), path, options);
+  return parse_pegasus_dax(read_text_file(path, "workflow file"), path, options);
 }
 
 }  // namespace hetsched

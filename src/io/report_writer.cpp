@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 
+#include "hetsched/core/csv_field.hpp"
 #include "hetsched/core/input_error.hpp"
 
 namespace hetsched {
@@ -214,6 +215,37 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (!file) throw InputError(SourcePosition{path, 0, 0}, "cannot open for writing");
   file << text;
   if (!file) throw InputError(SourcePosition{path, 0, 0}, "write failed");
+}
+
+std::string schedule_to_csv(const SimReport& report, const Cluster& cluster, const TaskGraph& graph,
+                            bool with_header) {
+  std::string text =
+      with_header ? "policy,job,task,device,node,pstate,start_seconds,finish_seconds\n" : "";
+  for (const TaskRecord& record : report.schedule) {
+    const Device& device = cluster.device(record.device);
+    text += fmt::format("{},{},{},{},{},{},{},{}\n", csv_field(report.policy),
+                        csv_field(graph.job(graph.job_of(record.task)).name),
+                        csv_field(graph.task(record.task).name), csv_field(device.name),
+                        csv_field(cluster.node(device.node).name), record.pstate,
+                        record.start_seconds, record.finish_seconds);
+  }
+  return text;
+}
+
+nlohmann::ordered_json schedule_to_json(const SimReport& report, const Cluster& cluster,
+                                        const TaskGraph& graph) {
+  nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+  for (const TaskRecord& record : report.schedule) {
+    const Device& device = cluster.device(record.device);
+    tasks.push_back({{"job", graph.job(graph.job_of(record.task)).name},
+                     {"task", graph.task(record.task).name},
+                     {"device", device.name},
+                     {"node", cluster.node(device.node).name},
+                     {"pstate", record.pstate},
+                     {"start_seconds", record.start_seconds},
+                     {"finish_seconds", record.finish_seconds}});
+  }
+  return {{"policy", report.policy}, {"tasks", std::move(tasks)}};
 }
 
 }  // namespace hetsched

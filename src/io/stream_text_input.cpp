@@ -7,14 +7,6 @@
 
 namespace hetsched::stream_text {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourcePosition{path, 0, 0}, "cannot open file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 std::vector<std::string_view> split(std::string_view line, char separator) {
   std::vector<std::string_view> fields;
   std::size_t start = 0;

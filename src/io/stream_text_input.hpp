@@ -1,6 +1,6 @@
-// Small shared helpers for the stream-trace importers: read a whole file, split a
-// line on one separator, and parse numbers strictly (the whole field, no junk),
-// throwing InputError with the file, line and column of the field.
+// Small shared helpers for the stream-trace importers (which read files with
+// read_text_file): split a line on one separator, and parse numbers strictly (the whole field, no
+// junk), throwing InputError with the file, line and column of the field.
 #pragma once
 
 #include <string>
@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/text_file.hpp"
 
 namespace hetsched::stream_text {
 
-std::string read_file(const std::string& path);
 std::vector<std::string_view> split(std::string_view line, char separator);
 // Lines without their terminators ('\n', "\r\n").
 std::vector<std::string_view> lines(std::string_view text);

@@ -70,8 +70,7 @@ bool is_stream_workload_file(const std::string& path) {
 
 StreamWorkload load_stream_workload(const std::string& path) {
   const std::string directory = std::filesystem::path(path).parent_path().string();
-  return parse_stream_workload(stream_text::read_file(path), path,
-                               directory.empty() ? "." : directory);
+  return parse_stream_workload(read_text_file(path), path, directory.empty() ? "." : directory);
 }
 
 StreamWorkload parse_stream_workload(const std::string& text, const std::string& file,

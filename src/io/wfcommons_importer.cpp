@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "hetsched/core/text_file.hpp"
 #include "workflow_builder.hpp"
 
 namespace hetsched {
@@ -403,11 +404,7 @@ Job parse_wfcommons(const std::string& text, const std::string& file,
 }
 
 Job import_wfcommons_file(const std::string& path, const WorkflowImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourcePosition{path}, "cannot open the workflow file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_wfcommons(text.str(), path, options);
+  return parse_wfcommons(read_text_file(path, "workflow file"), path, options);
 }
 
 }  // namespace hetsched

@@ -24,7 +24,7 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir,
 }  // namespace
 
 std::vector<DagBenchmarkInstance> workflow_suite_instances(const std::string& data_dir,
-                                                            const PerfModel& perf) {
+                                                           const PerfModel& perf) {
   std::vector<DagBenchmarkInstance> out;
   const std::filesystem::path root(data_dir);
   std::error_code ec;

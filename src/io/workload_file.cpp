@@ -21,7 +21,7 @@ namespace {
 using io_detail::FieldReader;
 using io_detail::NumberRange;
 
-const std::vector<std::string> kTopLevelFields{"jobs"};
+const std::vector<std::string> kTopLevelFields{"jobs", "cluster"};
 const std::vector<std::string> kJobFields{
     "name",  "family", "owner", "arrival_seconds", "priority", "deadline_seconds", "data_node",
     "count", "tasks",  "edges"};
@@ -293,6 +293,7 @@ JobGroup read_job(const YAML::Node& value, ParseContext& context) {
 
 Workload build_workload(const YAML::Node& root, ParseContext& context) {
   const FieldReader top(root, "the workload file", context.file, kTopLevelFields);
+  (void)top.optional_string("cluster");  // which cluster file: read by load_scheduling_input
   const YAML::Node& jobs = top.required("jobs");
   const std::size_t length = io_detail::list_length(jobs, "jobs", context.file);
   if (length == 0)
@@ -355,7 +356,7 @@ Workload parse_workload(std::string_view text, const std::string& file_name, con
 
 Workload load_workload_file(const std::string& path, const Cluster& cluster,
                             const WorkloadFileLimits& limits) {
-  return parse_workload(io_detail::read_text_file(path), path, cluster, limits);
+  return parse_workload(read_text_file(path), path, cluster, limits);
 }
 
 }  // namespace hetsched

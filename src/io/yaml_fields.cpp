@@ -102,26 +102,6 @@ std::string unknown_name_in(std::string_view what, std::string_view wrong,
   return message;
 }
 
-std::string read_text_file(const std::string& path) {
-  const SourcePosition where{path, 0, 0};
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (error) throw InputError(where, "cannot read file: " + error.message());
-  if (!std::filesystem::is_regular_file(status))
-    throw InputError(where, "cannot read file: not a regular file");
-  const auto size = std::filesystem::file_size(path, error);
-  if (error) throw InputError(where, "cannot read file: " + error.message());
-  if (size > kMaxFileBytes)
-    throw InputError(where, fmt::format("file is too large ({} bytes; the limit is {} bytes)", size,
-                                        kMaxFileBytes));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(where, "cannot read file: cannot open it");
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw InputError(where, "cannot read file: read error");
-  return std::move(content).str();
-}
-
 SourcePosition position_of(const YAML::Node& node, const std::string& file) {
   try {
     return mark_position(node.Mark(), file);

@@ -13,14 +13,9 @@
 #include <vector>
 
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/text_file.hpp"
 
 namespace hetsched::io_detail {
-
-// Largest file the loaders read, so a huge or endless file cannot exhaust memory.
-inline constexpr std::uintmax_t kMaxFileBytes = 256u * 1024u * 1024u;
-
-// The whole content of a regular file; InputError naming the file when it cannot be read.
-std::string read_text_file(const std::string& path);
 
 // The root of the first YAML (or JSON) document in `text`. Syntax errors, an empty
 // document and a root that is not a map are InputErrors; `top_level_fields` lists the

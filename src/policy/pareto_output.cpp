@@ -5,14 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hetsched/core/csv_field.hpp"
+
 namespace hetsched {
 namespace {
-
-std::string csv_field(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string xml_escape(const std::string& text) {
   std::string out;

@@ -344,7 +344,7 @@ std::unique_ptr<RuntimeDag> parse_runtime_dag(std::string_view text, const std::
 
 std::unique_ptr<RuntimeDag> load_runtime_dag_file(const std::string& path, std::uint64_t seed,
                                                   const RuntimeDagFileLimits& limits) {
-  return parse_runtime_dag(io_detail::read_text_file(path), path, seed, limits);
+  return parse_runtime_dag(read_text_file(path), path, seed, limits);
 }
 
 }  // namespace hetsched

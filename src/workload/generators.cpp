@@ -217,4 +217,11 @@ Workload default_workload(std::uint64_t seed) {
   return w;
 }
 
+Workload default_workload(std::uint64_t seed, std::size_t node_count) {
+  Workload w = default_workload(seed);
+  if (node_count > 0)
+    for (Job& job : w.jobs) job.data_node = static_cast<NodeId>(job.data_node % node_count);
+  return w;
+}
+
 }  // namespace hetsched

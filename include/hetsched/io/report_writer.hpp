@@ -18,6 +18,13 @@ nlohmann::ordered_json report_to_json(const SimReport& report, const Cluster& cl
 nlohmann::ordered_json chrome_trace(const SimReport& report, const Cluster& cluster,
                                     const TaskGraph& graph);
 
+// Every task's job, name, device, node, P-state, start and finish (the report must have
+// been recorded with its schedule): CSV rows under a header, or a JSON array.
+std::string schedule_to_csv(const SimReport& report, const Cluster& cluster,
+                            const TaskGraph& graph, bool with_header = true);
+nlohmann::ordered_json schedule_to_json(const SimReport& report, const Cluster& cluster,
+                                        const TaskGraph& graph);
+
 // One column per report, side by side (e.g. the same workload under several policies).
 std::string summary_table(const std::vector<const SimReport*>& reports);
 

@@ -14,6 +14,6 @@ namespace hetsched {
 // Every `wfcommons/*.json` and `pegasus/*.xml` under `data_dir` (sorted by name). A folder
 // with neither subfolder is an InputError. `perf` must outlive the instances.
 std::vector<DagBenchmarkInstance> workflow_suite_instances(const std::string& data_dir,
-                                                            const PerfModel& perf);
+                                                           const PerfModel& perf);
 
 }  // namespace hetsched

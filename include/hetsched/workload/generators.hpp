@@ -86,5 +86,8 @@ Job workflow_job(const WorkflowJobParams& params, Rng& rng);
 // The built-in mixed workload of the demo: all four families, arriving over the
 // first minute.
 Workload default_workload(std::uint64_t seed);
+// The same mix for a cluster of `node_count` nodes: a job whose input lives on a node the
+// cluster lacks reads it from node (its node modulo node_count) instead.
+Workload default_workload(std::uint64_t seed, std::size_t node_count);
 
 }  // namespace hetsched

@@ -1,11 +1,15 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "hetsched/core/input_error.hpp"
 #include "hetsched/stream/cluster_benchmark.hpp"
+#include "hetsched/stream/stream_policy.hpp"
 #include "option_checks.hpp"
 
 namespace hetsched::cli {
@@ -50,7 +54,19 @@ nlohmann::ordered_json share_json(const GpuShareResult& r) {
           {"placed_gpu_pods", r.placed_gpu_pods}};
 }
 
+// The arrival rates (jobs/h) Gavel published figures for, which the benchmark reproduces.
+constexpr double kPublishedRates[] = {4.0, 4.8, 5.6, 2.6, 2.8};
+
 void run_bench_cluster(BenchClusterOptions options) {
+  // Everything a user can get wrong is checked before the first simulation.
+  (void)make_stream_policy(options.params.aware_policy);
+  for (double rate : options.params.rates)
+    if (std::none_of(std::begin(kPublishedRates), std::end(kPublishedRates),
+                     [&](double published) { return std::abs(published - rate) < 1e-9; }))
+      throw InputError(fmt::format(
+          "--rate: no published figures for {} jobs/h; the rates are 4.0, 4.8 and 5.6 "
+          "(single-GPU jobs) and 2.6 and 2.8 (multi-GPU jobs)",
+          rate));
   if (options.params.data_dir.empty()) options.params.data_dir = "data";
   if (!options.quiet)
     options.params.progress = [](const std::string& what) {

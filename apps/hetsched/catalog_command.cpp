@@ -66,9 +66,24 @@ void add_catalog_command(CLI::App& app) {
 }
 
 void add_policies_command(CLI::App& app) {
+  auto format = std::make_shared<std::string>("table");
   CLI::App* command = app.add_subcommand("policies", "list the scheduling policies");
-  command->callback([] {
-    std::cout << "Task-graph and task-stream policies (hetsched schedule/simulate/run):\n";
+  command->add_option("--format", *format, "table or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
+  command->callback([format] {
+    if (*format == "json") {
+      nlohmann::ordered_json out{{"task_policies", nlohmann::ordered_json::array()},
+                                 {"stream_policies", nlohmann::ordered_json::array()}};
+      for (const PolicyInfo& info : policy_registry())
+        out["task_policies"].push_back({{"name", info.name}, {"summary", info.summary}});
+      for (const StreamPolicyInfo& info : stream_policy_registry())
+        out["stream_policies"].push_back({{"name", info.name}, {"summary", info.summary}});
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    std::cout << "Task policies, for workloads of jobs and tasks (--policy of hetsched "
+                 "simulate, run and serve):\n";
     for (const PolicyInfo& info : policy_registry())
       std::cout << fmt::format("{:<16} {}\n", info.name, info.summary);
     std::cout << "\nJob-stream policies (hetsched simulate with a kind: stream workload):\n";

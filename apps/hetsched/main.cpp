@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "command_line_suggestions.hpp"
 #include "commands.hpp"
 #include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/core/input_error.hpp"
@@ -15,6 +16,9 @@ int main(int argc, char** argv) {
   CLI::App app{
       "hetsched: place, order and run work on heterogeneous clusters of CPUs, GPUs and TPUs"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "hetsched " HETSCHED_VERSION);
+  CLI::App* help = app.add_subcommand("help", "print this help");
+  help->callback([&app] { std::fputs(app.help().c_str(), stdout); });
   hetsched::cli::add_simulate_command(app);
   hetsched::cli::add_catalog_command(app);
   hetsched::cli::add_policies_command(app);
@@ -45,7 +49,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "hetsched: error: %s\n", e.what());
+    const std::string suggestion = hetsched::cli::suggestion_for_command_line(app, argc, argv);
+    std::fprintf(stderr, "hetsched: error: %s\n",
+                 suggestion.empty() ? e.what() : suggestion.c_str());
     return 2;
   } catch (const hetsched::InputError& e) {
     std::fprintf(stderr, "hetsched: error: %s\n", e.what());

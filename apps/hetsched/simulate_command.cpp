@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
@@ -6,6 +7,7 @@
 
 #include "commands.hpp"
 #include "fault_cli_options.hpp"
+#include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/energy/power_cap_planning.hpp"
@@ -14,6 +16,7 @@
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
+#include "hetsched/stream/stream_policy.hpp"
 #include "input_options.hpp"
 #include "option_checks.hpp"
 #include "stream_simulate.hpp"
@@ -110,6 +113,14 @@ void run_simulate(const SimulateOptions& options) {
   const FaultOptions faults = options.faults.build(cluster);
   std::vector<std::string> policies = options.policies;
   if (policies.empty()) policies = {"round-robin", "random", "greedy-eft"};
+  const std::vector<std::string> task_policies = policy_names();
+  for (const std::string& name : policies)
+    if (is_stream_policy(name) &&
+        std::find(task_policies.begin(), task_policies.end(), name) == task_policies.end())
+      throw InputError(fmt::format(
+          "'{}' is a job-stream policy, for workloads of kind: stream; this workload is jobs "
+          "of tasks (closest task policies: {})",
+          name, fmt::join(closest_names(name, task_policies), ", ")));
 
   std::vector<SimReport> reports;
   std::vector<std::unique_ptr<Simulator>> simulators;

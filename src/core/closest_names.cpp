@@ -32,17 +32,20 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> closest_names(std::string_view wrong,
                                        const std::vector<std::string>& valid, std::size_t limit) {
-  // In half edits: a name the user shortened ("A100" for "A100-80GB") is half an edit
-  // away, nearer than any name with a wrong character.
+  // In half edits: a name the user shortened ("A100" for "A100-80GB", "v5e" for
+  // "TPU-v5e") is half an edit from the part of it they wrote, nearer than any name with
+  // a wrong character. The part is the window of the name, as long as the wrong name, that
+  // is nearest to it.
   const auto distance = [&](std::string_view name) {
     std::size_t d = 2 * edit_distance(wrong, name);
-    if (name.size() > wrong.size())
-      d = std::min(d, 2 * edit_distance(wrong, name.substr(0, wrong.size())) + 1);
+    if (!wrong.empty())
+      for (std::size_t start = 0; start + wrong.size() <= name.size() && name.size() > wrong.size();
+           ++start)
+        d = std::min(d, 2 * edit_distance(wrong, name.substr(start, wrong.size())) + 1);
     return d;
   };
   std::vector<std::pair<std::size_t, std::size_t>> ranked;  // (distance, index)
-  for (std::size_t i = 0; i < valid.size(); ++i)
-    ranked.emplace_back(distance(valid[i]), i);
+  for (std::size_t i = 0; i < valid.size(); ++i) ranked.emplace_back(distance(valid[i]), i);
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;

@@ -4,6 +4,8 @@
 
 #include <fstream>
 #include <functional>
+#include <numeric>
+#include <queue>
 
 #include "hetsched/core/csv_field.hpp"
 #include "hetsched/core/input_error.hpp"
@@ -110,6 +112,50 @@ ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const Ta
   return out;
 }
 
+namespace {
+
+// Trace rows (tids) of a node's network lanes, after every device row (device d is d + 1).
+constexpr std::uint64_t kFirstNetworkRow = 1u << 31;
+
+// For each transfer, the lowest lane of its destination node that is free at its start
+// (interval partitioning in order of start, ties by record order): the fewest lanes in
+// which no two transfers overlap.
+std::vector<std::uint32_t> transfer_lanes(const std::vector<TransferRecord>& transfers,
+                                          const Cluster& cluster) {
+  std::vector<std::size_t> order(transfers.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return transfers[a].start_seconds < transfers[b].start_seconds;
+  });
+  using Busy = std::pair<double, std::uint32_t>;  // (finish, lane), earliest finish on top
+  struct NodeLanes {
+    std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> free;
+    std::uint32_t count = 0;
+  };
+  std::vector<NodeLanes> nodes(cluster.node_count());
+  std::vector<std::uint32_t> lanes(transfers.size(), 0);
+  for (std::size_t i : order) {
+    NodeLanes& node = nodes[cluster.device(transfers[i].to_device).node];
+    while (!node.busy.empty() && node.busy.top().first <= transfers[i].start_seconds) {
+      node.free.push(node.busy.top().second);
+      node.busy.pop();
+    }
+    std::uint32_t lane = node.count;
+    if (node.free.empty()) {
+      ++node.count;
+    } else {
+      lane = node.free.top();
+      node.free.pop();
+    }
+    node.busy.emplace(transfers[i].finish_seconds, lane);
+    lanes[i] = lane;
+  }
+  return lanes;
+}
+
+}  // namespace
+
 ordered_json chrome_trace(const SimReport& r, const Cluster& cluster, const TaskGraph& graph) {
   constexpr double us = 1e6;
   ordered_json events = ordered_json::array();
@@ -118,11 +164,6 @@ ordered_json chrome_trace(const SimReport& r, const Cluster& cluster, const Task
                       {"ph", "M"},
                       {"pid", n},
                       {"args", {{"name", cluster.node(n).name}}}});
-    events.push_back({{"name", "thread_name"},
-                      {"ph", "M"},
-                      {"pid", n},
-                      {"tid", 0},
-                      {"args", {{"name", "network"}}}});
     for (DeviceId d : cluster.node(n).devices)
       events.push_back({{"name", "thread_name"},
                         {"ph", "M"},
@@ -144,17 +185,32 @@ ordered_json chrome_trace(const SimReport& r, const Cluster& cluster, const Task
          {"args",
           {{"kernel", to_string(task.kernel)}, {"pstate", t.pstate}, {"joules", t.joules}}}});
   }
-  for (const TransferRecord& x : r.transfers) {
+  // Transfers into a node overlap without nesting, which trace viewers draw wrongly on one
+  // row: each goes on the node's lowest network row free at its start, so that every row
+  // holds transfers one after another.
+  const std::vector<std::uint32_t> lanes = transfer_lanes(r.transfers, cluster);
+  std::vector<std::uint32_t> lanes_per_node(cluster.node_count(), 0);
+  for (std::size_t i = 0; i < r.transfers.size(); ++i) {
+    const TransferRecord& x = r.transfers[i];
+    const NodeId node = cluster.device(x.to_device).node;
+    lanes_per_node[node] = std::max(lanes_per_node[node], lanes[i] + 1);
     events.push_back(
         {{"name", "to " + graph.task(x.consumer).name},
          {"cat", "transfer"},
          {"ph", "X"},
          {"ts", x.start_seconds * us},
          {"dur", (x.finish_seconds - x.start_seconds) * us},
-         {"pid", cluster.device(x.to_device).node},
-         {"tid", 0},
+         {"pid", node},
+         {"tid", kFirstNetworkRow + lanes[i]},
          {"args", {{"bytes", x.bytes}, {"from_node", cluster.node(x.from_node).name}}}});
   }
+  for (NodeId n = 0; n < cluster.node_count(); ++n)
+    for (std::uint32_t lane = 0; lane < lanes_per_node[n]; ++lane)
+      events.push_back({{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", n},
+                        {"tid", kFirstNetworkRow + lane},
+                        {"args", {{"name", fmt::format("network {}", lane + 1)}}}});
   return ordered_json{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};
 }
 

@@ -166,6 +166,9 @@ double number_value(const YAML::Node& value, std::string_view field, NumberRange
   if (!in_range(*number, range))
     throw InputError(where, fmt::format("field '{}' expects {}, got {}", field, expected,
                                         describe_value(value)));
+  if (std::fabs(*number) > kLargestInputNumber)
+    throw InputError(where, fmt::format("field '{}' expects a magnitude of at most {:g}, got {}",
+                                        field, kLargestInputNumber, describe_value(value)));
   const double scaled = *number * scale;
   if (!std::isfinite(scaled))
     throw InputError(where,

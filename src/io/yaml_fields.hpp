@@ -46,6 +46,11 @@ enum class NumberRange : std::uint8_t {
   any,           // any finite number
 };
 
+// Largest magnitude a number in an input file may have: far beyond any FLOP count, byte
+// count or time hetsched models (1e30 FLOP is a million years of an exaflop machine), and
+// small enough that sums and products of such figures stay finite in every report.
+inline constexpr double kLargestInputNumber = 1e30;
+
 // A finite number from a scalar value, checked against `range`, times `scale` (a unit
 // conversion; a product that overflows is rejected too).
 double number_value(const YAML::Node& value, std::string_view field, NumberRange range,

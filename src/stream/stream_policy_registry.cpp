@@ -1,5 +1,11 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/stream/stream_policy.hpp"
 
 namespace hetsched {
@@ -49,6 +55,12 @@ bool is_stream_policy(std::string_view name) {
 std::unique_ptr<StreamPolicy> make_stream_policy(std::string_view name) {
   for (const auto& info : stream_policy_registry())
     if (info.name == name) return info.make();
+  const std::vector<std::string> task_policies = policy_names();
+  if (std::find(task_policies.begin(), task_policies.end(), name) != task_policies.end())
+    throw InputError(fmt::format(
+        "'{}' is a task-scheduling policy, for workloads of jobs and tasks; this workload is a "
+        "job stream, whose policies are: {}",
+        name, fmt::join(stream_policy_names(), ", ")));
   throw InputError(unknown_name_message("stream policy", name, stream_policy_names()));
 }
 

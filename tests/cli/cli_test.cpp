@@ -79,14 +79,6 @@ TEST(Cli, ValidateAcceptsTheExamples) {
   }
 }
 
-TEST(Cli, ValidateNamesTheUnknownNodeOfAWorkload) {
-  // The example workload names nodes of the example cluster, not of the built-in one.
-  const CommandResult r = run_cli("validate " + kExamples + "workload.yaml");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("workload.yaml:"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("unknown node"), std::string::npos) << r.err;
-}
-
 TEST(Cli, SimulatesTheExampleFiles) {
   const CommandResult r =
       run_cli("simulate --quiet --cluster " + kExamples + "cluster.yaml --workload " + kExamples +

@@ -37,5 +37,13 @@ TEST(ClosestNames, AShortenedNameFindsItsFullForm) {
   EXPECT_EQ(closest_names("A100", {"V100", "A100-80GB"}, 1).front(), "A100-80GB");
 }
 
+TEST(ClosestNames, ThePartAUserMeantMayBeAnywhereInTheName) {
+  // "v5e" is the end of "TPU-v5e"; whole-name distance would prefer the short "H20".
+  const std::vector<std::string> parts{"H20", "V100", "TPU-v4", "TPU-v5e", "TPU-v5p"};
+  EXPECT_EQ(closest_names("v5e", parts, 1).front(), "TPU-v5e");
+  EXPECT_EQ(closest_names("V5E", parts, 1).front(), "TPU-v5e");
+  EXPECT_EQ(closest_names("sxm", {"A100", "H100-SXM", "H100-PCIe"}, 1).front(), "H100-SXM");
+}
+
 }  // namespace
 }  // namespace hetsched

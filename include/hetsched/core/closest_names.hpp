@@ -11,7 +11,9 @@ namespace hetsched {
 bool equals_ignoring_case(std::string_view a, std::string_view b);
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
-// Up to `limit` valid names, nearest first (ties keep the order of `valid`).
+// Up to `limit` valid names, nearest first (ties keep the order of `valid`). A name that
+// holds the wrong one with at most a few edits ("TPU-v5e" for "v5e") ranks as half an edit
+// more than those edits, ahead of names that differ from it as a whole.
 std::vector<std::string> closest_names(std::string_view wrong,
                                        const std::vector<std::string>& valid,
                                        std::size_t limit = 3);

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -68,7 +70,7 @@ void run_bench_cluster(BenchClusterOptions options) {
           "(single-GPU jobs) and 2.6 and 2.8 (multi-GPU jobs)",
           rate));
   if (options.params.data_dir.empty()) options.params.data_dir = "data";
-  if (!options.quiet)
+  if (!options.quiet && isatty(STDERR_FILENO))  // progress on a terminal only
     options.params.progress = [](const std::string& what) {
       std::cerr << "bench cluster: " << what << "\n";
     };

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -35,7 +37,7 @@ void run_calibrate(const CalibrateOptions& options) {
       throw InputError("--kernel: " + unknown_name_message("kernel", name, kernel_id_names()));
     calibration.kernels.push_back(*kernel);
   }
-  if (!options.quiet)
+  if (!options.quiet && isatty(STDERR_FILENO))  // progress on a terminal only
     calibration.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   LocalDevices devices(
       LocalDevicesOptions{1, !options.no_opencl, true, !options.no_opencl && !options.no_cuda});

@@ -219,6 +219,7 @@ struct JobGroup {
   Job job;
   std::int64_t count = 1;
   SourcePosition name_position;
+  std::vector<SourcePosition> task_positions;  // of each task's name
 };
 
 JobGroup read_job(const YAML::Node& value, ParseContext& context) {
@@ -270,6 +271,7 @@ JobGroup read_job(const YAML::Node& value, ParseContext& context) {
     task_positions.push_back(name_position);
     job.tasks.push_back(std::move(task));
   }
+  group.task_positions = task_positions;
 
   if (const YAML::Node* edges = reader.find("edges")) {
     const std::size_t length = io_detail::list_length(*edges, "edges", context.file);
@@ -291,7 +293,14 @@ JobGroup read_job(const YAML::Node& value, ParseContext& context) {
   return group;
 }
 
-Workload build_workload(const YAML::Node& root, ParseContext& context) {
+// Where each job group and its tasks were written, and which group each job came from.
+struct WorkloadSources {
+  std::vector<SourcePosition> group_names;
+  std::vector<std::vector<SourcePosition>> group_tasks;
+  std::vector<std::uint32_t> group_of_job;
+};
+
+Workload build_workload(const YAML::Node& root, ParseContext& context, WorkloadSources& sources) {
   const FieldReader top(root, "the workload file", context.file, kTopLevelFields);
   (void)top.optional_string("cluster");  // which cluster file: read by load_scheduling_input
   const YAML::Node& jobs = top.required("jobs");
@@ -321,6 +330,10 @@ Workload build_workload(const YAML::Node& root, ParseContext& context) {
   Workload workload;
   workload.jobs.reserve(static_cast<std::size_t>(context.budget.jobs));
   for (JobGroup& group : groups) {
+    sources.group_names.push_back(group.name_position);
+    sources.group_tasks.push_back(std::move(group.task_positions));
+    sources.group_of_job.insert(sources.group_of_job.end(), static_cast<std::size_t>(group.count),
+                                static_cast<std::uint32_t>(sources.group_names.size() - 1));
     if (group.count == 1) {
       workload.jobs.push_back(std::move(group.job));
       continue;
@@ -339,6 +352,7 @@ Workload build_workload(const YAML::Node& root, ParseContext& context) {
 Workload parse_workload(std::string_view text, const std::string& file_name, const Cluster& cluster,
                         const WorkloadFileLimits& limits) {
   Workload workload;
+  WorkloadSources sources;
   try {
     const YAML::Node root = io_detail::parse_document(text, file_name, "'jobs'");
     ParseContext context{file_name, cluster, limits, {}, {}, {}};
@@ -346,11 +360,16 @@ Workload parse_workload(std::string_view text, const std::string& file_name, con
       context.node_ids.emplace(node.name, static_cast<NodeId>(context.node_names.size()));
       context.node_names.push_back(node.name);
     }
-    workload = build_workload(root, context);
+    workload = build_workload(root, context, sources);
   } catch (const YAML::Exception& error) {
     throw io_detail::error_from_yaml(error, file_name);
   }
-  validate_workload(workload, cluster, file_name);
+  validate_workload(
+      workload, cluster, file_name, [&](std::size_t job, std::optional<std::size_t> task) {
+        const std::uint32_t group = sources.group_of_job[job];
+        const auto& tasks = sources.group_tasks[group];
+        return task && *task < tasks.size() ? tasks[*task] : sources.group_names[group];
+      });
   return workload;
 }
 

@@ -56,9 +56,14 @@ void require_non_negative(double value, const std::string& what, const SourcePos
 
 }  // namespace
 
-void validate_workload(const Workload& workload, const Cluster& cluster, const std::string& file) {
-  const SourcePosition where{file, 0, 0};
-  for (const Job& job : workload.jobs) {
+void validate_workload(const Workload& workload, const Cluster& cluster, const std::string& file,
+                       const WorkloadSourceLocator& locate) {
+  for (std::size_t j = 0; j < workload.jobs.size(); ++j) {
+    const Job& job = workload.jobs[j];
+    const auto task_position = [&](std::size_t t) {
+      return locate ? locate(j, t) : SourcePosition{file, 0, 0};
+    };
+    const SourcePosition where = locate ? locate(j, std::nullopt) : SourcePosition{file, 0, 0};
     const std::string job_label = fmt::format("job '{}'", job.name);
     require_non_negative(job.arrival_seconds, job_label + " arrival", where);
     if (job.data_node >= cluster.node_count() && !job.tasks.empty())
@@ -74,9 +79,12 @@ void validate_workload(const Workload& workload, const Cluster& cluster, const s
       std::string names;
       for (std::size_t i = 0; i < cycle->size(); ++i)
         names += (i ? " -> " : "") + job.tasks[(*cycle)[i]].name;
-      throw InputError(where, fmt::format("{} has a dependency cycle: {}", job_label, names));
+      throw InputError(task_position(cycle->front()),
+                       fmt::format("{} has a dependency cycle: {}", job_label, names));
     }
-    for (const Task& task : job.tasks) {
+    for (std::size_t t = 0; t < job.tasks.size(); ++t) {
+      const Task& task = job.tasks[t];
+      const SourcePosition where = task_position(t);
       const std::string label = fmt::format("{} task '{}'", job_label, task.name);
       require_non_negative(task.flops, label + " flops", where);
       require_non_negative(task.bytes, label + " bytes", where);

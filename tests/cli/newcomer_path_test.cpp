@@ -297,3 +297,26 @@ TEST(NewcomerPath, ChromeTraceNetworkRowsNeverOverlap) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(NewcomerPath, WorkloadViolationsPointAtTheTask) {
+  const auto dir = newcomer_dir();
+  const std::string cycle = newcomer_file(dir, "cycle.yaml",
+                                          "jobs:\n"
+                                          "  - name: j\n"
+                                          "    tasks:\n"
+                                          "      - {name: a, flops: 1e9, after: [b]}\n"
+                                          "      - {name: b, flops: 1e9, after: [a]}\n");
+  expect_one_line_status_2(run_cli("validate " + cycle), "cycle.yaml:4:", "a dependency cycle");
+  const std::string nowhere = newcomer_file(dir, "nowhere.yaml",
+                                            "jobs:\n"
+                                            "  - name: j\n"
+                                            "    tasks:\n"
+                                            "      - {name: ok, flops: 1e9}\n"
+                                            "      - {name: huge, flops: 1e9, memory_bytes: 1e20}\n");
+  expect_one_line_status_2(run_cli("validate " + nowhere), "nowhere.yaml:5:",
+                           "a task no device can run");
+}
+
+}  // namespace

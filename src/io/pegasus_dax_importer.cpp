@@ -21,7 +21,7 @@ namespace {
 class DaxReader {
  public:
   DaxReader(const std::string& text, const std::string& file, const WorkflowImportOptions& options)
-      : text_(text), file_(file), options_(options), builder_(file), lines_(file, text) {}
+      : text_(text), file_(file), options_(options), lines_(file, text), builder_(lines_) {}
 
   Job read() {
     pugi::xml_document document;
@@ -40,10 +40,12 @@ class DaxReader {
   }
 
  private:
-  SourcePosition at(const pugi::xml_node& node) const {
+  // The node's byte offset in the text, or npos.
+  static std::size_t offset(const pugi::xml_node& node) {
     const std::ptrdiff_t offset = node.offset_debug();
-    return offset < 0 ? SourcePosition{file_} : lines_.at(static_cast<std::size_t>(offset));
+    return offset < 0 ? std::string::npos : static_cast<std::size_t>(offset);
   }
+  SourcePosition at(const pugi::xml_node& node) const { return lines_.at(offset(node)); }
 
   std::string required(const pugi::xml_node& node, const char* attribute) const {
     const pugi::xml_attribute a = node.attribute(attribute);
@@ -77,7 +79,7 @@ class DaxReader {
   void read_job(const pugi::xml_node& job) {
     const std::string id = required(job, "id");
     const std::string program = job.attribute("name").as_string();
-    const std::uint32_t index = builder_.add_task(id, Task{}, at(job));
+    const std::uint32_t index = builder_.add_task(id, Task{}, offset(job));
     const double runtime =
         non_negative_number(job, runtime_text(job), fmt::format("runtime of job '{}'", id));
     Task& task = builder_.task(index);
@@ -120,14 +122,14 @@ class DaxReader {
                        fmt::format("<child ref=\"{}\"> names no job of the workflow", child_id));
     const std::uint32_t index = builder_.task_index(child_id);
     for (pugi::xml_node parent : child.children("parent"))
-      builder_.add_parent(index, required(parent, "ref"), at(parent));
+      builder_.add_parent(index, required(parent, "ref"), offset(parent));
   }
 
   const std::string& text_;
   const std::string& file_;
   const WorkflowImportOptions& options_;
-  detail::WorkflowBuilder builder_;
   detail::LineIndex lines_;
+  detail::WorkflowBuilder builder_;  // positions through lines_
 };
 
 }  // namespace

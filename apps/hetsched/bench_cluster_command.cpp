@@ -1,5 +1,4 @@
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -65,10 +64,10 @@ void run_bench_cluster(BenchClusterOptions options) {
   for (double rate : options.params.rates)
     if (std::none_of(std::begin(kPublishedRates), std::end(kPublishedRates),
                      [&](double published) { return std::abs(published - rate) < 1e-9; }))
-      throw InputError(fmt::format(
-          "--rate: no published figures for {} jobs/h; the rates are 4.0, 4.8 and 5.6 "
-          "(single-GPU jobs) and 2.6 and 2.8 (multi-GPU jobs)",
-          rate));
+      throw InputError(
+          fmt::format("--rate: no published figures for {} jobs/h; the rates are 4.0, 4.8 and 5.6 "
+                      "(single-GPU jobs) and 2.6 and 2.8 (multi-GPU jobs)",
+                      rate));
   if (options.params.data_dir.empty()) options.params.data_dir = "data";
   if (!options.quiet && isatty(STDERR_FILENO))  // progress on a terminal only
     options.params.progress = [](const std::string& what) {

@@ -7,12 +7,12 @@
 namespace hetsched::cli {
 namespace {
 
-// "hetsched bench dag" for the command `bench dag`, "hetsched" for the root.
-std::string command_path(const CLI::App& command) {
+// "bench dag: " before a message about the command `bench dag`; nothing for the root.
+std::string command_prefix(const CLI::App& command) {
   std::string path;
   for (const CLI::App* at = &command; at->get_parent() != nullptr; at = at->get_parent())
-    path = " " + at->get_name() + path;
-  return "hetsched" + path;
+    path = at->get_name() + (path.empty() ? "" : " ") + path;
+  return path.empty() ? "" : path + ": ";
 }
 
 std::vector<std::string> long_option_names(CLI::App& command) {
@@ -33,7 +33,7 @@ std::string suggestion_for_command_line(CLI::App& app, int argc, char** argv) {
       const std::string name = word.substr(0, word.find('='));
       const CLI::Option* option = command->get_option_no_throw(name);
       if (option == nullptr && name != "--help")
-        return fmt::format("{}: {}", command_path(*command),
+        return fmt::format("{}{}", command_prefix(*command),
                            unknown_name_message("option", name, long_option_names(*command)));
       // An option that takes a value given as a separate word: skip the value.
       if (option != nullptr && option->get_expected_min() > 0 && name == word) ++i;
@@ -51,7 +51,7 @@ std::string suggestion_for_command_line(CLI::App& app, int argc, char** argv) {
     if (subcommands.empty()) continue;  // a positional argument of the command
     std::vector<std::string> names;
     for (const CLI::App* sub : subcommands) names.push_back(sub->get_name());
-    return fmt::format("{}: {}", command_path(*command),
+    return fmt::format("{}{}", command_prefix(*command),
                        unknown_name_message("command", word, names));
   }
   return "";

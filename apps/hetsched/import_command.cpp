@@ -1,7 +1,7 @@
 // `hetsched import FILE`: reads a workflow (WfCommons JSON, Pegasus DAX XML) or a
-// cost-matrix file (YAML) and prints what it holds — tasks, edges, bytes, work — so
-// a file can be checked before it is scheduled; `--exact` also solves a cost
-// matrix to proven optimality with the MILP solver. Bad input: one line, exit 2.
+// cost-matrix file (YAML or JSON), told by content, and prints what it holds — tasks, edges, bytes,
+// work — so a file can be checked before it is scheduled; `--exact` also solves a cost matrix to
+// proven optimality with the MILP solver. Bad input: one line, exit 2.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -10,6 +10,8 @@
 
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/text_file.hpp"
+#include "hetsched/io/config_kind.hpp"
 #include "hetsched/io/cost_matrix_file.hpp"
 #include "hetsched/io/pegasus_dax_importer.hpp"
 #include "hetsched/io/wfcommons_importer.hpp"
@@ -26,15 +28,12 @@ struct ImportOptions {
   double time_limit_seconds = 60;
 };
 
-bool ends_with(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 void run_import(const ImportOptions& options) {
   nlohmann::ordered_json out;
-  if (ends_with(options.file, ".yaml") || ends_with(options.file, ".yml")) {
-    const CostMatrix m = load_cost_matrix_file(options.file);
+  const std::string text = read_text_file(options.file, "file");
+  const ConfigKind kind = detect_config_kind_of_text(text);
+  if (kind == ConfigKind::cost_matrix) {
+    const CostMatrix m = parse_cost_matrix(text, options.file);
     out = {{"kind", "cost-matrix"},
            {"name", m.name},
            {"tasks", m.task_names.size()},
@@ -55,18 +54,22 @@ void run_import(const ImportOptions& options) {
     }
   } else {
     Job job;
-    if (ends_with(options.file, ".json"))
-      job = import_wfcommons_file(options.file);
-    else if (ends_with(options.file, ".xml") || ends_with(options.file, ".dax"))
-      job = import_pegasus_dax_file(options.file);
+    if (kind == ConfigKind::wfcommons)
+      job = parse_wfcommons(text, options.file);
+    else if (kind == ConfigKind::pegasus_dax)
+      job = parse_pegasus_dax(text, options.file);
     else
-      throw InputError(SourcePosition{options.file},
-                       "unknown file kind (expected .json for WfCommons, .xml or .dax for "
-                       "Pegasus DAX, .yaml or .yml for a cost matrix)");
+      throw InputError(
+          SourcePosition{options.file, 1, 1},
+          fmt::format("expected a WfCommons workflow (JSON with `workflow`), a "
+                      "Pegasus DAX (XML) or a cost matrix (`devices:` and "
+                      "`tasks:`); found {}",
+                      kind == ConfigKind::unknown ? std::string("none of these")
+                                                  : "a " + std::string(config_kind_name(kind))));
     double edge_bytes = 0, input_bytes = 0, flops = 0;
     for (const Edge& e : job.edges) edge_bytes += e.bytes;
     for (const Task& t : job.tasks) input_bytes += t.input_bytes, flops += t.flops;
-    out = {{"kind", ends_with(options.file, ".json") ? "wfcommons" : "pegasus-dax"},
+    out = {{"kind", kind == ConfigKind::wfcommons ? "wfcommons" : "pegasus-dax"},
            {"name", job.name},
            {"tasks", job.tasks.size()},
            {"edges", job.edges.size()},
@@ -89,7 +92,8 @@ void add_import_command(CLI::App& app) {
   auto options = std::make_shared<ImportOptions>();
   CLI::App* command = app.add_subcommand(
       "import", "read a workflow (WfCommons JSON, Pegasus DAX) or a cost matrix and summarise it");
-  command->add_option("file", options->file, "the file (.json, .xml/.dax, .yaml/.yml)")->required();
+  command->add_option("file", options->file, "the file (its kind is told by its content)")
+      ->required();
   command->add_option("--format", options->format, "table or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"table", "json"}));

@@ -18,7 +18,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "hetsched " HETSCHED_VERSION);
   CLI::App* help = app.add_subcommand("help", "print this help");
-  help->callback([&app] { std::fputs(app.help().c_str(), stdout); });
+  help->callback([&app] {
+    std::fputs(app.get_formatter()->make_help(&app, "hetsched", CLI::AppFormatMode::Normal).c_str(),
+               stdout);
+  });
   hetsched::cli::add_simulate_command(app);
   hetsched::cli::add_catalog_command(app);
   hetsched::cli::add_policies_command(app);
@@ -47,6 +50,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const std::string suggestion = hetsched::cli::suggestion_for_command_line(app, argc, argv);

@@ -283,16 +283,18 @@ TEST(ClusterFileErrors, NonFiniteNumbersAreRejected) {
     EXPECT_CONTAINS(message, "c.yaml:3:");
     EXPECT_CONTAINS(message, "field 'peak_watts' expects a finite number >= 0, got '" + value);
   }
-  // A finite figure whose unit conversion overflows is rejected too.
+  // A finite figure beyond any physical quantity is rejected too (its unit conversion
+  // would overflow).
   EXPECT_CONTAINS(
       cluster_error("nodes:\n  - name: a\n    devices: [{model: T4, memory_gb: 1e308}]\n"),
-      "field 'memory_gb' is too large");
+      "field 'memory_gb' expects a magnitude of at most 1e+30");
 }
 
 TEST(ClusterFileErrors, UnknownDeviceModelListsClosestParts) {
   const std::string message =
       cluster_error("nodes:\n  - name: a\n    devices:\n      - model: H10\n");
-  EXPECT_CONTAINS(message, "c.yaml:4:16: unknown device model 'H10' (closest: H100-SXM, P100, V100)");
+  EXPECT_CONTAINS(message,
+                  "c.yaml:4:16: unknown device model 'H10' (closest: H100-SXM, P100, V100)");
   EXPECT_CONTAINS(message, "give kind");
   EXPECT_CONTAINS(cluster_error("nodes: [{name: a, devices: [{model: H100-SMX}]}]"),
                   "unknown device model 'H100-SMX' (closest: H100-SXM");
@@ -429,10 +431,10 @@ TEST(ClusterFileErrors, InconsistentFiguresAreRejected) {
 TEST(ClusterFileErrors, UnreadablePathNamesTheFile) {
   const std::string missing =
       input_error_of([] { load_cluster_file("/nonexistent/cluster.yaml"); });
-  EXPECT_CONTAINS(missing, "/nonexistent/cluster.yaml: cannot read file");
+  EXPECT_CONTAINS(missing, "/nonexistent/cluster.yaml: cannot read the file");
   const std::string directory = input_error_of([] { load_cluster_file(HETSCHED_SOURCE_DIR); });
   EXPECT_CONTAINS(directory,
-                  std::string(HETSCHED_SOURCE_DIR) + ": cannot read file: not a regular file");
+                  std::string(HETSCHED_SOURCE_DIR) + ": cannot read the file: it is a directory");
 }
 
 }  // namespace

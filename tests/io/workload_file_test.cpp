@@ -253,7 +253,7 @@ TEST(WorkloadFileErrors, UnknownNamesListTheClosest) {
   EXPECT_CONTAINS(workload_error(one_task("flop: 1")),
                   "w.yaml:4:19: unknown field 'flop' in task (closest: flops");
   EXPECT_CONTAINS(workload_error("job: []\n"),
-                  "unknown field 'job' in the workload file (closest: jobs)");
+                  "unknown field 'job' in the workload file (closest: jobs");
   EXPECT_CONTAINS(workload_error("jobs: [{name: j, data_node: gpuu, tasks: [{name: t}]}]"),
                   "unknown node 'gpuu' (closest: gpu");
   EXPECT_CONTAINS(workload_error("jobs: [{name: j, data_node: 7, tasks: [{name: t}]}]"),
@@ -287,7 +287,8 @@ TEST(WorkloadFileErrors, CycleNamesItsTasks) {
   const std::string message = workload_error(
       "jobs: [{name: loop, tasks: [{name: a, after: [c]}, {name: b, after: [a]}, "
       "{name: c, after: [b]}]}]");
-  EXPECT_CONTAINS(message, "w.yaml: job 'loop' has a dependency cycle: ");
+  // At the first task of the cycle, where the file names it.
+  EXPECT_CONTAINS(message, "w.yaml:1:36: job 'loop' has a dependency cycle: ");
   EXPECT_CONTAINS(message, "a -> b -> c -> a");
 }
 
@@ -371,7 +372,7 @@ TEST(WorkloadFileErrors, EmptyOrMisshapedDocuments) {
 TEST(WorkloadFileErrors, UnreadablePathNamesTheFile) {
   EXPECT_CONTAINS(
       input_error_of([] { load_workload_file("/nonexistent/workload.yaml", small_cluster()); }),
-      "/nonexistent/workload.yaml: cannot read file");
+      "/nonexistent/workload.yaml: cannot read the file");
 }
 
 }  // namespace

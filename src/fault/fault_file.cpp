@@ -29,6 +29,9 @@ struct Reader {
   void check_keys(const YAML::Node& map, const std::vector<std::string>& valid,
                   const char* what) const {
     for (const auto& kv : map) {
+      // YAML allows a list or a map as a key; it names nothing here.
+      if (!kv.first.IsScalar() && !kv.first.IsNull())
+        fail(kv.first, fmt::format("{}: a key must be a name, not a list or a map", what));
       const std::string key = kv.first.as<std::string>();
       if (std::find(valid.begin(), valid.end(), key) == valid.end())
         fail(kv.first, unknown_name_message(std::string(what) + " key", key, valid));
@@ -62,6 +65,14 @@ struct Reader {
     if (!(v >= 1) || v != std::floor(v) || v > 1e9)
       fail(node, fmt::format("{} must be a whole number of at least 1, got {}", what, v));
     return static_cast<std::uint32_t>(v);
+  }
+  // true or false in any of YAML's spellings (yes, on, True, ...).
+  bool yaml_boolean(const YAML::Node& node, const char* what) const {
+    try {
+      return node.as<bool>();
+    } catch (const YAML::Exception&) {
+      fail(node, fmt::format("{}: expected true or false", what));
+    }
   }
   bool boolean(const YAML::Node& node, const char* what) const {
     if (node.IsScalar()) {
@@ -121,7 +132,7 @@ FaultOptions parse_fault_yaml(const std::string& source, const std::string& file
                unknown_name_message("distribution", d, {"exponential", "weibull"}));
     }
     if (m["weibull_shape"]) f.weibull_shape = r.positive(m["weibull_shape"], "Weibull shape");
-    if (m["crashes"]) f.crashes = m["crashes"].as<bool>();
+    if (m["crashes"]) f.crashes = r.yaml_boolean(m["crashes"], "crashes");
     if (m["repair_seconds"]) f.repair_seconds = r.non_negative(m["repair_seconds"], "repair time");
     if (m["transients_per_device_hour"])
       f.transients_per_device_hour =
@@ -210,7 +221,8 @@ FaultOptions parse_fault_yaml(const std::string& source, const std::string& file
     if (t["max_backoff_seconds"])
       o.retry.max_backoff_seconds = r.non_negative(t["max_backoff_seconds"], "maximum backoff");
     if (t["give_up_after_deadline"])
-      o.retry.give_up_after_deadline = t["give_up_after_deadline"].as<bool>();
+      o.retry.give_up_after_deadline =
+          r.yaml_boolean(t["give_up_after_deadline"], "give_up_after_deadline");
   }
   if (const YAML::Node c = root["checkpoint"]) {
     r.expect_map(c, "checkpoint");

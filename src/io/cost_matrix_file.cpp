@@ -35,6 +35,9 @@ class MatrixReader {
     CostMatrix m;
     if (root["name"]) m.name = scalar(root["name"], "'name'");
     for (const auto& entry : root) {
+      // YAML allows a list or a map as a key; it names nothing here.
+      if (!entry.first.IsScalar() && !entry.first.IsNull())
+        throw InputError(at(entry.first.Mark()), "a key must be a name, not a list or a map");
       const std::string key = entry.first.as<std::string>();
       if (key != "name" && key != "devices" && key != "tasks" && key != "edges")
         throw InputError(at(entry.first.Mark()),

@@ -31,11 +31,18 @@ T read(const std::string& file, const YAML::Node& node, const std::string& what)
   }
 }
 
+// A map's key as a name: YAML allows a list or a map as a key, which names nothing here.
+std::string key_name(const std::string& file, const YAML::Node& key, const std::string& what) {
+  if (!key.IsScalar() && !key.IsNull())
+    throw InputError(position(file, key), what + ": a key must be a name, not a list or a map");
+  return key.as<std::string>();
+}
+
 void check_keys(const std::string& file, const YAML::Node& map,
                 const std::vector<std::string>& allowed, const std::string& what) {
   if (!map.IsMap()) throw InputError(position(file, map), what + ": expected a mapping");
   for (const auto& entry : map) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = key_name(file, entry.first, what);
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       std::string list;
       for (const auto& name : allowed) list += (list.empty() ? "" : ", ") + name;
@@ -51,7 +58,7 @@ std::map<std::string, double> read_rates(const std::string& file, const YAML::No
   for (const auto& entry : node) {
     const double rate = read<double>(file, entry.second, "rate");
     if (rate < 0) throw InputError(position(file, entry.second), "rate must be >= 0");
-    rates[entry.first.as<std::string>()] = rate;
+    rates[key_name(file, entry.first, "rates")] = rate;
   }
   return rates;
 }
@@ -106,7 +113,7 @@ StreamWorkload parse_stream_workload(const std::string& text, const std::string&
   for (const auto& entry : devices) {
     const int count = read<int>(file, entry.second, "device count");
     if (count < 0) throw InputError(position(file, entry.second), "device count must be >= 0");
-    counts.push_back({entry.first.as<std::string>(), count});
+    counts.push_back({key_name(file, entry.first, "cluster.devices"), count});
   }
   try {
     workload.cluster = make_stream_cluster(counts, per_node, per_rack);

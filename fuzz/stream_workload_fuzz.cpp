@@ -1,0 +1,39 @@
+// libFuzzer target for the stream workload file (parse_stream_workload): bad input must
+// surface as InputError only; any other exception, crash, leak or sanitizer report is a
+// finding. A stream file may name a Gavel throughput table and trace to read from disk;
+// the target skips inputs that do (with no table, `generate:` and `model:` jobs are
+// InputErrors), so it never reads a file the fuzzer names.
+#include <yaml-cpp/yaml.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/io/stream_workload_file.hpp"
+
+namespace {
+
+// True when the parser would open a file named in the text.
+bool names_a_file(const std::string& text) {
+  try {
+    const YAML::Node root = YAML::Load(text);
+    return root.IsMap() && (root["throughputs"] || root["gavel_trace"]);
+  } catch (const YAML::Exception&) {
+    return false;  // the parser rejects it before it opens anything
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  if (names_a_file(text)) return 0;
+  try {
+    const hetsched::StreamWorkload workload =
+        hetsched::parse_stream_workload(text, "fuzz.yaml", "/nonexistent-hetsched-fuzz");
+    (void)workload;
+  } catch (const hetsched::InputError&) {
+  }
+  return 0;
+}

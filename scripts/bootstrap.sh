@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   clang-14 libclang-rt-14-dev clang-format
-  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
+  libyaml-cpp-dev libyaml-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libpugixml-dev libglpk-dev coinor-libcbc-dev libeigen3-dev
   # local runtime: topology discovery, OpenCL loader + headers + PoCL (a real OpenCL device on

@@ -27,5 +27,6 @@ void add_bench_scaling_command(CLI::App& bench);
 void add_kube_extender_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_bench_service_command(CLI::App& bench);
+void add_bench_input_command(CLI::App& bench);
 
 }  // namespace hetsched::cli

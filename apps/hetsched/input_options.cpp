@@ -1,5 +1,8 @@
 #include "input_options.hpp"
 
+#include "hetsched/core/progress.hpp"
+#include "hetsched/io/input_progress.hpp"
+
 namespace hetsched::cli {
 
 void InputOptions::add_to(CLI::App& command) {
@@ -12,6 +15,9 @@ void InputOptions::add_to(CLI::App& command) {
 }
 
 SchedulingInput InputOptions::load() const {
+  Progress progress("reading input", quiet);
+  const InputProgressScope scope(
+      [&](std::size_t done, std::size_t total) { progress.update(done, total); });
   return load_scheduling_input(cluster_file, workload_file, seed);
 }
 

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   hetsched::cli::add_bench_scaling_command(*bench);
   hetsched::cli::add_bench_runtime_command(*bench);
   hetsched::cli::add_bench_service_command(*bench);
+  hetsched::cli::add_bench_input_command(*bench);
   hetsched::cli::check_every_seed(app);
   try {
     app.parse(argc, argv);

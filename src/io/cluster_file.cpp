@@ -19,6 +19,7 @@ namespace hetsched {
 namespace {
 
 using io_detail::FieldReader;
+using io_detail::InputNode;
 using io_detail::NumberRange;
 
 const std::vector<std::string> kTopLevelFields{"network", "nodes"};
@@ -63,7 +64,7 @@ struct DeviceGroup {
   std::int64_t count = 1;
 };
 
-void read_flop_rates(const YAML::Node& value, std::string_view field, const std::string& file,
+void read_flop_rates(const InputNode& value, std::string_view field, const std::string& file,
                      std::array<double, kPrecisionCount>& rates) {
   const FieldReader reader(value, fmt::format("field '{}'", field), file, kFlopRateFields);
   if (reader.has("fp16") && reader.has("bf16"))
@@ -72,7 +73,7 @@ void read_flop_rates(const YAML::Node& value, std::string_view field, const std:
                                  "give one of them",
                                  field));
   for (const std::string& name : kFlopRateFields) {
-    const YAML::Node* rate = reader.find(name);
+    const InputNode* rate = reader.find(name);
     if (rate == nullptr) continue;
     const auto precision = parse_precision(name);
     rates[static_cast<std::size_t>(*precision)] =
@@ -81,7 +82,7 @@ void read_flop_rates(const YAML::Node& value, std::string_view field, const std:
   }
 }
 
-std::vector<PState> read_pstates(const YAML::Node& value, const std::string& file) {
+std::vector<PState> read_pstates(const InputNode& value, const std::string& file) {
   const std::size_t length = io_detail::list_length(value, "pstates", file);
   if (length == 0)
     throw InputError(io_detail::position_of(value, file),
@@ -126,7 +127,7 @@ DeviceSpec slice_of(const DeviceSpec& whole, std::int64_t slices) {
   return slice;
 }
 
-DeviceGroup read_device(const YAML::Node& value, const std::string& file,
+DeviceGroup read_device(const InputNode& value, const std::string& file,
                         const ClusterFileLimits& limits) {
   const FieldReader device(value, "device", file, kDeviceFields);
   const std::string model = device.required_string("model");
@@ -153,7 +154,7 @@ DeviceGroup read_device(const YAML::Node& value, const std::string& file,
     spec.model = model;
   }
 
-  if (const YAML::Node* kind = device.find("kind")) {
+  if (const InputNode* kind = device.find("kind")) {
     const std::string text = io_detail::string_value(*kind, "kind", file);
     const auto parsed = parse_device_kind(text);
     if (!parsed)
@@ -161,9 +162,9 @@ DeviceGroup read_device(const YAML::Node& value, const std::string& file,
                        unknown_name_message("device kind", text, device_kind_names()));
     spec.kind = *parsed;
   }
-  if (const YAML::Node* rates = device.find("matrix_tflops"))
+  if (const InputNode* rates = device.find("matrix_tflops"))
     read_flop_rates(*rates, "matrix_tflops", file, spec.matrix_flops);
-  if (const YAML::Node* rates = device.find("vector_tflops"))
+  if (const InputNode* rates = device.find("vector_tflops"))
     read_flop_rates(*rates, "vector_tflops", file, spec.vector_flops);
   if (auto units = device.optional_whole_number("compute_units", 1, 10'000'000))
     spec.compute_units = static_cast<int>(*units);
@@ -183,7 +184,7 @@ DeviceGroup read_device(const YAML::Node& value, const std::string& file,
     spec.mtbf_hours = *mtbf;
   if (auto price = device.optional_number("price_per_hour", NumberRange::non_negative))
     spec.price_per_hour = *price;
-  if (const YAML::Node* pstates = device.find("pstates"))
+  if (const InputNode* pstates = device.find("pstates"))
     spec.pstates = read_pstates(*pstates, file);
 
   const bool computes = std::any_of(spec.matrix_flops.begin(), spec.matrix_flops.end(),
@@ -209,10 +210,10 @@ DeviceGroup read_device(const YAML::Node& value, const std::string& file,
   return group;
 }
 
-IntraNodeLink read_link(const YAML::Node& value, const std::string& file) {
+IntraNodeLink read_link(const InputNode& value, const std::string& file) {
   const FieldReader link(value, "link", file, kLinkFields);
   IntraNodeLink result;
-  if (const YAML::Node* kind = link.find("kind")) {
+  if (const InputNode* kind = link.find("kind")) {
     const std::string text = io_detail::string_value(*kind, "kind", file);
     const auto known =
         std::find_if(std::begin(kLinkKinds), std::end(kLinkKinds),
@@ -232,7 +233,7 @@ IntraNodeLink read_link(const YAML::Node& value, const std::string& file) {
   return result;
 }
 
-Network read_network(const YAML::Node& value, const std::string& file) {
+Network read_network(const InputNode& value, const std::string& file) {
   const FieldReader network(value, "network", file, kNetworkFields);
   Network result;
   if (auto latency =
@@ -256,7 +257,7 @@ struct NodeGroup {
   SourcePosition name_position;
 };
 
-NodeGroup read_node(const YAML::Node& value, const std::string& file,
+NodeGroup read_node(const InputNode& value, const std::string& file,
                     const ClusterFileLimits& limits) {
   const FieldReader node(value, "node", file, kNodeFields);
   NodeGroup group;
@@ -270,11 +271,11 @@ NodeGroup read_node(const YAML::Node& value, const std::string& file,
   if (auto nic =
           node.optional_number("nic_gbit_s", NumberRange::positive, units::gigabit_per_second))
     group.node.nic_bandwidth = *nic;
-  if (const YAML::Node* link = node.find("link")) group.node.link = read_link(*link, file);
-  if (const YAML::Node* devices = node.find("devices")) {
+  if (const InputNode* link = node.find("link")) group.node.link = read_link(*link, file);
+  if (const InputNode* devices = node.find("devices")) {
     const std::size_t length = io_detail::list_length(*devices, "devices", file);
     for (std::size_t i = 0; i < length; ++i) {
-      const YAML::Node entry = (*devices)[i];
+      const InputNode entry = (*devices)[i];
       DeviceGroup device = read_device(entry, file, limits);
       group.devices_per_node += device.count;
       if (group.devices_per_node > limits.max_devices_per_node)
@@ -288,14 +289,14 @@ NodeGroup read_node(const YAML::Node& value, const std::string& file,
   return group;
 }
 
-Cluster build_cluster(const YAML::Node& root, const std::string& file,
+Cluster build_cluster(const InputNode& root, const std::string& file,
                       const ClusterFileLimits& limits) {
   const FieldReader top(root, "the cluster file", file, kTopLevelFields);
   Cluster cluster;
-  if (const YAML::Node* network = top.find("network"))
+  if (const InputNode* network = top.find("network"))
     cluster.network() = read_network(*network, file);
 
-  const YAML::Node& nodes = top.required("nodes");
+  const InputNode& nodes = top.required("nodes");
   const std::size_t length = io_detail::list_length(nodes, "nodes", file);
   if (length == 0)
     throw InputError(io_detail::position_of(nodes, file),
@@ -305,7 +306,7 @@ Cluster build_cluster(const YAML::Node& root, const std::string& file,
   std::int64_t total_nodes = 0;
   std::int64_t total_devices = 0;
   for (std::size_t i = 0; i < length; ++i) {
-    const YAML::Node entry = nodes[i];
+    const InputNode entry = nodes[i];
     NodeGroup group = read_node(entry, file, limits);
     total_nodes += group.count;
     if (total_nodes > limits.max_nodes)
@@ -354,13 +355,9 @@ Cluster build_cluster(const YAML::Node& root, const std::string& file,
 
 Cluster parse_cluster(std::string_view text, const std::string& file_name,
                       const ClusterFileLimits& limits) {
-  try {
-    const YAML::Node root =
-        io_detail::parse_document(text, file_name, "'nodes' (and optionally 'network')");
-    return build_cluster(root, file_name, limits);
-  } catch (const YAML::Exception& error) {
-    throw io_detail::error_from_yaml(error, file_name);
-  }
+  const io_detail::InputDocument document =
+      io_detail::parse_document(text, file_name, "'nodes' (and optionally 'network')");
+  return build_cluster(document.root(), file_name, limits);
 }
 
 Cluster load_cluster_file(const std::string& path, const ClusterFileLimits& limits) {

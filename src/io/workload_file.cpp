@@ -19,6 +19,7 @@ namespace hetsched {
 namespace {
 
 using io_detail::FieldReader;
+using io_detail::InputNode;
 using io_detail::NumberRange;
 
 const std::vector<std::string> kTopLevelFields{"jobs", "cluster"};
@@ -42,21 +43,23 @@ struct SizeBudget {
 };
 
 void charge(std::int64_t& total, std::int64_t amount, std::int64_t limit, std::string_view what,
-            const SourcePosition& where) {
+            const InputNode& where) {
   if (amount > limit - total)
-    throw InputError(where, fmt::format("the workload has more than {} {} (counting replicated "
-                                        "jobs); this is the limit",
-                                        limit, what));
+    throw InputError(where.position(),
+                     fmt::format("the workload has more than {} {} (counting replicated "
+                                 "jobs); this is the limit",
+                                 limit, what));
   total += amount;
 }
 
-// An edge named in the file, resolved once every task of the job is known.
+// An edge named in the file, resolved once every task of the job is known. The names and
+// nodes are the document's, which outlives the edge.
 struct NamedEdge {
-  std::string from;
-  std::string to;
+  std::string_view from;
+  std::string_view to;
   double bytes = 0;
-  SourcePosition from_position;
-  SourcePosition to_position;
+  InputNode from_node;
+  InputNode to_node;
 };
 
 struct ParseContext {
@@ -77,9 +80,9 @@ const std::vector<std::string>& precision_names_with_synonyms() {
   return names;
 }
 
-DeviceKindSet read_kinds(const YAML::Node& value, const std::string& file) {
-  std::vector<YAML::Node> entries;
-  if (value.IsScalar()) {
+DeviceKindSet read_kinds(const InputNode& value, const std::string& file) {
+  std::vector<InputNode> entries;
+  if (value.is_scalar()) {
     entries.push_back(value);
   } else {
     const std::size_t length = io_detail::list_length(value, "kinds", file);
@@ -89,7 +92,7 @@ DeviceKindSet read_kinds(const YAML::Node& value, const std::string& file) {
     for (std::size_t i = 0; i < length; ++i) entries.push_back(value[i]);
   }
   DeviceKindSet kinds = DeviceKindSet::none();
-  for (const YAML::Node& entry : entries) {
+  for (const InputNode& entry : entries) {
     const std::string text = io_detail::string_value(entry, "kinds", file);
     const auto kind = parse_device_kind(text);
     if (!kind)
@@ -100,7 +103,7 @@ DeviceKindSet read_kinds(const YAML::Node& value, const std::string& file) {
   return kinds;
 }
 
-std::vector<double> read_costs(const YAML::Node& value, ParseContext& context,
+std::vector<double> read_costs(const InputNode& value, ParseContext& context,
                                std::int64_t replicas) {
   const std::size_t length = io_detail::list_length(value, "cost_seconds", context.file);
   const SourcePosition where = io_detail::position_of(value, context.file);
@@ -109,7 +112,7 @@ std::vector<double> read_costs(const YAML::Node& value, ParseContext& context,
                                         "{} devices (give one per device, in device order)",
                                         length, context.cluster.device_count()));
   charge(context.budget.cost_entries, replicas * static_cast<std::int64_t>(length),
-         context.limits.max_cost_entries, "cost_seconds entries", where);
+         context.limits.max_cost_entries, "cost_seconds entries", value);
   std::vector<double> costs(length);
   for (std::size_t i = 0; i < length; ++i)
     costs[i] = io_detail::number_value(value[i], fmt::format("cost_seconds[{}]", i),
@@ -118,25 +121,25 @@ std::vector<double> read_costs(const YAML::Node& value, ParseContext& context,
 }
 
 // The `after:` entries of a task: names of earlier tasks, or {task, bytes} maps.
-void read_after(const YAML::Node& value, const std::string& task_name,
-                const SourcePosition& task_position, ParseContext& context, std::int64_t replicas,
-                std::vector<NamedEdge>& edges) {
+void read_after(const InputNode& value, const InputNode& task_name, ParseContext& context,
+                std::int64_t replicas, std::vector<NamedEdge>& edges) {
   const std::size_t length = io_detail::list_length(value, "after", context.file);
   for (std::size_t i = 0; i < length; ++i) {
-    const YAML::Node entry = value[i];
-    const SourcePosition where = io_detail::position_of(entry, context.file);
-    charge(context.budget.edges, replicas, context.limits.max_edges, "edges", where);
+    const InputNode entry = value[i];
+    charge(context.budget.edges, replicas, context.limits.max_edges, "edges", entry);
     NamedEdge edge;
-    edge.to = task_name;
-    edge.to_position = task_position;
-    if (entry.IsMap()) {
+    edge.to = task_name.scalar();
+    edge.to_node = task_name;
+    if (entry.is_map()) {
       const FieldReader after(entry, "'after' entry", context.file, kAfterFields);
-      edge.from = after.required_string("task");
-      edge.from_position = after.position_of_field("task");
+      (void)after.required_string("task");  // checks it
+      edge.from_node = after.required("task");
+      edge.from = edge.from_node.scalar();
       edge.bytes = after.optional_number("bytes", NumberRange::non_negative).value_or(0);
     } else {
-      edge.from = io_detail::string_value(entry, "after", context.file);
-      edge.from_position = where;
+      (void)io_detail::string_value(entry, "after", context.file);  // checks it
+      edge.from = entry.scalar();
+      edge.from_node = entry;
     }
     edges.push_back(std::move(edge));
   }
@@ -144,15 +147,15 @@ void read_after(const YAML::Node& value, const std::string& task_name,
 
 struct ReadTask {
   Task task;
-  SourcePosition name_position;
+  InputNode name;  // the node of its name
 };
 
-ReadTask read_task(const YAML::Node& value, ParseContext& context, std::int64_t replicas,
+ReadTask read_task(const InputNode& value, ParseContext& context, std::int64_t replicas,
                    std::vector<NamedEdge>& edges) {
   const FieldReader reader(value, "task", context.file, kTaskFields);
   Task task;
   task.name = reader.required_string("name");
-  if (const YAML::Node* kernel = reader.find("kernel")) {
+  if (const InputNode* kernel = reader.find("kernel")) {
     const std::string text = io_detail::string_value(*kernel, "kernel", context.file);
     const auto parsed = parse_kernel_class(text);
     if (!parsed)
@@ -160,7 +163,7 @@ ReadTask read_task(const YAML::Node& value, ParseContext& context, std::int64_t 
                        unknown_name_message("kernel class", text, kernel_class_names()));
     task.kernel = *parsed;
   }
-  if (const YAML::Node* precision = reader.find("precision")) {
+  if (const InputNode* precision = reader.find("precision")) {
     const std::string text = io_detail::string_value(*precision, "precision", context.file);
     const auto parsed = parse_precision(text);
     if (!parsed)
@@ -172,16 +175,16 @@ ReadTask read_task(const YAML::Node& value, ParseContext& context, std::int64_t 
   task.bytes = reader.optional_number("bytes", NumberRange::non_negative).value_or(0);
   task.memory_bytes = reader.optional_number("memory_bytes", NumberRange::non_negative).value_or(0);
   task.input_bytes = reader.optional_number("input_bytes", NumberRange::non_negative).value_or(0);
-  if (const YAML::Node* kinds = reader.find("kinds"))
+  if (const InputNode* kinds = reader.find("kinds"))
     task.allowed_kinds = read_kinds(*kinds, context.file);
-  if (const YAML::Node* costs = reader.find("cost_seconds"))
+  if (const InputNode* costs = reader.find("cost_seconds"))
     task.cost_seconds = read_costs(*costs, context, replicas);
-  if (const YAML::Node* after = reader.find("after"))
-    read_after(*after, task.name, reader.position_of_field("name"), context, replicas, edges);
-  return ReadTask{std::move(task), reader.position_of_field("name")};
+  if (const InputNode* after = reader.find("after"))
+    read_after(*after, reader.required("name"), context, replicas, edges);
+  return ReadTask{std::move(task), reader.required("name")};
 }
 
-NodeId read_data_node(const YAML::Node& value, const ParseContext& context) {
+NodeId read_data_node(const InputNode& value, const ParseContext& context) {
   const std::string text = io_detail::string_value(value, "data_node", context.file);
   const SourcePosition where = io_detail::position_of(value, context.file);
   if (const auto it = context.node_ids.find(text); it != context.node_ids.end()) return it->second;
@@ -195,22 +198,24 @@ NodeId read_data_node(const YAML::Node& value, const ParseContext& context) {
 }
 
 // Turns named edges into index edges; an unknown name is reported with the closest ones.
-std::vector<Edge> resolve_edges(const std::vector<NamedEdge>& named, const Job& job,
-                                const std::unordered_map<std::string, std::uint32_t>& task_ids) {
+std::vector<Edge> resolve_edges(
+    const std::vector<NamedEdge>& named, const Job& job,
+    const std::unordered_map<std::string_view, std::uint32_t>& task_ids) {
   std::vector<std::string> task_names;
   for (const Task& task : job.tasks) task_names.push_back(task.name);
   const std::string context = fmt::format("job {}", io_detail::quote_for_message(job.name));
-  auto resolve = [&](const std::string& name, const SourcePosition& where) {
+  auto resolve = [&](std::string_view name, const InputNode& where) {
     const auto it = task_ids.find(name);
     if (it == task_ids.end())
-      throw InputError(where, io_detail::unknown_name_in("task", name, task_names, context));
+      throw InputError(where.position(),
+                       io_detail::unknown_name_in("task", name, task_names, context));
     return it->second;
   };
   std::vector<Edge> edges;
   edges.reserve(named.size());
   for (const NamedEdge& edge : named)
-    edges.push_back(Edge{resolve(edge.from, edge.from_position), resolve(edge.to, edge.to_position),
-                         edge.bytes});
+    edges.push_back(
+        Edge{resolve(edge.from, edge.from_node), resolve(edge.to, edge.to_node), edge.bytes});
   return edges;
 }
 
@@ -218,19 +223,19 @@ std::vector<Edge> resolve_edges(const std::vector<NamedEdge>& named, const Job& 
 struct JobGroup {
   Job job;
   std::int64_t count = 1;
-  SourcePosition name_position;
-  std::vector<SourcePosition> task_positions;  // of each task's name
+  InputNode name;                // the node of the job's name
+  std::vector<InputNode> tasks;  // the node of each task's name
 };
 
-JobGroup read_job(const YAML::Node& value, ParseContext& context) {
+JobGroup read_job(const InputNode& value, ParseContext& context) {
   const FieldReader reader(value, "job", context.file, kJobFields);
   JobGroup group;
   Job& job = group.job;
   job.name = reader.required_string("name");
-  group.name_position = reader.position_of_field("name");
+  group.name = reader.required("name");
   group.count =
       reader.optional_whole_number("count", 1, context.limits.max_job_replicas).value_or(1);
-  charge(context.budget.jobs, group.count, context.limits.max_jobs, "jobs", reader.position());
+  charge(context.budget.jobs, group.count, context.limits.max_jobs, "jobs", value);
   if (auto family = reader.optional_string("family")) job.family = *family;
   if (auto owner = reader.optional_string("owner")) job.owner = *owner;
   job.arrival_seconds =
@@ -243,48 +248,49 @@ JobGroup read_job(const YAML::Node& value, ParseContext& context) {
                      fmt::format("job {}: deadline_seconds ({}) is before arrival_seconds ({})",
                                  io_detail::quote_for_message(job.name), *job.deadline_seconds,
                                  job.arrival_seconds));
-  if (const YAML::Node* data_node = reader.find("data_node"))
+  if (const InputNode* data_node = reader.find("data_node"))
     job.data_node = read_data_node(*data_node, context);
 
-  const YAML::Node& tasks = reader.required("tasks");
+  const InputNode& tasks = reader.required("tasks");
   const std::size_t task_count = io_detail::list_length(tasks, "tasks", context.file);
   if (task_count == 0)
     throw InputError(io_detail::position_of(tasks, context.file),
                      fmt::format("job {} has no tasks", io_detail::quote_for_message(job.name)));
   std::vector<NamedEdge> named_edges;
-  std::unordered_map<std::string, std::uint32_t> task_ids;
-  std::vector<SourcePosition> task_positions;
+  std::unordered_map<std::string_view, std::uint32_t> task_ids;  // names in the document
+  task_ids.reserve(task_count);
+  job.tasks.reserve(task_count);
+  group.tasks.reserve(task_count);
   for (std::size_t i = 0; i < task_count; ++i) {
-    const YAML::Node entry = tasks[i];
-    charge(context.budget.tasks, group.count, context.limits.max_tasks, "tasks",
-           io_detail::position_of(entry, context.file));
-    auto [task, name_position] = read_task(entry, context, group.count, named_edges);
-    const auto [it, inserted] = task_ids.emplace(task.name, static_cast<std::uint32_t>(i));
+    const InputNode entry = tasks[i];
+    charge(context.budget.tasks, group.count, context.limits.max_tasks, "tasks", entry);
+    auto [task, name] = read_task(entry, context, group.count, named_edges);
+    const auto [it, inserted] = task_ids.emplace(name.scalar(), static_cast<std::uint32_t>(i));
     if (!inserted) {
-      const SourcePosition& first = task_positions[it->second];
+      const SourcePosition first = group.tasks[it->second].position();
       throw InputError(
-          name_position,
+          name.position(),
           fmt::format("duplicate task name {} in job {} (first at line {}, column {})",
                       io_detail::quote_for_message(task.name),
                       io_detail::quote_for_message(job.name), first.line, first.column));
     }
-    task_positions.push_back(name_position);
+    group.tasks.push_back(name);
     job.tasks.push_back(std::move(task));
   }
-  group.task_positions = task_positions;
 
-  if (const YAML::Node* edges = reader.find("edges")) {
+  if (const InputNode* edges = reader.find("edges")) {
     const std::size_t length = io_detail::list_length(*edges, "edges", context.file);
     for (std::size_t i = 0; i < length; ++i) {
-      const YAML::Node entry = (*edges)[i];
-      charge(context.budget.edges, group.count, context.limits.max_edges, "edges",
-             io_detail::position_of(entry, context.file));
+      const InputNode entry = (*edges)[i];
+      charge(context.budget.edges, group.count, context.limits.max_edges, "edges", entry);
       const FieldReader edge(entry, "edge", context.file, kEdgeFields);
       NamedEdge named;
-      named.from = edge.required_string("from");
-      named.to = edge.required_string("to");
-      named.from_position = edge.position_of_field("from");
-      named.to_position = edge.position_of_field("to");
+      (void)edge.required_string("from");  // checks them
+      (void)edge.required_string("to");
+      named.from_node = edge.required("from");
+      named.to_node = edge.required("to");
+      named.from = named.from_node.scalar();
+      named.to = named.to_node.scalar();
       named.bytes = edge.optional_number("bytes", NumberRange::non_negative).value_or(0);
       named_edges.push_back(std::move(named));
     }
@@ -295,15 +301,15 @@ JobGroup read_job(const YAML::Node& value, ParseContext& context) {
 
 // Where each job group and its tasks were written, and which group each job came from.
 struct WorkloadSources {
-  std::vector<SourcePosition> group_names;
-  std::vector<std::vector<SourcePosition>> group_tasks;
+  std::vector<InputNode> group_names;
+  std::vector<std::vector<InputNode>> group_tasks;
   std::vector<std::uint32_t> group_of_job;
 };
 
-Workload build_workload(const YAML::Node& root, ParseContext& context, WorkloadSources& sources) {
+Workload build_workload(const InputNode& root, ParseContext& context, WorkloadSources& sources) {
   const FieldReader top(root, "the workload file", context.file, kTopLevelFields);
   (void)top.optional_string("cluster");  // which cluster file: read by load_scheduling_input
-  const YAML::Node& jobs = top.required("jobs");
+  const InputNode& jobs = top.required("jobs");
   const std::size_t length = io_detail::list_length(jobs, "jobs", context.file);
   if (length == 0)
     throw InputError(io_detail::position_of(jobs, context.file),
@@ -313,25 +319,26 @@ Workload build_workload(const YAML::Node& root, ParseContext& context, WorkloadS
   std::vector<JobGroup> groups;
   for (std::size_t i = 0; i < length; ++i) groups.push_back(read_job(jobs[i], context));
 
-  std::unordered_map<std::string, SourcePosition> first_use;
+  std::unordered_map<std::string, InputNode> first_use;
   for (const JobGroup& group : groups) {
     for (std::int64_t r = 0; r < group.count; ++r) {
       const std::string name =
           group.count > 1 ? fmt::format("{}-{}", group.job.name, r) : group.job.name;
-      const auto [it, inserted] = first_use.emplace(name, group.name_position);
-      if (!inserted)
-        throw InputError(
-            group.name_position,
-            fmt::format("duplicate job name {} (first at line {}, column {})",
-                        io_detail::quote_for_message(name), it->second.line, it->second.column));
+      const auto [it, inserted] = first_use.emplace(name, group.name);
+      if (!inserted) {
+        const SourcePosition first = it->second.position();
+        throw InputError(group.name.position(),
+                         fmt::format("duplicate job name {} (first at line {}, column {})",
+                                     io_detail::quote_for_message(name), first.line, first.column));
+      }
     }
   }
 
   Workload workload;
   workload.jobs.reserve(static_cast<std::size_t>(context.budget.jobs));
   for (JobGroup& group : groups) {
-    sources.group_names.push_back(group.name_position);
-    sources.group_tasks.push_back(std::move(group.task_positions));
+    sources.group_names.push_back(group.name);
+    sources.group_tasks.push_back(std::move(group.tasks));
     sources.group_of_job.insert(sources.group_of_job.end(), static_cast<std::size_t>(group.count),
                                 static_cast<std::uint32_t>(sources.group_names.size() - 1));
     if (group.count == 1) {
@@ -351,24 +358,21 @@ Workload build_workload(const YAML::Node& root, ParseContext& context, WorkloadS
 
 Workload parse_workload(std::string_view text, const std::string& file_name, const Cluster& cluster,
                         const WorkloadFileLimits& limits) {
-  Workload workload;
-  WorkloadSources sources;
-  try {
-    const YAML::Node root = io_detail::parse_document(text, file_name, "'jobs'");
-    ParseContext context{file_name, cluster, limits, {}, {}, {}};
-    for (const Node& node : cluster.nodes()) {
-      context.node_ids.emplace(node.name, static_cast<NodeId>(context.node_names.size()));
-      context.node_names.push_back(node.name);
-    }
-    workload = build_workload(root, context, sources);
-  } catch (const YAML::Exception& error) {
-    throw io_detail::error_from_yaml(error, file_name);
+  // The document lives until the checks are done: their errors point into it.
+  const io_detail::InputDocument document = io_detail::parse_document(text, file_name, "'jobs'");
+  ParseContext context{file_name, cluster, limits, {}, {}, {}};
+  for (const Node& node : cluster.nodes()) {
+    context.node_ids.emplace(node.name, static_cast<NodeId>(context.node_names.size()));
+    context.node_names.push_back(node.name);
   }
+  WorkloadSources sources;
+  Workload workload = build_workload(document.root(), context, sources);
   validate_workload(
       workload, cluster, file_name, [&](std::size_t job, std::optional<std::size_t> task) {
         const std::uint32_t group = sources.group_of_job[job];
         const auto& tasks = sources.group_tasks[group];
-        return task && *task < tasks.size() ? tasks[*task] : sources.group_names[group];
+        return (task && *task < tasks.size() ? tasks[*task] : sources.group_names[group])
+            .position();
       });
   return workload;
 }

@@ -1,6 +1,6 @@
 // Checked reading of YAML/JSON values for the cluster and workload loaders: every
-// yaml-cpp exception and every wrong type, range or name becomes an InputError that
-// names the file, the 1-based line and column, and what was expected.
+// syntax error and every wrong type, range or name becomes an InputError that names the
+// file, the 1-based line and column, and what was expected.
 #include "yaml_fields.hpp"
 
 #include <fmt/format.h>
@@ -17,11 +17,6 @@
 
 namespace hetsched::io_detail {
 namespace {
-
-SourcePosition mark_position(const YAML::Mark& mark, const std::string& file) {
-  if (mark.is_null() || mark.line < 0 || mark.column < 0) return SourcePosition{file, 0, 0};
-  return SourcePosition{file, mark.line + 1, mark.column + 1};
-}
 
 // YAML spells infinity and not-a-number as .inf and .nan (any case, optional sign).
 std::optional<double> yaml_special_float(std::string_view text) {
@@ -89,10 +84,6 @@ bool in_range(double value, NumberRange range) {
 
 }  // namespace
 
-InputError error_from_yaml(const YAML::Exception& error, const std::string& file) {
-  return InputError(mark_position(error.mark, file), "invalid YAML: " + error.msg);
-}
-
 std::string unknown_name_in(std::string_view what, std::string_view wrong,
                             const std::vector<std::string>& valid, std::string_view context) {
   std::string message = unknown_name_message(what, wrong, valid);
@@ -102,12 +93,8 @@ std::string unknown_name_in(std::string_view what, std::string_view wrong,
   return message;
 }
 
-SourcePosition position_of(const YAML::Node& node, const std::string& file) {
-  try {
-    return mark_position(node.Mark(), file);
-  } catch (const YAML::Exception&) {
-    return SourcePosition{file, 0, 0};
-  }
+SourcePosition position_of(const InputNode& node, const std::string& file) {
+  return node.is_defined() ? node.position() : SourcePosition{file, 0, 0};
 }
 
 std::string quote_for_message(std::string_view text) {
@@ -121,41 +108,35 @@ std::string quote_for_message(std::string_view text) {
   return out + "'";
 }
 
-std::string describe_value(const YAML::Node& node) {
-  if (!node.IsDefined() || node.IsNull()) return "nothing";
-  if (node.IsSequence()) return "a list";
-  if (node.IsMap()) return "a map";
-  return quote_for_message(node.Scalar());
+std::string describe_value(const InputNode& node) {
+  if (!node.is_defined() || node.is_null()) return "nothing";
+  if (node.is_sequence()) return "a list";
+  if (node.is_map()) return "a map";
+  return quote_for_message(node.scalar());
 }
 
-YAML::Node parse_document(std::string_view text, const std::string& file,
-                          std::string_view top_level_fields) {
-  // Only the first document is read: YAML::LoadAll can loop forever on some malformed
-  // input in yaml-cpp 0.7 (fixed upstream in 2024, jbeder/yaml-cpp#1319).
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& error) {
-    throw InputError(mark_position(error.mark, file), "YAML syntax error: " + error.msg);
-  }
-  if (!root.IsDefined() || root.IsNull())
+InputDocument parse_document(std::string_view text, const std::string& file,
+                             std::string_view top_level_fields) {
+  InputDocument document(text, file);
+  const InputNode root = document.root();
+  if (!root.is_defined() || root.is_null())
     throw InputError(
         SourcePosition{file, 0, 0},
         fmt::format("the file is empty (it holds no YAML value); expected a map with {}",
                     top_level_fields));
-  if (!root.IsMap())
+  if (!root.is_map())
     throw InputError(position_of(root, file),
                      fmt::format("expected a map with {} at the top level, got {}",
                                  top_level_fields, describe_value(root)));
-  return root;
+  return document;
 }
 
-double number_value(const YAML::Node& value, std::string_view field, NumberRange range,
+double number_value(const InputNode& value, std::string_view field, NumberRange range,
                     const std::string& file, double scale) {
   const SourcePosition where = position_of(value, file);
   const std::string expected = range_text(range);
   std::optional<double> number;
-  if (value.IsScalar()) number = parse_number(value.Scalar());
+  if (value.is_scalar()) number = parse_number(value.scalar());
   if (!number)
     throw InputError(where, fmt::format("field '{}' expects {}, got {}", field, expected,
                                         describe_value(value)));
@@ -176,10 +157,10 @@ double number_value(const YAML::Node& value, std::string_view field, NumberRange
   return scaled;
 }
 
-std::int64_t whole_number_value(const YAML::Node& value, std::string_view field, std::int64_t min,
+std::int64_t whole_number_value(const InputNode& value, std::string_view field, std::int64_t min,
                                 std::int64_t max, const std::string& file) {
   std::optional<double> number;
-  if (value.IsScalar()) number = parse_number(value.Scalar());
+  if (value.is_scalar()) number = parse_number(value.scalar());
   // The magnitude bound keeps the conversion below defined whatever min and max are.
   constexpr double kLargestConvertible = 9.0e18;
   if (!number || !std::isfinite(*number) || std::floor(*number) != *number ||
@@ -191,40 +172,41 @@ std::int64_t whole_number_value(const YAML::Node& value, std::string_view field,
   return static_cast<std::int64_t>(*number);
 }
 
-std::string string_value(const YAML::Node& value, std::string_view field, const std::string& file,
+std::string string_value(const InputNode& value, std::string_view field, const std::string& file,
                          bool allow_empty) {
-  if (!value.IsScalar())
+  if (!value.is_scalar())
     throw InputError(position_of(value, file), fmt::format("field '{}' expects a string, got {}",
                                                            field, describe_value(value)));
-  if (!allow_empty && value.Scalar().empty())
+  if (!allow_empty && value.scalar().empty())
     throw InputError(position_of(value, file),
                      fmt::format("field '{}' expects a non-empty string", field));
-  return value.Scalar();
+  return std::string(value.scalar());
 }
 
-std::size_t list_length(const YAML::Node& value, std::string_view field, const std::string& file) {
-  if (!value.IsSequence())
+std::size_t list_length(const InputNode& value, std::string_view field, const std::string& file) {
+  if (!value.is_sequence())
     throw InputError(position_of(value, file), fmt::format("field '{}' expects a list, got {}",
                                                            field, describe_value(value)));
   return value.size();
 }
 
-void require_map(const YAML::Node& value, std::string_view what, const std::string& file) {
-  if (!value.IsMap())
+void require_map(const InputNode& value, std::string_view what, const std::string& file) {
+  if (!value.is_map())
     throw InputError(position_of(value, file),
                      fmt::format("{} expects a map, got {}", what, describe_value(value)));
 }
 
-FieldReader::FieldReader(const YAML::Node& map, std::string what, const std::string& file,
-                         std::vector<std::string> allowed_fields)
+FieldReader::FieldReader(const InputNode& map, std::string what, const std::string& file,
+                         const std::vector<std::string>& allowed_fields)
     : map_(map), what_(std::move(what)), file_(file) {
   require_map(map_, what_, file_);
-  for (auto it = map_.begin(); it != map_.end(); ++it) {
-    const YAML::Node key = it->first;
-    if (!key.IsScalar())
+  fields_.reserve(map_.size());
+  for (std::size_t i = 0; i < map_.size(); ++i) {
+    const InputNode key = map_.key_at(i);
+    if (!key.is_scalar())
       throw InputError(position_of(key, file_),
                        fmt::format("{} has a field name that is {}", what_, describe_value(key)));
-    const std::string& name = key.Scalar();
+    const std::string_view name = key.scalar();
     if (std::find(allowed_fields.begin(), allowed_fields.end(), name) == allowed_fields.end()) {
       throw InputError(position_of(key, file_),
                        unknown_name_in("field", name, allowed_fields, what_));
@@ -236,23 +218,23 @@ FieldReader::FieldReader(const YAML::Node& map, std::string what, const std::str
                        fmt::format("field '{}' is given twice in {} (first at line {}, column {})",
                                    name, what_, first.line, first.column));
     }
-    fields_.push_back(Field{name, key, it->second});
+    fields_.push_back(Field{name, key, map_.value_at(i)});
   }
 }
 
-const YAML::Node* FieldReader::find(std::string_view field) const {
+const InputNode* FieldReader::find(std::string_view field) const {
   for (const Field& f : fields_)
     if (f.name == field) return &f.value;
   return nullptr;
 }
 
-const YAML::Node& FieldReader::required(std::string_view field) const {
-  if (const YAML::Node* value = find(field)) return *value;
+const InputNode& FieldReader::required(std::string_view field) const {
+  if (const InputNode* value = find(field)) return *value;
   throw InputError(position(), fmt::format("{} is missing required field '{}'", what_, field));
 }
 
 SourcePosition FieldReader::position_of_field(std::string_view field) const {
-  if (const YAML::Node* value = find(field)) return position_of(*value, file_);
+  if (const InputNode* value = find(field)) return position_of(*value, file_);
   return position();
 }
 
@@ -261,7 +243,7 @@ std::string FieldReader::required_string(std::string_view field) const {
 }
 
 std::optional<std::string> FieldReader::optional_string(std::string_view field) const {
-  if (const YAML::Node* value = find(field)) return string_value(*value, field, file_);
+  if (const InputNode* value = find(field)) return string_value(*value, field, file_);
   return std::nullopt;
 }
 
@@ -271,15 +253,14 @@ double FieldReader::required_number(std::string_view field, NumberRange range, d
 
 std::optional<double> FieldReader::optional_number(std::string_view field, NumberRange range,
                                                    double scale) const {
-  if (const YAML::Node* value = find(field))
-    return number_value(*value, field, range, file_, scale);
+  if (const InputNode* value = find(field)) return number_value(*value, field, range, file_, scale);
   return std::nullopt;
 }
 
 std::optional<std::int64_t> FieldReader::optional_whole_number(std::string_view field,
                                                                std::int64_t min,
                                                                std::int64_t max) const {
-  if (const YAML::Node* value = find(field))
+  if (const InputNode* value = find(field))
     return whole_number_value(*value, field, min, max, file_);
   return std::nullopt;
 }

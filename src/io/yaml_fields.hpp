@@ -1,10 +1,8 @@
-// Internal helpers for the YAML/JSON input boundary: parse a document (syntax errors
-// become InputError with file:line:column), read a map's fields with type and range
-// checks, reject unknown or repeated fields with the closest valid names, and turn
-// yaml-cpp's 0-based marks into 1-based positions. Not a public header.
+// Internal helpers for the YAML/JSON input boundary: parse a document (InputDocument;
+// syntax errors become InputError with file:line:column), read a map's fields with type
+// and range checks, and reject unknown or repeated fields with the closest valid names.
+// Not a public header.
 #pragma once
-
-#include <yaml-cpp/yaml.h>
 
 #include <cstdint>
 #include <optional>
@@ -14,27 +12,26 @@
 
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/text_file.hpp"
+#include "input_document.hpp"
 
 namespace hetsched::io_detail {
 
-// The root of the first YAML (or JSON) document in `text`. Syntax errors, an empty
-// document and a root that is not a map are InputErrors; `top_level_fields` lists the
-// fields the root map may have, for the message about an empty file.
-YAML::Node parse_document(std::string_view text, const std::string& file,
-                          std::string_view top_level_fields);
-
-// An InputError for a yaml-cpp exception (its mark made 1-based).
-InputError error_from_yaml(const YAML::Exception& error, const std::string& file);
+// The first YAML (or JSON) document in `text`, whose root is a map. Syntax errors, an
+// empty document and a root that is not a map are InputErrors; `top_level_fields` lists
+// the fields the root map may have, for the message about an empty file. `text` must
+// outlive the document.
+InputDocument parse_document(std::string_view text, const std::string& file,
+                             std::string_view top_level_fields);
 
 // "unknown <what> 'x' in <context> (closest: a, b, c)", built on unknown_name_message.
 std::string unknown_name_in(std::string_view what, std::string_view wrong,
                             const std::vector<std::string>& valid, std::string_view context);
 
 // 1-based position of a node in the file (line and column 0 when unknown).
-SourcePosition position_of(const YAML::Node& node, const std::string& file);
+SourcePosition position_of(const InputNode& node, const std::string& file);
 
 // What a value is, for messages: "'abc'", "a list", "a map", "nothing".
-std::string describe_value(const YAML::Node& node);
+std::string describe_value(const InputNode& node);
 // Text quoted for a one-line message: control characters replaced, long text shortened.
 std::string quote_for_message(std::string_view text);
 
@@ -53,25 +50,26 @@ inline constexpr double kLargestInputNumber = 1e30;
 
 // A finite number from a scalar value, checked against `range`, times `scale` (a unit
 // conversion; a product that overflows is rejected too).
-double number_value(const YAML::Node& value, std::string_view field, NumberRange range,
+double number_value(const InputNode& value, std::string_view field, NumberRange range,
                     const std::string& file, double scale = 1.0);
 // A whole number within [min, max].
-std::int64_t whole_number_value(const YAML::Node& value, std::string_view field, std::int64_t min,
+std::int64_t whole_number_value(const InputNode& value, std::string_view field, std::int64_t min,
                                 std::int64_t max, const std::string& file);
 // A scalar as a string; with `allow_empty` false an empty string is rejected.
-std::string string_value(const YAML::Node& value, std::string_view field, const std::string& file,
+std::string string_value(const InputNode& value, std::string_view field, const std::string& file,
                          bool allow_empty = false);
 // Checks the value is a list (a sequence) and returns its length.
-std::size_t list_length(const YAML::Node& value, std::string_view field, const std::string& file);
+std::size_t list_length(const InputNode& value, std::string_view field, const std::string& file);
 // Checks the value is a map.
-void require_map(const YAML::Node& value, std::string_view what, const std::string& file);
+void require_map(const InputNode& value, std::string_view what, const std::string& file);
 
-// The fields of one YAML map, checked once on construction: the value is a map, every
+// The fields of one map, checked once on construction: the value is a map, every
 // key is a scalar naming one of `allowed_fields`, and no key is given twice.
 class FieldReader {
  public:
-  FieldReader(const YAML::Node& map, std::string what, const std::string& file,
-              std::vector<std::string> allowed_fields);
+  // `file` must outlive the reader.
+  FieldReader(const InputNode& map, std::string what, const std::string& file,
+              const std::vector<std::string>& allowed_fields);
 
   const std::string& what() const { return what_; }
   const std::string& file() const { return file_; }
@@ -79,9 +77,9 @@ class FieldReader {
 
   bool has(std::string_view field) const { return find(field) != nullptr; }
   // The value of a field, or nullptr when absent.
-  const YAML::Node* find(std::string_view field) const;
+  const InputNode* find(std::string_view field) const;
   // The value of a field that must be present ("<what> is missing required field 'x'").
-  const YAML::Node& required(std::string_view field) const;
+  const InputNode& required(std::string_view field) const;
   // Position of a field's value, or of the map when the field is absent.
   SourcePosition position_of_field(std::string_view field) const;
 
@@ -95,13 +93,13 @@ class FieldReader {
 
  private:
   struct Field {
-    std::string name;
-    YAML::Node key;
-    YAML::Node value;
+    std::string_view name;  // in the document
+    InputNode key;
+    InputNode value;
   };
-  YAML::Node map_;
+  InputNode map_;
   std::string what_;
-  std::string file_;
+  const std::string& file_;
   std::vector<Field> fields_;
 };
 

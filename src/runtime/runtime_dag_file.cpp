@@ -22,6 +22,7 @@ namespace hetsched {
 namespace {
 
 using io_detail::FieldReader;
+using io_detail::InputNode;
 
 const std::vector<std::string> kJobFields{"name", "tasks", "edges"};
 const std::vector<std::string> kTaskFields{"name", "kernel", "size", "data", "after"};
@@ -126,9 +127,9 @@ class Reader {
   Reader(const std::string& file, std::uint64_t seed, const RuntimeDagFileLimits& limits)
       : file_(file), rng_(seed), limits_(limits), dag_(std::make_unique<RuntimeDag>()) {}
 
-  std::unique_ptr<RuntimeDag> read(const YAML::Node& root) {
+  std::unique_ptr<RuntimeDag> read(const InputNode& root) {
     const FieldReader top(root, "runtime DAG file", file_, {"jobs"});
-    const YAML::Node& jobs = top.required("jobs");
+    const InputNode& jobs = top.required("jobs");
     const std::size_t job_count = io_detail::list_length(jobs, "jobs", file_);
     if (job_count == 0)
       throw InputError(io_detail::position_of(jobs, file_), "'jobs' needs at least one job");
@@ -137,17 +138,17 @@ class Reader {
   }
 
  private:
-  void read_job(const YAML::Node& value, bool prefix_names) {
+  void read_job(const InputNode& value, bool prefix_names) {
     const FieldReader job(value, "job", file_, kJobFields);
     const std::string job_name = job.required_string("name");
-    const YAML::Node& tasks = job.required("tasks");
+    const InputNode& tasks = job.required("tasks");
     const std::size_t count = io_detail::list_length(tasks, "tasks", file_);
     if (count == 0)
       throw InputError(io_detail::position_of(tasks, file_),
                        fmt::format("job '{}' needs at least one task", job_name));
     // `edges:` entries, gathered first so each becomes an ordering edge of its `to` task.
     std::unordered_map<std::string, std::vector<std::pair<std::string, SourcePosition>>> edges_to;
-    if (const YAML::Node* edges = job.find("edges")) {
+    if (const InputNode* edges = job.find("edges")) {
       const std::size_t edge_count = io_detail::list_length(*edges, "edges", file_);
       for (std::size_t e = 0; e < edge_count; ++e) {
         const FieldReader edge((*edges)[e], "edge", file_, kEdgeFields);
@@ -174,7 +175,7 @@ class Reader {
                          fmt::format("{}; a task may only follow earlier tasks of its job",
                                      unknown_name_message("earlier task", other, job_task_names)));
       };
-      if (const YAML::Node* list = task.find("after")) {
+      if (const InputNode* list = task.find("after")) {
         const std::size_t n = io_detail::list_length(*list, "after", file_);
         for (std::size_t i = 0; i < n; ++i)
           after.push_back(earlier(io_detail::string_value((*list)[i], "after", file_),
@@ -197,7 +198,7 @@ class Reader {
 
   std::uint32_t read_task(const FieldReader& task, const std::string& name,
                           const std::string& prefix, const std::vector<std::uint32_t>& after) {
-    const YAML::Node& kernel_node = task.required("kernel");
+    const InputNode& kernel_node = task.required("kernel");
     const std::string kernel_text = io_detail::string_value(kernel_node, "kernel", file_);
     const auto kernel = parse_kernel_id(kernel_text);
     if (!kernel)
@@ -217,7 +218,7 @@ class Reader {
       size = io_detail::whole_number_value(task.required("size"), "size", 0, 0, file_);
     }
     std::vector<std::string> data_names;
-    if (const YAML::Node* data = task.find("data")) {
+    if (const InputNode* data = task.find("data")) {
       const std::size_t n = io_detail::list_length(*data, "data", file_);
       if (n != kinds.size())
         throw InputError(task.position_of_field("data"),
@@ -334,12 +335,8 @@ class Reader {
 std::unique_ptr<RuntimeDag> parse_runtime_dag(std::string_view text, const std::string& file_name,
                                               std::uint64_t seed,
                                               const RuntimeDagFileLimits& limits) {
-  try {
-    const YAML::Node root = io_detail::parse_document(text, file_name, "'jobs'");
-    return Reader(file_name, seed, limits).read(root);
-  } catch (const YAML::Exception& e) {
-    throw io_detail::error_from_yaml(e, file_name);
-  }
+  const io_detail::InputDocument document = io_detail::parse_document(text, file_name, "'jobs'");
+  return Reader(file_name, seed, limits).read(document.root());
 }
 
 std::unique_ptr<RuntimeDag> load_runtime_dag_file(const std::string& path, std::uint64_t seed,

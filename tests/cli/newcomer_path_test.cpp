@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -20,9 +20,9 @@ using hetsched::testing::CliResult;
 using hetsched::testing::line_count;
 using hetsched::testing::run_cli;
 
-const std::string kSource = HETSCHED_SOURCE_DIR;
-const std::string kExamples = kSource + "/examples/";
-const std::string kData = kSource + "/data/";
+const std::string kNewcomerSource = HETSCHED_SOURCE_DIR;
+const std::string kNewcomerExamples = kNewcomerSource + "/examples/";
+const std::string kNewcomerData = kNewcomerSource + "/data/";
 
 // A fresh folder of this test's own.
 std::filesystem::path newcomer_dir() {
@@ -60,8 +60,8 @@ TEST(NewcomerPath, ADirectoryGivenAsAFileIsOneLine) {
 }
 
 TEST(NewcomerPath, StreamRoundAndMigrationTimesMustBeFinite) {
-  const std::string stream = "simulate -q --workload " + kExamples + "stream_small.yaml ";
-  for (const std::string& bad :
+  const std::string stream = "simulate -q --workload " + kNewcomerExamples + "stream_small.yaml ";
+  for (const std::string bad :
        {"--round-seconds 0", "--round-seconds -5", "--round-seconds nan", "--round-seconds 0.001",
         "--round-seconds 1e308", "--migration-seconds nan", "--migration-seconds -1",
         "--migration-seconds inf"})
@@ -69,9 +69,9 @@ TEST(NewcomerPath, StreamRoundAndMigrationTimesMustBeFinite) {
 }
 
 TEST(NewcomerPath, StreamRunsRefuseWhatTheyCannotHonour) {
-  const std::string stream = "simulate -q --workload " + kExamples + "stream_small.yaml ";
+  const std::string stream = "simulate -q --workload " + kNewcomerExamples + "stream_small.yaml ";
   for (const std::string& option :
-       {"--cluster " + kExamples + "cluster.yaml", std::string("--cluster /missing.yaml"),
+       {"--cluster " + kNewcomerExamples + "cluster.yaml", std::string("--cluster /missing.yaml"),
         std::string("--mtbf-hours 10"), std::string("--power-cap 1000"), std::string("--thermal"),
         std::string("--clone-threshold 2"), std::string("--schedule x.csv")})
     expect_one_line_status_2(run_cli(stream + option), "cannot be used", option);
@@ -82,7 +82,7 @@ TEST(NewcomerPath, StreamRunsRefuseWhatTheyCannotHonour) {
 
 TEST(NewcomerPath, StreamRunsWriteTheirReportToOut) {
   const auto dir = newcomer_dir();
-  const CliResult r = run_cli("simulate -q --policy fifo --workload " + kExamples +
+  const CliResult r = run_cli("simulate -q --policy fifo --workload " + kNewcomerExamples +
                               "stream_small.yaml --out " + (dir / "out").string());
   ASSERT_EQ(r.status, 0) << r.err;
   std::ifstream report(dir / "out" / "stream.report.json");
@@ -106,7 +106,7 @@ TEST(NewcomerPath, NumbersMustBeFiniteAndSeedsInRange) {
 
 TEST(NewcomerPath, HugeWorkloadNumbersAreRefusedWithTheirPosition) {
   const auto dir = newcomer_dir();
-  for (const std::string& field : {"flops", "bytes"}) {
+  for (const std::string field : {"flops", "bytes"}) {
     const std::string file =
         newcomer_file(dir, field + ".yaml",
                       "jobs:\n  - name: j\n    tasks:\n      - {name: t, kernel: dense_matmul, " +
@@ -122,20 +122,21 @@ TEST(NewcomerPath, HugeWorkloadNumbersAreRefusedWithTheirPosition) {
 TEST(NewcomerPath, ValidateTellsEveryKindByContent) {
   const auto dir = newcomer_dir();
   // A cost matrix saved as JSON under an upper-case name: told by its fields.
-  std::ifstream yaml(kExamples + "topcuoglu.yaml");
+  std::ifstream yaml(kNewcomerExamples + "topcuoglu.yaml");
   std::stringstream text;
   text << yaml.rdbuf();
   const std::string as_json = newcomer_file(dir, "TOPC.JSON", text.str());
   const struct {
     std::string file, kind;
-  } cases[] = {{kExamples + "cluster.yaml", "cluster"},
-               {kExamples + "cluster.json", "cluster"},
-               {kExamples + "workload.yaml", "workload"},  // on the cluster it names
-               {kExamples + "stream_small.yaml", "stream workload"},
-               {kExamples + "topcuoglu.yaml", "cost matrix"},
-               {as_json, "cost matrix"},
-               {kData + "wfcommons/montage-chameleon-2mass-005d-001.json", "WfCommons workflow"},
-               {kData + "pegasus/Montage_25.xml", "Pegasus DAX workflow"}};
+  } cases[] = {
+      {kNewcomerExamples + "cluster.yaml", "cluster"},
+      {kNewcomerExamples + "cluster.json", "cluster"},
+      {kNewcomerExamples + "workload.yaml", "workload"},  // on the cluster it names
+      {kNewcomerExamples + "stream_small.yaml", "stream workload"},
+      {kNewcomerExamples + "topcuoglu.yaml", "cost matrix"},
+      {as_json, "cost matrix"},
+      {kNewcomerData + "wfcommons/montage-chameleon-2mass-005d-001.json", "WfCommons workflow"},
+      {kNewcomerData + "pegasus/Montage_25.xml", "Pegasus DAX workflow"}};
   for (const auto& c : cases) {
     const CliResult r = run_cli("validate --format json " + c.file);
     ASSERT_EQ(r.status, 0) << c.file << ": " << r.err;
@@ -143,14 +144,14 @@ TEST(NewcomerPath, ValidateTellsEveryKindByContent) {
     EXPECT_EQ(json["kind"], c.kind) << c.file;
     EXPECT_EQ(json["ok"], true) << c.file;
   }
-  expect_one_line_status_2(run_cli("simulate -q --workload " + kExamples + "cluster.yaml"),
+  expect_one_line_status_2(run_cli("simulate -q --workload " + kNewcomerExamples + "cluster.yaml"),
                            "found a cluster", "a cluster as the workload");
 }
 
 TEST(NewcomerPath, AWorkloadWithoutItsClusterNamesTheUnknownNode) {
   // The example workload without its `cluster` field, read against the built-in cluster.
   const auto dir = newcomer_dir();
-  std::ifstream example(kExamples + "workload.yaml");
+  std::ifstream example(kNewcomerExamples + "workload.yaml");
   std::stringstream text;
   text << example.rdbuf();
   std::string body = text.str();
@@ -163,7 +164,7 @@ TEST(NewcomerPath, AWorkloadWithoutItsClusterNamesTheUnknownNode) {
 
 TEST(NewcomerPath, TheBuiltInWorkloadRunsOnAnyCluster) {
   const CliResult r = run_cli("simulate -q --policy greedy-eft --format json --cluster " +
-                              kExamples + "cluster.json");
+                              kNewcomerExamples + "cluster.json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   EXPECT_EQ(json["reports"][0]["tasks_completed"], json["reports"][0]["tasks_total"]);
@@ -172,8 +173,8 @@ TEST(NewcomerPath, TheBuiltInWorkloadRunsOnAnyCluster) {
 TEST(NewcomerPath, ACostMatrixIsScheduledAndItsScheduleWritten) {
   const auto dir = newcomer_dir();
   const std::string csv = (dir / "heft.csv").string();
-  const CliResult r = run_cli("simulate -q --policy heft --format json --workload " + kExamples +
-                              "topcuoglu.yaml --schedule " + csv);
+  const CliResult r = run_cli("simulate -q --policy heft --format json --workload " +
+                              kNewcomerExamples + "topcuoglu.yaml --schedule " + csv);
   ASSERT_EQ(r.status, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   // HEFT on Topcuoglu et al.'s graph: makespan 80, as in the paper.
@@ -191,14 +192,15 @@ TEST(NewcomerPath, ACostMatrixIsScheduledAndItsScheduleWritten) {
   EXPECT_EQ(rows, 10);
   EXPECT_DOUBLE_EQ(latest_finish, 80.0);
   // The matrix's columns are its devices: another cluster is refused.
-  expect_one_line_status_2(run_cli("simulate -q --workload " + kExamples +
-                                   "topcuoglu.yaml --cluster " + kExamples + "cluster.yaml"),
-                           "--cluster cannot be used", "cost matrix with --cluster");
+  expect_one_line_status_2(
+      run_cli("simulate -q --workload " + kNewcomerExamples + "topcuoglu.yaml --cluster " +
+              kNewcomerExamples + "cluster.yaml"),
+      "--cluster cannot be used", "cost matrix with --cluster");
 }
 
 TEST(NewcomerPath, ImportedWorkflowsAreSimulated) {
-  for (const std::string& file : {kData + "wfcommons/montage-chameleon-2mass-005d-001.json",
-                                  kData + "pegasus/Montage_25.xml"}) {
+  for (const std::string& file : {kNewcomerData + "wfcommons/montage-chameleon-2mass-005d-001.json",
+                                  kNewcomerData + "pegasus/Montage_25.xml"}) {
     const CliResult r =
         run_cli("simulate -q --policy heft --policy greedy-eft --format json --workload " + file);
     ASSERT_EQ(r.status, 0) << file << ": " << r.err;
@@ -235,8 +237,7 @@ TEST(NewcomerPath, CommandLineHabits) {
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("simulate"), std::string::npos);
   expect_one_line_status_2(run_cli("simulat"), "closest: simulate", "hetsched simulat");
-  expect_one_line_status_2(run_cli("simulate --polcy x"), "closest: --policy",
-                           "simulate --polcy");
+  expect_one_line_status_2(run_cli("simulate --polcy x"), "closest: --policy", "simulate --polcy");
   expect_one_line_status_2(run_cli("bench dagg"), "closest: dag", "bench dagg");
   const CliResult policies = run_cli("policies --format json");
   ASSERT_EQ(policies.status, 0) << policies.err;
@@ -249,7 +250,7 @@ TEST(NewcomerPath, APolicyOfTheOtherRegistryIsNamedAsSuch) {
   expect_one_line_status_2(run_cli("simulate -q --policy fifo"), "job-stream policy",
                            "fifo on a task workload");
   expect_one_line_status_2(
-      run_cli("simulate -q --policy heft --workload " + kExamples + "stream_small.yaml"),
+      run_cli("simulate -q --policy heft --workload " + kNewcomerExamples + "stream_small.yaml"),
       "task-scheduling policy", "heft on a job stream");
 }
 
@@ -309,14 +310,15 @@ TEST(NewcomerPath, WorkloadViolationsPointAtTheTask) {
                                           "      - {name: a, flops: 1e9, after: [b]}\n"
                                           "      - {name: b, flops: 1e9, after: [a]}\n");
   expect_one_line_status_2(run_cli("validate " + cycle), "cycle.yaml:4:", "a dependency cycle");
-  const std::string nowhere = newcomer_file(dir, "nowhere.yaml",
-                                            "jobs:\n"
-                                            "  - name: j\n"
-                                            "    tasks:\n"
-                                            "      - {name: ok, flops: 1e9}\n"
-                                            "      - {name: huge, flops: 1e9, memory_bytes: 1e20}\n");
-  expect_one_line_status_2(run_cli("validate " + nowhere), "nowhere.yaml:5:",
-                           "a task no device can run");
+  const std::string nowhere =
+      newcomer_file(dir, "nowhere.yaml",
+                    "jobs:\n"
+                    "  - name: j\n"
+                    "    tasks:\n"
+                    "      - {name: ok, flops: 1e9}\n"
+                    "      - {name: huge, flops: 1e9, memory_bytes: 1e20}\n");
+  expect_one_line_status_2(run_cli("validate " + nowhere),
+                           "nowhere.yaml:5:", "a task no device can run");
 }
 
 }  // namespace

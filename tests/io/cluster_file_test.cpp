@@ -242,7 +242,9 @@ TEST(ClusterFileErrors, SyntaxErrorNamesFileLineAndColumn) {
   EXPECT_CONTAINS(message, "c.yaml:2:");
   EXPECT_CONTAINS(message, "YAML syntax error");
   const std::string unclosed = cluster_error("nodes:\n  - name: a\n    devices: [{model: T4}\n");
-  EXPECT_CONTAINS(unclosed, "c.yaml:4:1: YAML syntax error: end of sequence flow not found");
+  EXPECT_CONTAINS(unclosed,
+                  "c.yaml:4:1: YAML syntax error: while parsing a flow sequence: did not find "
+                  "expected ',' or ']'");
 }
 
 TEST(ClusterFileErrors, WrongTypeNamesFieldAndExpectedType) {

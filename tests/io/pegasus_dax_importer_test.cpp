@@ -12,8 +12,8 @@
 namespace hetsched {
 namespace {
 
-using testing_support::expect_input_error;
 using testing_support::data_file;
+using testing_support::expect_input_error;
 using testing_support::write_temp_file;
 
 TEST(PegasusDaxImporter, ReadsEverySharedWorkflow) {

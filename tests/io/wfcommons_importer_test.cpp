@@ -10,8 +10,8 @@
 namespace hetsched {
 namespace {
 
-using testing_support::expect_input_error;
 using testing_support::data_file;
+using testing_support::expect_input_error;
 using testing_support::write_temp_file;
 
 const Task& task_named(const Job& job, const std::string& name) {
@@ -95,8 +95,8 @@ TEST(WfCommonsImporter, OptionsChooseKernelAndDeviceKinds) {
   WorkflowImportOptions options;
   options.kernel_by_category["mProject"] = KernelClass::elementwise;
   options.cpu_only = true;
-  const Job montage = import_wfcommons_file(
-      data_file("wfcommons/montage-chameleon-2mass-005d-001.json"), options);
+  const Job montage =
+      import_wfcommons_file(data_file("wfcommons/montage-chameleon-2mass-005d-001.json"), options);
   EXPECT_EQ(task_named(montage, "mProject_ID0000001").kernel, KernelClass::elementwise);
   EXPECT_EQ(task_named(montage, "mAdd_ID0000018").kernel, KernelClass::branchy);
   EXPECT_FALSE(montage.tasks[0].allowed_kinds.contains(DeviceKind::gpu));

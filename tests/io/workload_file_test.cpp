@@ -212,7 +212,8 @@ TEST(WorkloadFile, NumbersInYamlAndJsonSpellingsAreAccepted) {
 
 TEST(WorkloadFileErrors, SyntaxErrorNamesFileLineAndColumn) {
   EXPECT_CONTAINS(workload_error("jobs:\n  - name: j\n    tasks: [{name: a}\n"),
-                  "w.yaml:4:1: YAML syntax error: end of sequence flow not found");
+                  "w.yaml:4:1: YAML syntax error: while parsing a flow sequence: did not find "
+                  "expected ',' or ']'");
 }
 
 TEST(WorkloadFileErrors, WrongTypesNameFieldAndExpectation) {

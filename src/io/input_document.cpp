@@ -1,0 +1,551 @@
+#include "input_document.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+#include <yaml.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <type_traits>
+#include <unordered_map>
+
+#include "hetsched/io/input_progress.hpp"
+
+namespace hetsched::io_detail {
+namespace {
+
+// Bytes between two progress reports.
+constexpr std::size_t kProgressStepBytes = 1u << 20;
+
+}  // namespace
+
+// ---- InputNode ----------------------------------------------------------------------
+
+bool InputNode::is_null() const {
+  return document_ != nullptr && document_->entries_[index_].kind == InputDocument::Kind::null;
+}
+bool InputNode::is_scalar() const {
+  return document_ != nullptr && document_->entries_[index_].kind == InputDocument::Kind::scalar;
+}
+bool InputNode::is_sequence() const {
+  return document_ != nullptr && document_->entries_[index_].kind == InputDocument::Kind::sequence;
+}
+bool InputNode::is_map() const {
+  return document_ != nullptr && document_->entries_[index_].kind == InputDocument::Kind::map;
+}
+
+std::string_view InputNode::scalar() const {
+  if (!is_scalar()) return {};
+  const auto& entry = document_->entries_[index_];
+  return (entry.text_in_source ? document_->source_ : std::string_view(document_->text_))
+      .substr(entry.first, entry.count);
+}
+
+std::size_t InputNode::size() const {
+  if (document_ == nullptr) return 0;
+  const auto& entry = document_->entries_[index_];
+  if (entry.kind == InputDocument::Kind::sequence) return entry.count;
+  if (entry.kind == InputDocument::Kind::map) return entry.count / 2;
+  return 0;
+}
+
+InputNode InputNode::child(std::size_t i) const {
+  const auto& entry = document_->entries_[index_];
+  return InputNode(document_, document_->children_[entry.first + i]);
+}
+
+InputNode InputNode::operator[](std::size_t i) const {
+  return is_sequence() && i < size() ? child(i) : InputNode();
+}
+InputNode InputNode::key_at(std::size_t i) const {
+  return is_map() && i < size() ? child(2 * i) : InputNode();
+}
+InputNode InputNode::value_at(std::size_t i) const {
+  return is_map() && i < size() ? child(2 * i + 1) : InputNode();
+}
+
+SourcePosition InputNode::position() const {
+  if (document_ == nullptr) return {};
+  return document_->position_of(document_->entries_[index_]);
+}
+
+// ---- InputDocument ------------------------------------------------------------------
+
+InputNode InputDocument::root() const { return has_root_ ? InputNode(this, root_) : InputNode(); }
+
+SourcePosition InputDocument::position_of(const Entry& entry) const {
+  if (positions_are_offsets_) return position_at_offset(entry.position);
+  const YamlMark& mark = yaml_marks_[entry.position];
+  return SourcePosition{file_, static_cast<int>(mark.line) + 1, static_cast<int>(mark.column) + 1};
+}
+
+SourcePosition InputDocument::position_at_offset(std::uint32_t offset) const {
+  if (line_starts_.empty()) {
+    line_starts_.push_back(0);
+    for (std::size_t i = 0; i < source_.size(); ++i)
+      if (source_[i] == '\n') line_starts_.push_back(static_cast<std::uint32_t>(i + 1));
+  }
+  const auto line = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset) - 1;
+  return SourcePosition{file_, static_cast<int>(line - line_starts_.begin()) + 1,
+                        static_cast<int>(offset - *line) + 1};
+}
+
+// Builds the tree from libyaml's events: a stack of open containers, each collecting its
+// children's indices until its end event moves them into the document's one child array.
+class YamlTreeBuilder {
+ public:
+  YamlTreeBuilder(InputDocument& document) : document_(document) {}
+
+  void build() {
+    std::unique_ptr<yaml_parser_t, void (*)(yaml_parser_t*)> parser(new yaml_parser_t,
+                                                                    [](yaml_parser_t* p) {
+                                                                      yaml_parser_delete(p);
+                                                                      delete p;
+                                                                    });
+    if (!yaml_parser_initialize(parser.get()))
+      throw InputError(SourcePosition{document_.file_, 0, 0}, "out of memory reading YAML");
+    yaml_parser_set_input_string(parser.get(),
+                                 reinterpret_cast<const unsigned char*>(document_.source_.data()),
+                                 document_.source_.size());
+    bool in_document = false;
+    while (true) {
+      yaml_event_t event;
+      if (!yaml_parser_parse(parser.get(), &event)) throw syntax_error(*parser);
+      std::unique_ptr<yaml_event_t, void (*)(yaml_event_t*)> owned(&event, yaml_event_delete);
+      if (event.start_mark.index >= next_report_) {
+        InputProgressScope::report(event.start_mark.index, document_.source_.size());
+        next_report_ = event.start_mark.index + kProgressStepBytes;
+      }
+      switch (event.type) {
+        case YAML_STREAM_END_EVENT:
+          return;
+        case YAML_DOCUMENT_START_EVENT:
+          in_document = true;
+          break;
+        case YAML_DOCUMENT_END_EVENT:
+          if (in_document) return;  // only the first document is read
+          break;
+        case YAML_SCALAR_EVENT:
+          add_scalar(event);
+          break;
+        case YAML_ALIAS_EVENT:
+          add_alias(event);
+          break;
+        case YAML_SEQUENCE_START_EVENT:
+          open(InputDocument::Kind::sequence, event.start_mark, event.data.sequence_start.anchor);
+          break;
+        case YAML_MAPPING_START_EVENT:
+          open(InputDocument::Kind::map, event.start_mark, event.data.mapping_start.anchor);
+          break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+          close();
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+ private:
+  InputError syntax_error(const yaml_parser_t& parser) const {
+    const yaml_mark_t& mark = parser.problem_mark;
+    std::string what = parser.problem != nullptr ? parser.problem : "malformed input";
+    if (parser.context != nullptr) what = std::string(parser.context) + ": " + what;
+    return InputError(SourcePosition{document_.file_, static_cast<int>(mark.line) + 1,
+                                     static_cast<int>(mark.column) + 1},
+                      "YAML syntax error: " + what);
+  }
+
+  InputDocument::Entry entry_at(const yaml_mark_t& mark, InputDocument::Kind kind) const {
+    constexpr std::size_t kLargest = std::numeric_limits<std::uint32_t>::max();
+    InputDocument::Entry entry;
+    entry.kind = kind;
+    entry.position = static_cast<std::uint32_t>(document_.yaml_marks_.size());
+    document_.yaml_marks_.push_back({static_cast<std::uint32_t>(std::min(mark.line, kLargest)),
+                                     static_cast<std::uint32_t>(std::min(mark.column, kLargest))});
+    return entry;
+  }
+
+  // A plain scalar spelled as YAML's null (or nothing) is null, as yaml-cpp reads it.
+  static bool is_null_scalar(const yaml_event_t& event) {
+    const auto& scalar = event.data.scalar;
+    if (scalar.style != YAML_PLAIN_SCALAR_STYLE || !scalar.plain_implicit) return false;
+    const std::string_view text(reinterpret_cast<const char*>(scalar.value), scalar.length);
+    return text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL";
+  }
+
+  void add_scalar(const yaml_event_t& event) {
+    const bool null = is_null_scalar(event);
+    InputDocument::Entry entry =
+        entry_at(event.start_mark, null ? InputDocument::Kind::null : InputDocument::Kind::scalar);
+    if (!null) {
+      entry.first = static_cast<std::uint32_t>(document_.text_.size());
+      entry.count = static_cast<std::uint32_t>(event.data.scalar.length);
+      document_.text_.append(reinterpret_cast<const char*>(event.data.scalar.value),
+                             event.data.scalar.length);
+    }
+    const std::uint32_t index = append(entry);
+    remember_anchor(event.data.scalar.anchor, index);
+    attach(index);
+  }
+
+  void add_alias(const yaml_event_t& event) {
+    const std::string name(reinterpret_cast<const char*>(event.data.alias.anchor));
+    const auto it = anchors_.find(name);
+    if (it == anchors_.end())
+      throw InputError(SourcePosition{document_.file_, static_cast<int>(event.start_mark.line) + 1,
+                                      static_cast<int>(event.start_mark.column) + 1},
+                       fmt::format("alias *{} names no complete node before it (an anchor &{} "
+                                   "must come first, outside the aliased node)",
+                                   printable_text(name), printable_text(name)));
+    attach(it->second);
+  }
+
+  void open(InputDocument::Kind kind, const yaml_mark_t& mark, const yaml_char_t* anchor) {
+    if (static_cast<int>(open_.size()) >= kMaxInputDepth)
+      throw InputError(SourcePosition{document_.file_, static_cast<int>(mark.line) + 1,
+                                      static_cast<int>(mark.column) + 1},
+                       fmt::format("nesting deeper than {} levels", kMaxInputDepth));
+    const std::uint32_t index = append(entry_at(mark, kind));
+    if (open_.size() == pending_.size()) pending_.emplace_back();
+    pending_[open_.size()].clear();
+    open_.push_back({index, anchor != nullptr ? reinterpret_cast<const char*>(anchor) : ""});
+  }
+
+  void close() {
+    const Open container = open_.back();
+    std::vector<std::uint32_t>& children = pending_[open_.size() - 1];
+    InputDocument::Entry& entry = document_.entries_[container.index];
+    entry.first = static_cast<std::uint32_t>(document_.children_.size());
+    entry.count = static_cast<std::uint32_t>(children.size());
+    document_.children_.insert(document_.children_.end(), children.begin(), children.end());
+    open_.pop_back();
+    // Anchored containers can be aliased only once complete.
+    if (!container.anchor.empty()) anchors_[container.anchor] = container.index;
+    attach(container.index);
+  }
+
+  std::uint32_t append(const InputDocument::Entry& entry) {
+    document_.entries_.push_back(entry);
+    return static_cast<std::uint32_t>(document_.entries_.size() - 1);
+  }
+
+  void remember_anchor(const yaml_char_t* anchor, std::uint32_t index) {
+    if (anchor != nullptr) anchors_[reinterpret_cast<const char*>(anchor)] = index;
+  }
+
+  // Makes the node a child of the innermost open container, or the root.
+  void attach(std::uint32_t index) {
+    if (open_.empty()) {
+      if (!document_.has_root_) {
+        document_.root_ = index;
+        document_.has_root_ = true;
+      }
+      return;
+    }
+    pending_[open_.size() - 1].push_back(index);
+  }
+
+  struct Open {
+    std::uint32_t index;
+    std::string anchor;
+  };
+  InputDocument& document_;
+  std::size_t next_report_ = kProgressStepBytes;
+  std::vector<Open> open_;
+  std::vector<std::vector<std::uint32_t>> pending_;  // children of open_[depth], reused
+  std::unordered_map<std::string, std::uint32_t> anchors_;
+};
+
+// Builds the tree from simdjson's On-Demand parser, which validates the JSON as it is
+// walked; the walk recurses once per nesting level (at most kMaxInputDepth).
+class JsonTreeBuilder {
+ public:
+  JsonTreeBuilder(InputDocument& document) : document_(document) {}
+
+  void build() {
+    document_.positions_are_offsets_ = true;
+    pending_.resize(kMaxInputDepth + 1);
+    const simdjson::padded_string padded(document_.source_.data(), document_.source_.size());
+    base_ = padded.data();
+    simdjson::ondemand::parser parser(std::max<std::size_t>(padded.size(), 64));
+    simdjson::ondemand::document json;
+    if (const auto error = parser.iterate(padded).get(json)) fail(error, nullptr);
+    simdjson::ondemand::json_type type;
+    if (const auto error = json.type().get(type)) fail(error, &json);
+    document_.root_ = add(json, type, 0, &json);
+    document_.has_root_ = true;
+    // Past the root value, the iterator has a location only if something follows it.
+    const char* rest = nullptr;
+    if (!json.current_location().get(rest)) {
+      last_offset_ = offset_of(rest);
+      fail(simdjson::TRAILING_CONTENT, nullptr);
+    }
+  }
+
+ private:
+  // simdjson says what is wrong but not always where; nlohmann's parser, run only on a
+  // file simdjson refused, names the position and the token it expected.
+  [[noreturn]] void fail(simdjson::error_code error, simdjson::ondemand::document* json) const {
+    InputDocument::Entry at;
+    std::string what = simdjson::error_message(error);
+    if (const auto diagnosis = diagnose_json(document_.source_)) {
+      at.position = diagnosis->first;
+      what = diagnosis->second;
+    } else {
+      const char* location = nullptr;
+      at.position = json != nullptr && !json->current_location().get(location) && location >= base_
+                        ? offset_of(location)
+                        : last_offset_;
+    }
+    throw InputError(document_.position_of(at), "JSON syntax error: " + what);
+  }
+
+  // The byte offset and description of the first syntax error in `text`, if nlohmann's
+  // parser finds one.
+  static std::optional<std::pair<std::uint32_t, std::string>> diagnose_json(std::string_view text) {
+    struct FirstError : nlohmann::json_sax<nlohmann::json> {
+      bool null() override { return true; }
+      bool boolean(bool) override { return true; }
+      bool number_integer(number_integer_t) override { return true; }
+      bool number_unsigned(number_unsigned_t) override { return true; }
+      bool number_float(number_float_t, const string_t&) override { return true; }
+      bool string(string_t&) override { return true; }
+      bool binary(binary_t&) override { return true; }
+      bool start_object(std::size_t) override { return true; }
+      bool key(string_t&) override { return true; }
+      bool end_object() override { return true; }
+      bool start_array(std::size_t) override { return true; }
+      bool end_array() override { return true; }
+      bool parse_error(std::size_t position, const std::string&,
+                       const nlohmann::detail::exception& error) override {
+        std::string message = error.what();
+        // "[json.exception.parse_error.101] parse error at line 1, column 9: syntax error
+        // while parsing ..." without the parts our own position replaces.
+        if (const auto colon = message.find(": "); colon != std::string::npos)
+          message.erase(0, colon + 2);
+        found = {static_cast<std::uint32_t>(position > 0 ? position - 1 : 0), message};
+        return false;
+      }
+      std::optional<std::pair<std::uint32_t, std::string>> found;
+    } handler;
+    (void)nlohmann::json::sax_parse(text, &handler, nlohmann::json::input_format_t::json, true);
+    return handler.found;
+  }
+
+  // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, RFC 8259's number.
+  static bool is_json_number(std::string_view text) {
+    std::size_t i = 0;
+    const auto digits = [&] {
+      const std::size_t start = i;
+      while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+      return i - start;
+    };
+    if (i < text.size() && text[i] == '-') ++i;
+    if (i < text.size() && text[i] == '0')
+      ++i;
+    else if (digits() == 0)
+      return false;
+    if (i < text.size() && text[i] == '.') {
+      ++i;
+      if (digits() == 0) return false;
+    }
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+      ++i;
+      if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+      if (digits() == 0) return false;
+    }
+    return i == text.size();
+  }
+
+  std::uint32_t offset_of(const char* location) const {
+    return static_cast<std::uint32_t>(location - base_);
+  }
+
+  template <class Value>
+  std::uint32_t add(Value& value, simdjson::ondemand::json_type type, int depth,
+                    simdjson::ondemand::document* json) {
+    using simdjson::ondemand::json_type;
+    InputDocument::Entry entry;
+    const char* location = nullptr;
+    if (!value.current_location().get(location)) last_offset_ = offset_of(location);
+    entry.position = last_offset_;
+    switch (type) {
+      case json_type::object:
+      case json_type::array: {
+        if (last_offset_ >= next_report_) {
+          InputProgressScope::report(last_offset_, document_.source_.size());
+          next_report_ = last_offset_ + kProgressStepBytes;
+        }
+        if (depth >= kMaxInputDepth)
+          throw InputError(document_.position_of(entry),
+                           fmt::format("nesting deeper than {} levels", kMaxInputDepth));
+        return type == json_type::object ? add_object(value, entry, depth, json)
+                                         : add_array(value, entry, depth, json);
+      }
+      case json_type::string: {
+        // The quoted token, read before the string is unescaped (which consumes it).
+        std::string_view token;
+        if constexpr (std::is_same_v<Value, simdjson::ondemand::document>) {
+          if (const auto error = value.raw_json_token().get(token)) fail(error, json);
+        } else {
+          token = value.raw_json_token();
+        }
+        const std::uint32_t raw = offset_of(token.data()) + 1;
+        if (const auto plain = plain_string_at(raw)) return append_in_source(entry, raw, *plain);
+        std::string_view text;
+        if (const auto error = value.get_string().get(text)) fail(error, json);
+        return append_copy(entry, text);
+      }
+      case json_type::number: {
+        std::string_view token;
+        if constexpr (std::is_same_v<Value, simdjson::ondemand::document>) {
+          if (const auto error = value.raw_json_token().get(token)) fail(error, json);
+        } else {
+          token = value.raw_json_token();
+        }
+        while (!token.empty() && (token.back() == ' ' || token.back() == '\t' ||
+                                  token.back() == '\n' || token.back() == '\r'))
+          token.remove_suffix(1);
+        // On-Demand leaves a number unchecked until it is converted; the readers convert
+        // the text themselves, so its grammar is checked here.
+        if (!is_json_number(token)) fail(simdjson::NUMBER_ERROR, json);
+        return append_in_source(entry, offset_of(token.data()), token.size());
+      }
+      case json_type::boolean: {
+        bool flag = false;
+        if (const auto error = value.get_bool().get(flag)) fail(error, json);
+        return append_in_source(entry, entry.position, flag ? 4 : 5);
+      }
+      case json_type::null: {
+        bool null = false;
+        if (const auto error = value.is_null().get(null); error || !null)
+          fail(error ? error : simdjson::N_ATOM_ERROR, json);
+        entry.kind = InputDocument::Kind::null;
+        return append(entry);
+      }
+    }
+    fail(simdjson::INCORRECT_TYPE, json);
+  }
+
+  template <class Value>
+  std::uint32_t add_object(Value& value, InputDocument::Entry entry, int depth,
+                           simdjson::ondemand::document* json) {
+    simdjson::ondemand::object object;
+    if (const auto error = value.get_object().get(object)) fail(error, json);
+    std::vector<std::uint32_t>& children = children_at(depth);
+    for (auto field_result : object) {
+      simdjson::ondemand::field field;
+      if (const auto error = std::move(field_result).get(field)) fail(error, json);
+      InputDocument::Entry key_entry;
+      const std::uint32_t key_text = offset_of(field.key().raw());
+      key_entry.position = key_text - 1;  // at its opening quote
+      last_offset_ = key_entry.position;
+      if (const auto plain = plain_string_at(key_text)) {
+        children.push_back(append_in_source(key_entry, key_text, *plain));
+      } else {
+        std::string_view key;
+        if (const auto error = field.unescaped_key().get(key)) fail(error, json);
+        children.push_back(append_copy(key_entry, key));
+      }
+      simdjson::ondemand::value child = field.value();
+      simdjson::ondemand::json_type type;
+      if (const auto error = child.type().get(type)) fail(error, json);
+      children.push_back(add(child, type, depth + 1, json));
+    }
+    entry.kind = InputDocument::Kind::map;
+    return append_container(entry, children);
+  }
+
+  template <class Value>
+  std::uint32_t add_array(Value& value, InputDocument::Entry entry, int depth,
+                          simdjson::ondemand::document* json) {
+    simdjson::ondemand::array array;
+    if (const auto error = value.get_array().get(array)) fail(error, json);
+    std::vector<std::uint32_t>& children = children_at(depth);
+    for (auto element_result : array) {
+      simdjson::ondemand::value child;
+      if (const auto error = std::move(element_result).get(child)) fail(error, json);
+      simdjson::ondemand::json_type type;
+      if (const auto error = child.type().get(type)) fail(error, json);
+      children.push_back(add(child, type, depth + 1, json));
+    }
+    entry.kind = InputDocument::Kind::sequence;
+    return append_container(entry, children);
+  }
+
+  // The list that collects the children of the container open at `depth`, emptied.
+  // (pending_ never grows during the walk, so an outer level's list stays where it is.)
+  std::vector<std::uint32_t>& children_at(int depth) {
+    pending_[depth].clear();
+    return pending_[depth];
+  }
+
+  // The length of the string whose text starts at `raw` in the source, when it holds no
+  // escape: then its text is the source's bytes up to the closing quote, read in place
+  // (simdjson has already checked the string and its UTF-8).
+  std::optional<std::size_t> plain_string_at(std::uint32_t raw) const {
+    const std::string_view rest = document_.source_.substr(raw);
+    const std::size_t stop = rest.find_first_of("\"\\");
+    if (stop == std::string_view::npos || rest[stop] != '"') return std::nullopt;
+    return stop;
+  }
+
+  std::uint32_t append_copy(InputDocument::Entry entry, std::string_view text) {
+    entry.kind = InputDocument::Kind::scalar;
+    entry.first = static_cast<std::uint32_t>(document_.text_.size());
+    entry.count = static_cast<std::uint32_t>(text.size());
+    document_.text_.append(text);
+    return append(entry);
+  }
+
+  std::uint32_t append_in_source(InputDocument::Entry entry, std::uint32_t offset,
+                                 std::size_t size) {
+    entry.kind = InputDocument::Kind::scalar;
+    entry.text_in_source = true;
+    entry.first = offset;
+    entry.count = static_cast<std::uint32_t>(size);
+    return append(entry);
+  }
+
+  std::uint32_t append_container(InputDocument::Entry entry,
+                                 const std::vector<std::uint32_t>& children) {
+    entry.first = static_cast<std::uint32_t>(document_.children_.size());
+    entry.count = static_cast<std::uint32_t>(children.size());
+    document_.children_.insert(document_.children_.end(), children.begin(), children.end());
+    return append(entry);
+  }
+
+  std::uint32_t append(const InputDocument::Entry& entry) {
+    document_.entries_.push_back(entry);
+    return static_cast<std::uint32_t>(document_.entries_.size() - 1);
+  }
+
+  InputDocument& document_;
+  std::vector<std::vector<std::uint32_t>> pending_;  // children of the container at each depth
+  const char* base_ = nullptr;
+  std::uint32_t last_offset_ = 0;
+  std::size_t next_report_ = kProgressStepBytes;
+};
+
+InputDocument::InputDocument(std::string_view text, std::string file)
+    : source_(text), file_(std::move(file)) {
+  if (text.size() >= std::numeric_limits<std::uint32_t>::max())
+    throw InputError(SourcePosition{file_, 0, 0}, "the file is too large to read (4 GiB or more)");
+  // Room for the densest input (a node every few bytes), reserved but not touched: pages
+  // that stay unused cost no memory, and the arrays never move while they grow.
+  entries_.reserve(text.size() / 3 + 16);
+  children_.reserve(text.size() / 3 + 16);
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  const bool json = first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
+  if (json)
+    JsonTreeBuilder(*this).build();
+  else
+    YamlTreeBuilder(*this).build();
+}
+
+}  // namespace hetsched::io_detail

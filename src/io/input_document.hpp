@@ -1,0 +1,105 @@
+// InputDocument: a YAML or JSON input file parsed into one compact, read-only tree, the
+// form in which the cluster, workload and runtime-DAG readers see their files.
+//
+// Two event parsers build the same tree, so the readers never know which one ran:
+//   - JSON (text whose first non-blank character is '{' or '[') goes through simdjson's
+//     On-Demand parser, which reads hundreds of MB/s;
+//   - everything else through libyaml's event parser (YAML 1.1, which also reads JSON).
+// Neither builds a tree of its own: nodes are 32-byte entries in one array, scalars are
+// copied into one text arena, and a container's children are one run of indices, so a
+// file costs a small multiple of its size. Positions are kept per node (libyaml's line
+// and column; simdjson's byte offset, turned into line and column only when asked, from
+// a line index built on first use), and every syntax error is an InputError with
+// file:line:column. Only the first YAML document is read. An alias (*name) shares the
+// anchored node instead of copying it. Nesting deeper than kMaxInputDepth is refused.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetsched/core/input_error.hpp"
+
+namespace hetsched::io_detail {
+
+inline constexpr int kMaxInputDepth = 256;
+
+class InputDocument;
+
+// A handle to one node of a document (or to nothing: a missing field). Cheap to copy; valid
+// while its document lives.
+class InputNode {
+ public:
+  InputNode() = default;
+
+  bool is_defined() const { return document_ != nullptr; }
+  bool is_null() const;
+  bool is_scalar() const;
+  bool is_sequence() const;
+  bool is_map() const;
+  // The text of a scalar (escapes resolved); empty for anything else.
+  std::string_view scalar() const;
+  // Elements of a sequence, entries of a map; 0 otherwise.
+  std::size_t size() const;
+  // Element i of a sequence; key and value of entry i of a map.
+  InputNode operator[](std::size_t i) const;
+  InputNode key_at(std::size_t i) const;
+  InputNode value_at(std::size_t i) const;
+  // Where the node starts in the file (line and column 1-based; 0 when undefined).
+  SourcePosition position() const;
+
+ private:
+  friend class InputDocument;
+  InputNode(const InputDocument* document, std::uint32_t index)
+      : document_(document), index_(index) {}
+  InputNode child(std::size_t i) const;
+
+  const InputDocument* document_ = nullptr;
+  std::uint32_t index_ = 0;
+};
+
+class InputDocument {
+ public:
+  // Parses `text`, which must outlive the document. Throws InputError (file, line, column)
+  // on a syntax error or too deep a nesting. An empty document has an undefined root.
+  InputDocument(std::string_view text, std::string file);
+
+  InputNode root() const;
+  const std::string& file() const { return file_; }
+
+ private:
+  friend class InputNode;
+  friend class YamlTreeBuilder;
+  friend class JsonTreeBuilder;
+
+  enum class Kind : std::uint8_t { null, scalar, sequence, map };
+  // 16 bytes a node.
+  struct Entry {
+    std::uint32_t position = 0;  // JSON: byte offset in source_; YAML: index in yaml_marks_
+    std::uint32_t first = 0;     // scalar: start of its text; container: first of children_
+    std::uint32_t count = 0;     // scalar: length of its text; container: children
+    Kind kind = Kind::null;
+    bool text_in_source = false;  // the scalar's text lies in source_ (else in text_)
+  };
+  struct YamlMark {
+    std::uint32_t line = 0;  // 0-based, as libyaml counts
+    std::uint32_t column = 0;
+  };
+
+  SourcePosition position_of(const Entry& entry) const;
+  SourcePosition position_at_offset(std::uint32_t offset) const;
+
+  std::string_view source_;
+  std::string file_;
+  bool positions_are_offsets_ = false;
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> children_;  // a map's are key, value, key, value, ...
+  std::string text_;                     // scalar text that is not in source_ as is
+  std::vector<YamlMark> yaml_marks_;
+  mutable std::vector<std::uint32_t> line_starts_;  // byte offset of each line, built lazily
+  std::uint32_t root_ = 0;
+  bool has_root_ = false;
+};
+
+}  // namespace hetsched::io_detail

@@ -4,6 +4,8 @@
 // for an internal error (a policy that broke its contract), 1 for any other failure.
 #include <cstdio>
 #include <exception>
+#include <sstream>
+#include <string>
 
 #include "command_line_suggestions.hpp"
 #include "commands.hpp"
@@ -66,7 +68,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hetsched: internal error: %s\n", e.what());
     return 3;
   } catch (const hetsched::EngineError& e) {
-    std::fprintf(stderr, "hetsched: error: %s\n", e.what());
+    // An engine's message may quote a command's stderr: its lines joined into one.
+    std::string joined;
+    std::istringstream lines(e.what());
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) joined += (joined.empty() ? "" : " / ") + line;
+    std::fprintf(stderr, "hetsched: error: %s\n", hetsched::printable_text(joined).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "hetsched: error: out of memory\n");

@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "../io/yaml_cpp_error.hpp"
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/text_file.hpp"
 
@@ -96,7 +97,8 @@ FaultOptions parse_fault_yaml(const std::string& source, const std::string& file
   try {
     root = YAML::Load(source);
   } catch (const YAML::Exception& e) {
-    throw InputError(SourcePosition{file, e.mark.line + 1, e.mark.column + 1}, e.msg);
+    throw InputError(SourcePosition{file, e.mark.line + 1, e.mark.column + 1},
+                     io_detail::yaml_cpp_error_message(e));
   }
   const Reader r{file};
   FaultOptions o;

@@ -13,6 +13,7 @@
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/text_file.hpp"
+#include "yaml_cpp_error.hpp"
 
 namespace hetsched {
 namespace {
@@ -26,7 +27,8 @@ class MatrixReader {
     try {
       root = YAML::Load(text_);
     } catch (const YAML::ParserException& e) {
-      throw InputError(at(e.mark), fmt::format("malformed YAML: {}", e.msg));
+      throw InputError(at(e.mark),
+                       fmt::format("malformed YAML: {}", io_detail::yaml_cpp_error_message(e)));
     }
     if (!root.IsMap())
       throw InputError(SourcePosition{file_},

@@ -10,6 +10,7 @@
 #include "hetsched/io/gavel_trace.hpp"
 #include "hetsched/stream/gavel_job_generator.hpp"
 #include "stream_text_input.hpp"
+#include "yaml_cpp_error.hpp"
 
 namespace hetsched {
 namespace {
@@ -86,7 +87,8 @@ StreamWorkload parse_stream_workload(const std::string& text, const std::string&
   try {
     root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    throw InputError(SourcePosition{file, e.mark.line + 1, e.mark.column + 1}, e.msg);
+    throw InputError(SourcePosition{file, e.mark.line + 1, e.mark.column + 1},
+                     io_detail::yaml_cpp_error_message(e));
   }
   check_keys(file, root, {"kind", "cluster", "throughputs", "gavel_trace", "generate", "jobs"},
              "stream workload");

@@ -322,3 +322,34 @@ TEST(NewcomerPath, WorkloadViolationsPointAtTheTask) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(NewcomerPath, DeepNestingAndBinaryInputAreOneClearLine) {
+  const auto dir = newcomer_dir();
+  const std::string deep = std::string(5000, '[') + std::string(5000, ']');
+  const std::string workload = newcomer_file(dir, "deep.yaml", "jobs: " + deep + "\n");
+  expect_one_line_status_2(run_cli("validate " + workload), "nesting deeper than", "workload");
+  const std::string json = newcomer_file(dir, "deep.json", "{\"jobs\": " + deep + "}\n");
+  expect_one_line_status_2(run_cli("validate " + json), "nesting deeper than", "JSON workload");
+  const std::string stream =
+      newcomer_file(dir, "stream.yaml", "kind: stream\ncluster: " + deep + "\n");
+  expect_one_line_status_2(run_cli("validate " + stream), "nesting deeper than", "stream");
+  const std::string fault = newcomer_file(dir, "fault.yaml", "model: " + deep + "\n");
+  expect_one_line_status_2(run_cli("simulate -q --failures " + fault), "nesting deeper than",
+                           "fault file");
+  // Bytes that are not UTF-8 come back escaped, never raw.
+  const std::string binary =
+      newcomer_file(dir, "binary.yaml", std::string("jobs:\n  - name: \xFF\xFE\x01\n", 20));
+  const CliResult r = run_cli("validate " + binary);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.find('\xFF'), std::string::npos) << r.err;
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  // A WfCommons file without its schema version points at its start.
+  const std::string workflow =
+      newcomer_file(dir, "nosv.json", "{\"name\": \"x\", \"workflow\": {\"specification\": {}}}");
+  expect_one_line_status_2(run_cli("validate " + workflow), "nosv.json:1:1: no 'schemaVersion'",
+                           "WfCommons without schemaVersion");
+}
+
+}  // namespace

@@ -13,7 +13,7 @@
 // after the task's own id); syntax errors use the parser's byte offset. Each task's
 // own position comes from an index of the text's "key": "value" pairs, built in one
 // pass, and every other lookup is by hash, so an import takes time in proportion to
-// the file (about 2 s for 100k tasks, most of it nlohmann-json's tree).
+// the file; most of it goes to nlohmann-json building and freeing its tree.
 #include "hetsched/io/wfcommons_importer.hpp"
 
 #include <fmt/format.h>
@@ -301,16 +301,18 @@ std::map<std::string, double> machine_core_flops(const json* machines, const cha
   for (const json& m : *machines) {
     const json* name = member(m, "nodeName");
     if (!name || !name->is_string()) continue;
-    const std::size_t offset = locate.pair("nodeName", name->get<std::string>());
+    const std::string& node_name = name->get_ref<const std::string&>();
     double rate = options.reference_core_flops;
     if (const json* cpu = member(m, "cpu"))
       if (const json* speed = member(*cpu, speed_key)) {
-        const double mhz =
-            non_negative(*speed, fmt::format("CPU speed of machine '{}'", name->get<std::string>()),
-                         locate.at(locate.string_after(offset, speed_key)));
+        const double mhz = non_negative(
+            *speed, [&] { return fmt::format("CPU speed of machine '{}'", node_name); },
+            [&] {
+              return locate.at(locate.string_after(locate.pair("nodeName", node_name), speed_key));
+            });
         if (mhz > 0) rate = mhz * 1e6 * options.flops_per_cycle;
       }
-    rates[name->get<std::string>()] = rate;
+    rates[node_name] = rate;
   }
   return rates;
 }

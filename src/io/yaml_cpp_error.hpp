@@ -3,6 +3,7 @@
 // words as "bad file". Not a public header.
 #pragma once
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <string>

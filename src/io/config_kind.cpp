@@ -1,129 +1,134 @@
-// Content detection reads only the root's field names (and the value of `kind`), through
-// the parsers' event interfaces (yaml-cpp's EventHandler, nlohmann's SAX), so no tree of
-// nodes is built for a file that a loader will then parse properly.
+// Content detection reads only the root's field names (and the values of `kind` and
+// `cluster`): for JSON, simdjson skips every value it is not asked for; for YAML in block
+// style, the root's fields are the lines at column 0; any other YAML goes through the full
+// reader. A big file is told in a small part of the time its parse takes.
 #include "hetsched/io/config_kind.hpp"
 
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/yaml.h>
+#include <simdjson.h>
 
-#include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
+#include "hetsched/core/input_error.hpp"
 #include "hetsched/core/text_file.hpp"
+#include "input_document.hpp"
 
 namespace hetsched {
 namespace {
 
-// The root map's field names, and the scalar value of its `kind` field.
+// The root map's field names, and the scalar values of its `kind` and `cluster` fields.
 struct RootFields {
   bool root_is_map = false;
   std::set<std::string, std::less<>> names;
   std::string kind;
-  std::string cluster;  // the scalar value of a `cluster` field
+  std::string cluster;
 
   bool has(std::string_view name) const { return names.count(name) > 0; }
+  void add(std::string_view name, std::string_view value) {
+    names.emplace(name);
+    if (name == "kind") kind = value;
+    if (name == "cluster") cluster = value;
+  }
 };
 
-// Collects RootFields from yaml-cpp's parse events: depth 1 is the root map, where
-// scalars alternate between field name and value.
-class RootFieldsFromYaml : public YAML::EventHandler {
- public:
-  explicit RootFieldsFromYaml(RootFields& out) : out_(out) {}
+// JSON: simdjson walks the root object's fields and skips their values without reading
+// them, so even a big file is told in a fraction of its parse.
+// Returns false when the text is not JSON from its first field on (YAML in flow style).
+bool read_json_root(std::string_view text, RootFields& root) {
+  const simdjson::padded_string padded(text.data(), text.size());
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document document;
+  simdjson::ondemand::object object;
+  if (parser.iterate(padded).get(document) || document.get_object().get(object)) return false;
+  for (auto field_result : object) {
+    simdjson::ondemand::field field;
+    std::string_view name;
+    if (std::move(field_result).get(field) || field.unescaped_key().get(name))
+      return root.root_is_map;
+    root.root_is_map = true;
+    std::string_view value;
+    if ((name == "kind" || name == "cluster") && !field.value().get_string().get(value))
+      root.add(name, value);
+    else
+      root.names.emplace(name);
+  }
+  root.root_is_map = true;
+  return true;
+}
 
-  void OnDocumentStart(const YAML::Mark&) override {}
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override { value_at_root(); }
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { value_at_root(); }
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                const std::string& value) override {
-    if (depth_ != 1) return;
-    if (expect_name_) {
-      out_.names.insert(value);
-      last_name_ = value;
-      expect_name_ = false;
+std::string_view trimmed(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  const std::size_t last = text.find_last_not_of(" \t\r");
+  return text.substr(first, last - first + 1);
+}
+
+// A plain or quoted YAML scalar as written on one line, without a trailing comment.
+std::string_view unquoted(std::string_view text) {
+  text = trimmed(text);
+  if (!text.empty() && (text.front() == '"' || text.front() == '\'')) {
+    const std::size_t close = text.find(text.front(), 1);
+    return close == std::string_view::npos ? text.substr(1) : text.substr(1, close - 1);
+  }
+  if (const std::size_t comment = text.find(" #"); comment != std::string_view::npos)
+    text = trimmed(text.substr(0, comment));
+  return text;
+}
+
+// YAML in block style (as every hetsched example is written): the root map's fields are
+// the lines that start at column 0 with `name:`. Returns false when the root is written
+// another way (flow style, a document marker with content), for the full reader to tell.
+bool read_block_yaml_root(std::string_view text, RootFields& root) {
+  bool content_seen = false;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.empty() || line.front() == ' ' || line.front() == '\t' || line.front() == '#' ||
+        line.front() == '\r' || line.front() == '%')
+      continue;
+    if (line.rfind("---", 0) == 0 || line.rfind("...", 0) == 0) {
+      if (content_seen) break;  // the end of the first document
+      if (!trimmed(line.substr(3)).empty()) return false;
+      continue;
+    }
+    if (line.front() == '{' || line.front() == '[' || line.front() == '&' || line.front() == '!')
+      return false;
+    if (line.front() == '-') return true;  // the root is a list
+    content_seen = true;
+    root.root_is_map = true;
+    std::size_t colon = std::string_view::npos;
+    if (line.front() == '"' || line.front() == '\'') {
+      const std::size_t close = line.find(line.front(), 1);
+      if (close != std::string_view::npos && close + 1 < line.size() && line[close + 1] == ':')
+        colon = close + 1;
     } else {
-      if (last_name_ == "kind") out_.kind = value;
-      if (last_name_ == "cluster") out_.cluster = value;
-      expect_name_ = true;
+      for (std::size_t i = line.find(':'); i != std::string_view::npos; i = line.find(':', i + 1))
+        if (i + 1 == line.size() || line[i + 1] == ' ' || line[i + 1] == '\t' ||
+            line[i + 1] == '\r') {
+          colon = i;
+          break;
+        }
     }
+    if (colon == std::string_view::npos) continue;
+    root.add(unquoted(line.substr(0, colon)), unquoted(line.substr(colon + 1)));
   }
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {
-    ++depth_;
-  }
-  void OnSequenceEnd() override { close(); }
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {
-    if (depth_ == 0) out_.root_is_map = true;
-    ++depth_;
-  }
-  void OnMapEnd() override { close(); }
+  return true;
+}
 
- private:
-  void value_at_root() {
-    if (depth_ == 1) expect_name_ = !expect_name_;
+// Any other YAML: the full reader's tree, whose root keys are read.
+void read_yaml_root(std::string_view text, RootFields& root) {
+  try {
+    const io_detail::InputDocument document(text, "");
+    const io_detail::InputNode node = document.root();
+    if (!node.is_map()) return;
+    root.root_is_map = true;
+    for (std::size_t i = 0; i < node.size(); ++i)
+      root.add(node.key_at(i).scalar(), node.value_at(i).scalar());
+  } catch (const InputError&) {
+    // the loader reports it, with its position
   }
-  void close() {
-    --depth_;
-    if (depth_ == 1) expect_name_ = true;  // a nested value ended
-  }
-
-  RootFields& out_;
-  int depth_ = 0;
-  bool expect_name_ = true;
-  std::string last_name_;
-};
-
-// The same from nlohmann's SAX events for JSON, which it reads much faster.
-class RootFieldsFromJson : public nlohmann::json_sax<nlohmann::json> {
- public:
-  explicit RootFieldsFromJson(RootFields& out) : out_(out) {}
-
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t& value) override {
-    if (depth_ == 1 && last_name_ == "kind") out_.kind = value;
-    if (depth_ == 1 && last_name_ == "cluster") out_.cluster = value;
-    return true;
-  }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override {
-    if (depth_ == 0) out_.root_is_map = true;
-    ++depth_;
-    return true;
-  }
-  bool key(string_t& name) override {
-    if (depth_ == 1) {
-      out_.names.insert(name);
-      last_name_ = name;
-    }
-    return true;
-  }
-  bool end_object() override {
-    --depth_;
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    ++depth_;
-    return true;
-  }
-  bool end_array() override {
-    --depth_;
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
-    return false;
-  }
-
- private:
-  RootFields& out_;
-  int depth_ = 0;
-  std::string last_name_;
-};
+}
 
 std::string_view without_leading_space(std::string_view text) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 byte-order mark
@@ -152,19 +157,9 @@ ConfigFileSummary summarize_config_text(std::string_view text) {
   if (body.front() == '<') return {ConfigKind::pegasus_dax, {}};
   RootFields root;
   if (body.front() == '{') {
-    RootFieldsFromJson handler(root);
-    // A syntax error stops the walk; the fields seen so far still tell the kind, and the
-    // loader reports the error with its position.
-    (void)nlohmann::json::sax_parse(body, &handler, nlohmann::json::input_format_t::json, false);
-  } else {
-    try {
-      std::istringstream stream{std::string(body)};
-      YAML::Parser parser(stream);
-      RootFieldsFromYaml handler(root);
-      parser.HandleNextDocument(handler);
-    } catch (const YAML::Exception&) {
-      // as above: the loader reports it
-    }
+    if (!read_json_root(body, root)) read_yaml_root(text, root);  // YAML in flow style
+  } else if (!read_block_yaml_root(text, root)) {
+    read_yaml_root(text, root);
   }
   const ConfigKind kind = kind_of(root);
   return {kind, kind == ConfigKind::workload ? root.cluster : std::string()};

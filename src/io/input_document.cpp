@@ -540,8 +540,16 @@ InputDocument::InputDocument(std::string_view text, std::string file)
   // that stay unused cost no memory, and the arrays never move while they grow.
   entries_.reserve(text.size() / 3 + 16);
   children_.reserve(text.size() / 3 + 16);
+  // JSON is a map whose first key is quoted ({"jobs": ...}) or a list; YAML's flow style
+  // also starts with '{' ({nodes: [...]}) and goes to libyaml, which would also accept
+  // what JSON refuses (a trailing comma), so the choice is made here, once.
   const std::size_t first = text.find_first_not_of(" \t\r\n");
-  const bool json = first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
+  const std::size_t next =
+      first == std::string_view::npos ? first : text.find_first_not_of(" \t\r\n", first + 1);
+  const bool json =
+      first != std::string_view::npos &&
+      (text[first] == '[' || (text[first] == '{' && (next == std::string_view::npos ||
+                                                     text[next] == '"' || text[next] == '}')));
   if (json)
     JsonTreeBuilder(*this).build();
   else

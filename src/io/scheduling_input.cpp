@@ -14,6 +14,7 @@
 #include "hetsched/io/workload_file.hpp"
 #include "hetsched/workload/generators.hpp"
 #include "hetsched/workload/workload_validation.hpp"
+#include "input_document.hpp"
 
 namespace hetsched {
 namespace {
@@ -82,6 +83,9 @@ SchedulingInput load_scheduling_input(const std::string& cluster_file,
     case ConfigKind::unknown:
       break;
   }
+  // A file of no kind may be one that does not even parse: that error, with its position,
+  // says more than what was expected.
+  if (summary.kind == ConfigKind::unknown) (void)io_detail::InputDocument(text, workload_file);
   const std::string found = summary.kind == ConfigKind::unknown
                                 ? std::string("none of their top-level fields")
                                 : fmt::format("a {}", config_kind_name(summary.kind));

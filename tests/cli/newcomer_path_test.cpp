@@ -353,3 +353,15 @@ TEST(NewcomerPath, DeepNestingAndBinaryInputAreOneClearLine) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(NewcomerPath, AFileThatDoesNotParseGetsItsSyntaxError) {
+  const auto dir = newcomer_dir();
+  const std::string broken = newcomer_file(dir, "broken.json", "{\"jobs\": [,]");
+  expect_one_line_status_2(run_cli("validate " + broken), "broken.json:1:", "broken JSON");
+  expect_one_line_status_2(run_cli("simulate -q --workload " + broken), "JSON syntax error",
+                           "simulate on broken JSON");
+}
+
+}  // namespace

@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -8,6 +7,7 @@
 #include "commands.hpp"
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/pareto_output.hpp"
 #include "hetsched/workload/generators.hpp"
@@ -29,17 +29,14 @@ struct ParetoCommandOptions {
   std::string format = "table";
 };
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw InputError(SourcePosition{path, 0, 0}, "cannot write the file");
-}
-
 void run_pareto(const ParetoCommandOptions& options) {
   for (double w : options.weights)
     if (!(w >= 0))
       throw InputError(fmt::format("--weights: expected non-negative numbers, got {}", w));
   SchedulingInput input = options.input.load();
+  if (input.workload_kind == ConfigKind::stream_workload)
+    throw InputError(SourcePosition{options.input.workload_file, 1, 1},
+                     "pareto plans a job of tasks; this file is a job stream (kind: stream)");
   const Cluster& cluster = input.cluster;
   Workload& workload = input.workload;
   if (options.input.workload_file.empty()) {
@@ -77,8 +74,9 @@ void run_pareto(const ParetoCommandOptions& options) {
   const std::string title =
       fmt::format("Pareto front of job '{}' ({} tasks, {} devices)", workload.jobs[job].name,
                   instance.task_count(), cluster.device_count());
-  if (!options.csv_path.empty()) write_file(options.csv_path, pareto_to_csv(front, picked));
-  if (!options.svg_path.empty()) write_file(options.svg_path, pareto_to_svg(front, picked, title));
+  if (!options.csv_path.empty()) write_text_file(options.csv_path, pareto_to_csv(front, picked));
+  if (!options.svg_path.empty())
+    write_text_file(options.svg_path, pareto_to_svg(front, picked, title));
   if (options.format == "json") {
     nlohmann::ordered_json points = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < front.size(); ++i)

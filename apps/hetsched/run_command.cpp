@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -120,11 +119,7 @@ void run_run(const RunOptions& options) {
   if (learned) learned->save(options.perf_model, devices.fingerprint());  // online update kept
 
   if (!options.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(options.out_dir, ec);
-    if (ec)
-      throw InputError(SourcePosition{options.out_dir, 0, 0},
-                       "cannot create directory: " + ec.message());
+    create_output_directory(options.out_dir);
     const std::string stem = options.out_dir + "/" + run.report.policy;
     write_text_file(stem + ".report.json",
                     report_to_json(run.report, devices.cluster(), backend.graph()).dump(2) + "\n");

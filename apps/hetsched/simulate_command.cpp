@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -88,8 +87,8 @@ void write_schedule(const std::string& path, const std::vector<SimReport>& repor
 }
 
 void run_simulate(const SimulateOptions& options) {
-  if (!options.input.workload_file.empty() &&
-      detect_config_kind(options.input.workload_file) == ConfigKind::stream_workload) {
+  const SchedulingInput input = options.input.load();
+  if (input.workload_kind == ConfigKind::stream_workload) {
     refuse_options(options.task_only_given,
                    "the workload is a job stream (kind: stream), whose file describes its own "
                    "cluster and which the stream simulator runs without faults, power caps, "
@@ -106,7 +105,6 @@ void run_simulate(const SimulateOptions& options) {
   refuse_options(options.stream_only_given,
                  "they are job-stream options, and the workload is not a job stream (a file "
                  "with kind: stream)");
-  const SchedulingInput input = options.input.load();
   const Cluster& cluster = input.cluster;
   const Workload& workload = input.workload;
   const RooflineModel perf(cluster);
@@ -145,11 +143,7 @@ void run_simulate(const SimulateOptions& options) {
   }
 
   if (!options.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(options.out_dir, ec);
-    if (ec)
-      throw InputError(SourcePosition{options.out_dir, 0, 0},
-                       "cannot create directory: " + ec.message());
+    create_output_directory(options.out_dir);
     for (std::size_t i = 0; i < reports.size(); ++i) {
       const TaskGraph& graph = simulators[i]->graph();
       const std::string stem = options.out_dir + "/" + reports[i].policy;

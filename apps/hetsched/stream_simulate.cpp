@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -61,11 +60,7 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
                               {"fallback_note", r.first_fallback_note}});
   }
   if (!options.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(options.out_dir, ec);
-    if (ec)
-      throw InputError(SourcePosition{options.out_dir, 0, 0},
-                       "cannot create directory: " + ec.message());
+    create_output_directory(options.out_dir);
     write_text_file(options.out_dir + "/stream.report.json", out.dump(2) + "\n");
   }
   if (options.format == "json") {

@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <type_traits>
 #include <unordered_map>
 
 #include "hetsched/io/input_progress.hpp"
+#include "json_syntax_error.hpp"
 
 namespace hetsched::io_detail {
 namespace {
@@ -293,9 +293,12 @@ class JsonTreeBuilder {
   [[noreturn]] void fail(simdjson::error_code error, simdjson::ondemand::document* json) const {
     InputDocument::Entry at;
     std::string what = simdjson::error_message(error);
-    if (const auto diagnosis = diagnose_json(document_.source_)) {
-      at.position = diagnosis->first;
-      what = diagnosis->second;
+    if (const auto diagnosis = first_json_syntax_error(document_.source_)) {
+      at.position = static_cast<std::uint32_t>(diagnosis->offset);
+      // "[json.exception.parse_error.101] parse error at line 1, column 9: syntax error
+      // while parsing ..." without the parts our own position replaces.
+      what = diagnosis->what;
+      if (const auto colon = what.find(": "); colon != std::string::npos) what.erase(0, colon + 2);
     } else {
       const char* location = nullptr;
       at.position = json != nullptr && !json->current_location().get(location) && location >= base_
@@ -303,38 +306,6 @@ class JsonTreeBuilder {
                         : last_offset_;
     }
     throw InputError(document_.position_of(at), "JSON syntax error: " + what);
-  }
-
-  // The byte offset and description of the first syntax error in `text`, if nlohmann's
-  // parser finds one.
-  static std::optional<std::pair<std::uint32_t, std::string>> diagnose_json(std::string_view text) {
-    struct FirstError : nlohmann::json_sax<nlohmann::json> {
-      bool null() override { return true; }
-      bool boolean(bool) override { return true; }
-      bool number_integer(number_integer_t) override { return true; }
-      bool number_unsigned(number_unsigned_t) override { return true; }
-      bool number_float(number_float_t, const string_t&) override { return true; }
-      bool string(string_t&) override { return true; }
-      bool binary(binary_t&) override { return true; }
-      bool start_object(std::size_t) override { return true; }
-      bool key(string_t&) override { return true; }
-      bool end_object() override { return true; }
-      bool start_array(std::size_t) override { return true; }
-      bool end_array() override { return true; }
-      bool parse_error(std::size_t position, const std::string&,
-                       const nlohmann::detail::exception& error) override {
-        std::string message = error.what();
-        // "[json.exception.parse_error.101] parse error at line 1, column 9: syntax error
-        // while parsing ..." without the parts our own position replaces.
-        if (const auto colon = message.find(": "); colon != std::string::npos)
-          message.erase(0, colon + 2);
-        found = {static_cast<std::uint32_t>(position > 0 ? position - 1 : 0), message};
-        return false;
-      }
-      std::optional<std::pair<std::uint32_t, std::string>> found;
-    } handler;
-    (void)nlohmann::json::sax_parse(text, &handler, nlohmann::json::input_format_t::json, true);
-    return handler.found;
   }
 
   // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, RFC 8259's number.

@@ -2,12 +2,13 @@
 // form in which the cluster, workload and runtime-DAG readers see their files.
 //
 // Two event parsers build the same tree, so the readers never know which one ran:
-//   - JSON (text whose first non-blank character is '{' or '[') goes through simdjson's
-//     On-Demand parser, which reads hundreds of MB/s;
-//   - everything else through libyaml's event parser (YAML 1.1, which also reads JSON).
-// Neither builds a tree of its own: nodes are 32-byte entries in one array, scalars are
-// copied into one text arena, and a container's children are one run of indices, so a
-// file costs a small multiple of its size. Positions are kept per node (libyaml's line
+//   - JSON (a map whose first key is quoted, or a list) goes through simdjson's On-Demand
+//     parser;
+//   - everything else (YAML, including its flow style `{nodes: [...]}`) through libyaml's
+//     event parser.
+// Neither builds a tree of its own: nodes are 16-byte entries in one array, a JSON scalar
+// without escapes is read in place in the text and any other scalar is copied into one
+// text arena, and a container's children are one run of indices. Positions are kept per node (libyaml's line
 // and column; simdjson's byte offset, turned into line and column only when asked, from
 // a line index built on first use), and every syntax error is an InputError with
 // file:line:column. Only the first YAML document is read. An alias (*name) shares the

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <numeric>
@@ -271,6 +272,12 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (!file) throw InputError(SourcePosition{path, 0, 0}, "cannot open for writing");
   file << text;
   if (!file) throw InputError(SourcePosition{path, 0, 0}, "write failed");
+}
+
+void create_output_directory(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw InputError(SourcePosition{path, 0, 0}, "cannot create directory: " + ec.message());
 }
 
 std::string schedule_to_csv(const SimReport& report, const Cluster& cluster, const TaskGraph& graph,

@@ -45,6 +45,8 @@ SchedulingInput load_scheduling_input(const std::string& cluster_file,
   const std::string text = read_text_file(workload_file, "workload file");
   const ConfigFileSummary summary = summarize_config_text(text);
   switch (summary.kind) {
+    case ConfigKind::stream_workload:
+      return SchedulingInput{{}, {}, ConfigKind::stream_workload, {}};
     case ConfigKind::workload: {
       std::string cluster = cluster_file;
       if (cluster.empty() && !summary.cluster_file.empty())
@@ -77,7 +79,6 @@ SchedulingInput load_scheduling_input(const std::string& cluster_file,
       validate_workload(input.workload, input.cluster, workload_file);
       return input;
     }
-    case ConfigKind::stream_workload:
     case ConfigKind::cluster:
     case ConfigKind::fault:
     case ConfigKind::unknown:

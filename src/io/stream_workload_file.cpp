@@ -66,16 +66,6 @@ std::map<std::string, double> read_rates(const std::string& file, const YAML::No
 
 }  // namespace
 
-bool is_stream_workload_file(const std::string& path) {
-  try {
-    const YAML::Node root = YAML::LoadFile(path);
-    return root.IsMap() && root["kind"] && root["kind"].IsScalar() &&
-           root["kind"].as<std::string>() == "stream";
-  } catch (const YAML::Exception&) {
-    return false;
-  }
-}
-
 StreamWorkload load_stream_workload(const std::string& path) {
   const std::string directory = std::filesystem::path(path).parent_path().string();
   return parse_stream_workload(read_text_file(path), path, directory.empty() ? "." : directory);

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "hetsched/core/text_file.hpp"
+#include "json_syntax_error.hpp"
 #include "workflow_builder.hpp"
 
 namespace hetsched {
@@ -218,29 +219,6 @@ const json& array_of(const json& value, const What& what, const Where& where) {
                      fmt::format("{} must be an array, not {}", resolve(what), value.type_name()));
   return value;
 }
-
-// Where the parser stops on a JSON text: the 0-based offset of the byte it
-// stopped at (the text's end when nothing stops it).
-struct ParseErrorPosition : nlohmann::json_sax<json> {
-  std::size_t offset = std::string::npos;
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return true; }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t position, const std::string&,
-                   const nlohmann::detail::exception&) override {
-    offset = position > 0 ? position - 1 : 0;  // position: bytes read, 1-based
-    return false;
-  }
-};
 
 // What the execution record says about one task, common to both layouts.
 struct Measured {
@@ -530,12 +508,11 @@ Job parse_wfcommons(const std::string& text, const std::string& file,
   } catch (const json::out_of_range& e) {
     // A number beyond a double's range ("1e999"), which the parser reports without
     // a position: a second, event-only pass finds where it stopped.
-    ParseErrorPosition stop;
-    json::sax_parse(text, &stop);
+    const auto stop = io_detail::first_json_syntax_error(text);
     std::string what = e.what();
     if (const auto bracket = what.find("] "); bracket != std::string::npos)
       what = what.substr(bracket + 2);
-    throw InputError(detail::LineIndex(file, text).at(stop.offset),
+    throw InputError(detail::LineIndex(file, text).at(stop ? stop->offset : text.size()),
                      fmt::format("malformed JSON: {}", what));
   }
   const JsonTextLocator locate(file, text);

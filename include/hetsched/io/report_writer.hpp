@@ -31,4 +31,7 @@ std::string summary_table(const std::vector<const SimReport*>& reports);
 // Writes text to a file; throws InputError naming the path when it cannot.
 void write_text_file(const std::string& path, const std::string& text);
 
+// Creates the folder (and its parents) that outputs go to; InputError naming it if it cannot.
+void create_output_directory(const std::string& path);
+
 }  // namespace hetsched

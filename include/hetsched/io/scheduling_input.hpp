@@ -10,7 +10,8 @@
 //
 // A cluster, fault or unknown file given as the workload is an InputError that says what
 // the file is and what was expected. Job streams (`kind: stream`) are a different model
-// (stream_workload_file.hpp) and are not loaded here.
+// (stream_workload_file.hpp): for one, only workload_kind is set (no cluster is loaded), so
+// that the caller hands the file to the stream reader without telling its kind again.
 #pragma once
 
 #include <cstdint>

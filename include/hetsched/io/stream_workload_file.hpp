@@ -22,7 +22,6 @@
 
 namespace hetsched {
 
-bool is_stream_workload_file(const std::string& path);  // has "kind: stream"
 StreamWorkload load_stream_workload(const std::string& path);
 StreamWorkload parse_stream_workload(const std::string& text, const std::string& file_name,
                                      const std::string& base_directory = ".");

@@ -1,5 +1,6 @@
 // `hetsched kube-extender`: serves kube-scheduler's extender verbs (filter,
-// prioritize, bind) and /healthz until SIGINT or SIGTERM. With --kube-api it binds
+// prioritize, bind) and /healthz until SIGINT or SIGTERM. prioritize ranks nodes by
+// what the --policy registry policy would choose (default greedy-eft). With --kube-api it binds
 // pods through the API server and, every --sync-seconds, refreshes its node cache and
 // releases the resources of pods that ended.
 #include <fcntl.h>
@@ -36,6 +37,7 @@ struct KubeExtenderOptions {
   std::string kube_api;
   std::string token_file;
   std::string ca_file;
+  std::string policy{kDefaultExtenderPolicy};
   std::size_t max_body_bytes = kDefaultExtenderBodyLimit;
   double sync_seconds = 10;
 };
@@ -132,7 +134,7 @@ void run_kube_extender(const KubeExtenderOptions& options) {
   } else if (!options.token_file.empty() || !options.ca_file.empty()) {
     throw InputError("--kube-token-file and --kube-ca-file need --kube-api URL");
   }
-  KubeExtender extender(api.get());
+  KubeExtender extender(api.get(), options.policy);
   if (!options.nodes_file.empty()) {
     try {
       extender.load_nodes(read_node_list_file(options.nodes_file));
@@ -219,6 +221,9 @@ void add_kube_extender_command(CLI::App& app) {
       "serve kube-scheduler's extender verbs (filter, prioritize, bind) with hetsched's placement");
   command->add_option("--listen", options->listen, "HOST:PORT to listen on (port 0: any free)")
       ->required();
+  command->add_option("--policy", options->policy,
+                      "registry policy whose choice ranks the nodes in prioritize (`hetsched "
+                      "policies` lists them); default greedy-eft");
   command->add_option("--nodes", options->nodes_file,
                       "a v1.NodeList JSON file (kubectl get nodes -o json) to fill the node cache");
   command->add_option("--kube-api", options->kube_api,

@@ -21,6 +21,10 @@
 // placed, so an out-of-date entry is given its current value (and moved in
 // place) when the search reaches it. Tasks with explicit per-device
 // costs are scanned over every device.
+//
+// Its score for a candidate device (score_devices) is its own rule as a number: the
+// earliest predicted finish among the candidates / the device's, 1 where it would
+// place the task.
 #include <algorithm>
 #include <limits>
 #include <utility>
@@ -134,6 +138,11 @@ class GreedyEftPolicy final : public SchedulingPolicy {
                             .planned_start_seconds = kAppend,
                             .predicted_finish_seconds = best.finish});
     }
+  }
+
+  std::vector<double> score_devices(const ClusterSnapshot& snapshot, TaskIndex task,
+                                    std::span<const DeviceId> candidates) override {
+    return finish_time_scores(snapshot, task, candidates);
   }
 
  private:

@@ -3,11 +3,16 @@
 // touches a clock, a thread or a socket, so the same policy drives the simulator,
 // local workers and real cluster managers alike.
 //
-// Two extension points, in the spirit of Kubernetes' scheduling framework:
+// Three extension points, in the spirit of Kubernetes' scheduling framework:
 //  - on_job_arrival: a static planner places the whole job here (HEFT and kin);
 //  - on_tasks_ready: an online policy places tasks whose inputs are complete. A
 //    policy may leave some unplaced (waiting for resources); they are offered again
 //    at the next decision point.
+//  - score_devices: as a Kubernetes Score plugin scores each feasible node for one
+//    pod, the policy scores each candidate device for one task, so a body that only
+//    ranks (the Kubernetes extender) ranks as the policy would choose. The default
+//    (src/policy/scheduling_policy.cpp) asks the two points above and needs no
+//    per-policy code; a policy with a natural score may override it.
 // A device runs its tasks in the order of their planned start (online: of assignment).
 #pragma once
 
@@ -57,6 +62,24 @@ class SchedulingPolicy {
   }
   virtual void on_tasks_ready(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,
                               AssignmentSink& out) = 0;
+
+  // One score per candidate, in [0, 1], higher is better; the device the policy would
+  // place `task` on scores highest. `task` is ready (its job's other tasks finished or
+  // absent) and every candidate can run it. Scoring may change the policy's state as
+  // a decision would: score with a policy built for it. Default: the policy is asked
+  // (on_job_arrival, then on_tasks_ready with `task` alone) where it would place the
+  // task; that device scores 1, and every other candidate 0.9 × the earliest predicted
+  // finish among the candidates / its own (later of free time and input arrival, plus
+  // the run time at P-state 0), so the rest rank by the finish the policy would see.
+  virtual std::vector<double> score_devices(const ClusterSnapshot& snapshot, TaskIndex task,
+                                            std::span<const DeviceId> candidates);
+
+ protected:
+  // Per candidate: the earliest predicted finish among the candidates / its own (later
+  // of the device's free time and the inputs' arrival, plus the run time at P-state 0),
+  // so 1 where the task would finish first and 0 where it cannot run.
+  static std::vector<double> finish_time_scores(const ClusterSnapshot& snapshot, TaskIndex task,
+                                                std::span<const DeviceId> candidates);
 };
 
 // What a policy is built with: the run's seed (its random choices come from an Rng

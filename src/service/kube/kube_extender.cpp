@@ -2,6 +2,8 @@
 // The protocol follows k8s.io/kube-scheduler/extender/v1 (types.go) and the
 // extender's HTTP client in kube-scheduler (pkg/scheduler/framework/extender.go):
 // one JSON POST per verb, status 200 expected, errors carried in the Error field.
+// prioritize asks a registry policy to score the nodes on a ClusterSnapshot built
+// from the feasible nodes' free slots (kube_extender.hpp says how).
 #include "hetsched/service/kube/kube_extender.hpp"
 
 #include <fmt/format.h>
@@ -12,7 +14,9 @@
 #include "hetsched/cluster/cluster.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/workload/feasibility.hpp"
+#include "hetsched/workload/task_graph.hpp"
 #include "kube_json_fields.hpp"
 
 namespace hetsched {
@@ -33,20 +37,14 @@ std::string pod_key(const KubePod& pod) {
   return pod.uid.empty() ? pod.namespace_name + "/" + pod.name : pod.uid;
 }
 
-struct Prediction {
-  double seconds = kCannotRun;
-  double watts = 0;
-};
-
-// The roofline model's prediction for the work on one device of the part.
-Prediction predict(const Task& work, const DeviceSpec& part) {
+// The roofline model's seconds for the work on one device of the part.
+double kube_predict_seconds(const Task& work, const DeviceSpec& part) {
   Cluster cluster;
   Node node;
   node.name = "candidate";
   cluster.add_node(node, {part});
   const RooflineModel model(cluster);
-  const Device& device = cluster.device(0);
-  return {model.task_seconds(work, device), model.task_watts(work, device, 0)};
+  return model.task_seconds(work, cluster.device(0));
 }
 
 nlohmann::json parse_body(std::string_view body, std::string& error) {
@@ -87,9 +85,63 @@ KubePod pod_of(const nlohmann::json& args) {
   return parse_kube_pod(*pod_object);
 }
 
+// Per node, the best score the policy gives one of its slots; the feasible nodes of
+// one pod (verdicts[i].fits) become the snapshot's nodes, in order.
+std::vector<double> kube_policy_node_scores(std::string_view policy_name, const KubePod& pod,
+                                            const std::vector<KubeNode>& nodes,
+                                            const std::vector<KubeNodeVerdict>& verdicts) {
+  Cluster cluster;
+  std::vector<std::size_t> node_of_cluster_node;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!verdicts[i].fits) continue;
+    const KubeNodeVerdict& v = verdicts[i];
+    const double slots = v.request > 0 ? std::floor(v.free_units / v.request + 1e-9) : 1.0;
+    Node node;
+    node.name = nodes[i].name;
+    cluster.add_node(
+        node,
+        std::vector<DeviceSpec>(
+            static_cast<std::size_t>(std::clamp(slots, 1.0, kMaxExtenderSlotsPerNode)), v.part));
+    node_of_cluster_node.push_back(i);
+  }
+  std::vector<double> node_scores(nodes.size(), 0.0);
+  if (cluster.device_count() == 0) return node_scores;
+  Workload workload;
+  Job job;
+  job.name = pod.namespace_name + "/" + pod.name;
+  Task work = pod.work;
+  work.allowed_kinds = DeviceKindSet::all();  // the filter already matched the resource
+  work.input_bytes = 0;                       // a pod's input lives on no node of the snapshot
+  job.tasks.push_back(work);
+  workload.jobs.push_back(std::move(job));
+  const TaskGraph graph(workload);
+  const RooflineModel perf(cluster);
+  const std::vector<double> available(cluster.device_count(), 0.0);
+  const std::vector<DeviceId> placement{kUnplaced};
+  const std::vector<std::uint8_t> pstate{0};
+  const std::vector<TaskState> state{TaskState::ready};
+  const std::vector<double> finish{0.0};
+  const ClusterSnapshot snapshot{0.0,       cluster, graph, perf,  available,
+                                 placement, pstate,  state, finish};
+  std::vector<DeviceId> candidates(cluster.device_count());
+  for (DeviceId d = 0; d < candidates.size(); ++d) candidates[d] = d;
+  PolicyOptions options;
+  options.time_budget_seconds = 0;  // iteration budgets alone: the same answer every time
+  const std::unique_ptr<SchedulingPolicy> policy = make_policy(policy_name, options);
+  const std::vector<double> scores = policy->score_devices(snapshot, 0, candidates);
+  for (DeviceId d = 0; d < candidates.size() && d < scores.size(); ++d) {
+    double& node_score = node_scores[node_of_cluster_node[cluster.device(d).node]];
+    if (std::isfinite(scores[d]))
+      node_score = std::max(node_score, std::clamp(scores[d], 0.0, 1.0));
+  }
+  return node_scores;
+}
+
 }  // namespace
 
-KubeExtender::KubeExtender(KubeApi* api) : api_(api) {}
+KubeExtender::KubeExtender(KubeApi* api, std::string_view policy) : api_(api), policy_(policy) {
+  make_policy(policy_, PolicyOptions{});  // an unknown name is an InputError here, not per request
+}
 
 KubeExtender::Held KubeExtender::held_on(const std::string& node) const {
   Held held;
@@ -121,7 +173,7 @@ KubeNodeVerdict KubeExtender::judge_locked(const KubePod& pod, const KubeNode& n
   const std::string resource = pod.accelerator_resource();
   const double count = pod.accelerator_count();
   DeviceSpec part = node.cpu_part;
-  double used_after = 0, allocatable = 0;
+  double used_after = 0, allocatable = 0, request = count;
   if (!resource.empty()) {
     const auto it = node.accelerators.find(resource);
     if (it == node.accelerators.end())
@@ -142,7 +194,8 @@ KubeNodeVerdict KubeExtender::judge_locked(const KubePod& pod, const KubeNode& n
                               amount(std::max(0.0, allocatable - held_count)), amount(allocatable),
                               resource, amount(held_count), amount(count)));
   } else {
-    used_after = held.cpu_cores + pod.cpu_cores;
+    request = pod.cpu_cores;
+    used_after = held.cpu_cores + request;
     allocatable = node.cpu_cores;
   }
   if (!pod.allowed_models.empty() && std::find(pod.allowed_models.begin(), pod.allowed_models.end(),
@@ -179,14 +232,15 @@ KubeNodeVerdict KubeExtender::judge_locked(const KubePod& pod, const KubeNode& n
                                   gigabytes(pod.memory_bytes)));
   Task work = pod.work;
   work.allowed_kinds = DeviceKindSet::all();
-  const Prediction prediction = predict(work, part);
-  if (!std::isfinite(prediction.seconds))
+  const double seconds = kube_predict_seconds(work, part);
+  if (!std::isfinite(seconds))
     return fail(false, fmt::format("{} cannot run the pod's work", part.model));
   const double devices = std::max(1.0, count);
   verdict.fits = true;
-  verdict.seconds = prediction.seconds / devices;
-  verdict.joules = prediction.watts * prediction.seconds;
-  verdict.used_fraction_after = allocatable > 0 ? std::min(1.0, used_after / allocatable) : 0.0;
+  verdict.seconds = seconds / devices;
+  verdict.part = part;
+  verdict.free_units = std::max(0.0, allocatable - (used_after - request));
+  verdict.request = request;
   return verdict;
 }
 
@@ -298,26 +352,19 @@ ExtenderAnswer KubeExtender::prioritize(std::string_view body) {
     std::vector<std::string> unknown;
     const std::vector<KubeNode> nodes = candidates(args, by_name, unknown);
     std::vector<KubeNodeVerdict> verdicts;
-    double best_seconds = kCannotRun, best_joules = kCannotRun;
-    for (const KubeNode& node : nodes) {
-      verdicts.push_back(judge_locked(pod, node));
-      if (!verdicts.back().fits) continue;
-      best_seconds = std::min(best_seconds, verdicts.back().seconds);
-      best_joules = std::min(best_joules, verdicts.back().joules);
-    }
-    const auto ratio = [](double best, double value) {
-      return value > 0 && std::isfinite(value) ? std::min(1.0, best / value) : 1.0;
-    };
+    for (const KubeNode& node : nodes) verdicts.push_back(judge_locked(pod, node));
+    const std::vector<double> scores = kube_policy_node_scores(policy_, pod, nodes, verdicts);
+    double best = 0;
+    for (const double score : scores) best = std::max(best, score);
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       int score = 0;
-      if (verdicts[i].fits) {
-        const double raw = 0.8 * ratio(best_seconds, verdicts[i].seconds) +
-                           0.1 * ratio(best_joules, verdicts[i].joules) +
-                           0.1 * verdicts[i].used_fraction_after;
-        score = std::clamp(static_cast<int>(std::lround(kMaxExtenderPriority * raw)), 0,
-                           kMaxExtenderPriority);
-      }
+      if (verdicts[i].fits && best > 0)
+        score =
+            scores[i] >= best
+                ? kMaxExtenderPriority
+                : std::clamp(static_cast<int>(std::lround(kMaxExtenderPriority * scores[i] / best)),
+                             0, kMaxExtenderPriority - 1);
       list.push_back({{"Host", nodes[i].name}, {"Score", score}});
     }
     for (const std::string& name : unknown) list.push_back({{"Host", name}, {"Score", 0}});

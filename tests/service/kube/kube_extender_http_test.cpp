@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "../../support/cli_runner.hpp"
 #include "hetsched/service/kube/kube_extender.hpp"
 #include "kube_test_support.hpp"
@@ -153,6 +155,11 @@ TEST(KubeExtenderCommand, BadOptionsExitWithStatusTwo) {
   result = testing::run_cli("kube-extender --listen 127.0.0.1:0 --nodes " + bad_nodes);
   EXPECT_EQ(result.status, 2) << result.err;  // a BindingArgs is not a NodeList
   EXPECT_NE(result.err.find("NodeList.items"), std::string::npos) << result.err;
+  // An unknown policy: one line naming the closest registry policies.
+  result = testing::run_cli("kube-extender --listen 127.0.0.1:0 --policy greedy-ef");
+  EXPECT_EQ(result.status, 2) << result.err;
+  EXPECT_NE(result.err.find("greedy-eft"), std::string::npos) << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
 }
 
 }  // namespace

@@ -81,9 +81,9 @@ TEST(KubeExtender, PrioritizeRanksH100AboveA100ForAMatrixKernel) {
     EXPECT_GE(score, 0) << host;
     EXPECT_LE(score, kMaxExtenderPriority) << host;
   }
-  // H100 runs bf16 matmul at 989 TF vs the A100's 312: 0.8·1 + 0.1·1 + 0.1·2/8 → 9,
-  // 0.8·0.315 + 0.1·0.551 + 0.1·2/8 → 3.
-  EXPECT_EQ(scores.at("gpu-h100-1"), 9);
+  // greedy-eft (the default policy) chooses the H100, which runs bf16 matmul at 989 TF vs
+  // the A100's 312: H100 10, A100 round(10 × t_h100 / t_a100 = 0.315) → 3.
+  EXPECT_EQ(scores.at("gpu-h100-1"), 10);
   EXPECT_EQ(scores.at("gpu-a100-1"), 3);
   // Same request, same state: byte-identical answer.
   EXPECT_EQ(extender.prioritize(kube_recording("filter_nodes_request.json")).body, answer.body);
@@ -249,9 +249,9 @@ TEST(KubeExtender, BindPostsTheBindingAndHoldsTheGpusUntilThePodEnds) {
   EXPECT_EQ(item_names(seven["Nodes"]), std::vector<std::string>{"gpu-a100-1"});
   EXPECT_EQ(seven["FailedNodes"]["gpu-h100-1"],
             "6 of 8 nvidia.com/gpu free (2 held by pods hetsched bound), the pod needs 7");
-  // Six still fit, and the bound pod's GPUs count toward the packing score.
+  // Six still fit in the six free: one slot, still the earliest finish.
   const auto scores = scores_of(json::parse(extender.prioritize(pod_variant(6, "u-six")).body));
-  EXPECT_EQ(scores.at("gpu-h100-1"), 10);  // 0.8 + 0.1 + 0.1·8/8
+  EXPECT_EQ(scores.at("gpu-h100-1"), 10);
 
   // The pod ended: reconciling with the live pods releases its GPUs.
   EXPECT_EQ(extender.reconcile({"some-other-pod"}), 1u);

@@ -15,14 +15,23 @@
 // FailedAndUnresolvable (preemption cannot help); one short only because of bound
 // pods is Failed.
 //
-// prioritize scores every feasible node with the roofline perf model's prediction of
-// the pod's run time on the node's part (t = one device's time / device count) and
-// energy (e = watts × t × count), and with how full the pod leaves the node:
-//   score = round(10 × (0.8 · t_best / t + 0.1 · e_best / e + 0.1 · used_after / allocatable))
-// where best is over the feasible nodes of the request and used_after counts the
-// pod's own accelerator units (cpu cores for a CPU-only pod). Speed dominates;
-// energy and packing (best fit, which keeps whole nodes free for large pods) break
-// ties. Infeasible nodes score 0. Same request, same state → same answer.
+// prioritize ranks the feasible nodes by what a registry policy (--policy, default
+// greedy-eft) would choose on the cluster the extender sees. It builds a
+// ClusterSnapshot at time 0 with one node per feasible node, in the order sent: the
+// slots free for the pod, each one device of the node's part (the catalog part of the
+// requested accelerator, or the node's CPU part for a CPU-only pod), where slots =
+// ⌊free units / the pod's request⌋ (at least 1, at most kMaxExtenderSlotsPerNode) and
+// free = allocatable − what pods bound through this extender hold; and one job of one
+// ready task, the pod's work (the perf model's run time on one device: every node runs
+// the pod on the same number of units, so that count changes no comparison). A fresh
+// policy scores every device (SchedulingPolicy::score_devices, in [0, 1], highest for
+// the device it would place the task on); a node scores its best device, and
+//   score = 10 for the highest-scoring nodes, else min(9, round(10 × s / s_best)),
+// so the node the policy chooses is the one kube-scheduler ranks first. greedy-eft
+// scores by predicted finish (t_best / t: the fastest part wins, as the roofline
+// model predicts); other policies rank their choice first and the rest by predicted
+// finish. Infeasible nodes score 0. Same request, same state → same answer (policies
+// are built with seed 1 and no wall-clock budget).
 //
 // bind records the placement and creates the pod's v1.Binding through the API
 // server when one is configured; without one it answers an Error (then leave
@@ -52,6 +61,12 @@
 namespace hetsched {
 
 inline constexpr int kMaxExtenderPriority = 10;
+// The policy prioritize asks when none is named: online earliest finish time, which
+// ranks by the perf model's predicted run time of the pod on each node's part.
+inline constexpr std::string_view kDefaultExtenderPolicy = "greedy-eft";
+// Most slots (devices) one node offers the policy; keeps a node that advertises an
+// absurd allocatable count from blowing up the snapshot.
+inline constexpr double kMaxExtenderSlotsPerNode = 64;
 
 // One HTTP answer: status code and JSON body.
 struct ExtenderAnswer {
@@ -76,16 +91,18 @@ struct KubeNodeVerdict {
   bool fits = false;
   bool resolvable = false;  // fails only because of pods bound here (preemption may help)
   std::string reason;       // when it does not fit
-  double seconds = 0;       // predicted run time when it fits
-  double joules = 0;
-  double used_fraction_after = 0;
+  double seconds = 0;       // predicted run time (one device's time / devices) when it fits
+  DeviceSpec part;          // the part the pod would run on (accelerator or CPU)
+  double free_units = 0;    // of the pod's resource (accelerator units, or cpu cores)
+  double request = 0;       // the pod's request of that resource
 };
 
 class KubeExtender {
  public:
   // api may be null (then bind answers that binding is left to kube-scheduler); it
-  // must outlive the extender.
-  explicit KubeExtender(KubeApi* api = nullptr);
+  // must outlive the extender. policy names the registry policy prioritize asks;
+  // InputError naming the closest valid names when there is none of that name.
+  explicit KubeExtender(KubeApi* api = nullptr, std::string_view policy = kDefaultExtenderPolicy);
 
   // The three verbs, on request bodies as kube-scheduler sends them. Undecodable JSON
   // → 400; a decodable request with a missing or wrong field → 200 with Error for
@@ -124,6 +141,7 @@ class KubeExtender {
                                    std::vector<std::string>& unknown);
 
   KubeApi* api_;
+  std::string policy_;
   mutable std::mutex mutex_;
   std::map<std::string, KubeNode> nodes_;
   std::map<std::string, KubeBoundPod> bound_;  // by pod uid

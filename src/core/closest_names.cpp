@@ -6,11 +6,12 @@
 
 namespace hetsched {
 
+// ASCII only, as std::tolower in the C locale (the program never sets another), inlined:
+// name lookups run once per task of a big input.
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
-           return std::tolower(x) == std::tolower(y);
-         });
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [&](char x, char y) { return lower(x) == lower(y); });
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

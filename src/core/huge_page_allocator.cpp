@@ -71,6 +71,18 @@ void unmap_huge_pages(void* block, std::size_t bytes) noexcept {
 #endif
 }
 
+void advise_huge_pages(void* block, std::size_t bytes) noexcept {
+#ifdef HETSCHED_HUGE_PAGES
+  const auto address = reinterpret_cast<std::uintptr_t>(block);
+  const std::uintptr_t first = (address + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  const std::uintptr_t last = (address + bytes) / kHugePageBytes * kHugePageBytes;
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#else
+  (void)block;
+  (void)bytes;
+#endif
+}
+
 void* huge_page_allocate(std::size_t bytes, std::size_t alignment) {
   if (mapped_on_its_own(bytes, alignment)) return map_huge_pages(bytes);
   return ::operator new (bytes, std::align_val_t{alignment});

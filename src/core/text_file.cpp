@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hetsched/core/huge_page_allocator.hpp"
 #include "hetsched/core/input_error.hpp"
 
 namespace hetsched {
@@ -28,6 +29,10 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(where, fmt::format("cannot read the {}: cannot open it", what));
   std::string content;
+  // A big file's buffer is fresh memory: huge pages make its first touch one fault per
+  // 2 MiB instead of one per 4 KiB.
+  content.reserve(static_cast<std::size_t>(size));
+  advise_huge_pages(content.data(), content.capacity());
   content.resize(static_cast<std::size_t>(size));
   in.read(content.data(), static_cast<std::streamsize>(size));
   if (in.bad() || static_cast<std::uintmax_t>(in.gcount()) != size)

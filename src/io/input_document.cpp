@@ -5,6 +5,7 @@
 #include <yaml.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -25,30 +26,31 @@ constexpr std::size_t kProgressStepBytes = 1u << 20;
 // ---- InputNode ----------------------------------------------------------------------
 
 bool InputNode::is_null() const {
-  return document_ != nullptr && document_->entries_[index_].kind == InputDocument::Kind::null;
+  return document_ != nullptr && document_->entries_[index_].kind() == InputDocument::Kind::null;
 }
 bool InputNode::is_scalar() const {
-  return document_ != nullptr && document_->entries_[index_].kind == InputDocument::Kind::scalar;
+  return document_ != nullptr && document_->entries_[index_].kind() == InputDocument::Kind::scalar;
 }
 bool InputNode::is_sequence() const {
-  return document_ != nullptr && document_->entries_[index_].kind == InputDocument::Kind::sequence;
+  return document_ != nullptr &&
+         document_->entries_[index_].kind() == InputDocument::Kind::sequence;
 }
 bool InputNode::is_map() const {
-  return document_ != nullptr && document_->entries_[index_].kind == InputDocument::Kind::map;
+  return document_ != nullptr && document_->entries_[index_].kind() == InputDocument::Kind::map;
 }
 
 std::string_view InputNode::scalar() const {
   if (!is_scalar()) return {};
   const auto& entry = document_->entries_[index_];
-  return (entry.text_in_source ? document_->source_ : std::string_view(document_->text_))
-      .substr(entry.first, entry.count);
+  return (entry.text_in_source() ? document_->source_ : std::string_view(document_->text_))
+      .substr(entry.first, entry.count());
 }
 
 std::size_t InputNode::size() const {
   if (document_ == nullptr) return 0;
   const auto& entry = document_->entries_[index_];
-  if (entry.kind == InputDocument::Kind::sequence) return entry.count;
-  if (entry.kind == InputDocument::Kind::map) return entry.count / 2;
+  if (entry.kind() == InputDocument::Kind::sequence) return entry.count();
+  if (entry.kind() == InputDocument::Kind::map) return entry.count() / 2;
   return 0;
 }
 
@@ -67,6 +69,17 @@ InputNode InputNode::value_at(std::size_t i) const {
   return is_map() && i < size() ? child(2 * i + 1) : InputNode();
 }
 
+bool InputNode::is_quoted() const {
+  if (!is_scalar()) return false;
+  const std::uint32_t at = document_->entries_[index_].position;
+  return at < document_->source_.size() &&
+         (document_->source_[at] == '"' || document_->source_[at] == '\'');
+}
+
+std::size_t InputNode::offset() const {
+  return document_ == nullptr ? std::string_view::npos : document_->entries_[index_].position;
+}
+
 SourcePosition InputNode::position() const {
   if (document_ == nullptr) return {};
   return document_->position_of(document_->entries_[index_]);
@@ -77,20 +90,37 @@ SourcePosition InputNode::position() const {
 InputNode InputDocument::root() const { return has_root_ ? InputNode(this, root_) : InputNode(); }
 
 SourcePosition InputDocument::position_of(const Entry& entry) const {
-  if (positions_are_offsets_) return position_at_offset(entry.position);
-  const YamlMark& mark = yaml_marks_[entry.position];
-  return SourcePosition{file_, static_cast<int>(mark.line) + 1, static_cast<int>(mark.column) + 1};
+  return position_at_offset(entry.position);
 }
 
 SourcePosition InputDocument::position_at_offset(std::uint32_t offset) const {
+  const std::string_view text = source_;
   if (line_starts_.empty()) {
     line_starts_.push_back(0);
-    for (std::size_t i = 0; i < source_.size(); ++i)
-      if (source_[i] == '\n') line_starts_.push_back(static_cast<std::uint32_t>(i + 1));
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '\n') {
+        line_starts_.push_back(static_cast<std::uint32_t>(i + 1));
+      } else if (yaml_line_breaks_) {
+        if (c == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))
+          line_starts_.push_back(static_cast<std::uint32_t>(i + 1));
+        else if (text.substr(i, 2) == "\xC2\x85")  // NEL
+          line_starts_.push_back(static_cast<std::uint32_t>(i + 2));
+        else if (text.substr(i, 3) == "\xE2\x80\xA8" || text.substr(i, 3) == "\xE2\x80\xA9")
+          line_starts_.push_back(static_cast<std::uint32_t>(i + 3));  // LS, PS
+      }
+    }
   }
+  offset = std::min<std::uint32_t>(offset, static_cast<std::uint32_t>(text.size()));
   const auto line = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset) - 1;
+  // Columns count characters: every byte but UTF-8 continuation bytes (and a leading BOM).
+  std::size_t start = *line;
+  if (start == 0 && text.substr(0, 3) == "\xEF\xBB\xBF") start = std::min<std::size_t>(3, offset);
+  const auto characters =
+      std::count_if(text.begin() + static_cast<std::ptrdiff_t>(start), text.begin() + offset,
+                    [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
   return SourcePosition{file_, static_cast<int>(line - line_starts_.begin()) + 1,
-                        static_cast<int>(offset - *line) + 1};
+                        static_cast<int>(characters) + 1};
 }
 
 // Builds the tree from libyaml's events: a stack of open containers, each collecting its
@@ -107,6 +137,13 @@ class YamlTreeBuilder {
                                                                     });
     if (!yaml_parser_initialize(parser.get()))
       throw InputError(SourcePosition{document_.file_, 0, 0}, "out of memory reading YAML");
+    const std::string_view text = document_.source_;
+    if (text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF")
+      throw InputError(SourcePosition{document_.file_, 1, 1},
+                       "the file is UTF-16 or UTF-32 (it starts with a byte-order mark); "
+                       "hetsched reads UTF-8: save it as UTF-8");
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") cursor_byte_ = bom_bytes_ = 3;
+    document_.yaml_line_breaks_ = true;
     yaml_parser_set_input_string(parser.get(),
                                  reinterpret_cast<const unsigned char*>(document_.source_.data()),
                                  document_.source_.size());
@@ -160,13 +197,28 @@ class YamlTreeBuilder {
                       "YAML syntax error: " + what);
   }
 
-  InputDocument::Entry entry_at(const yaml_mark_t& mark, InputDocument::Kind kind) const {
-    constexpr std::size_t kLargest = std::numeric_limits<std::uint32_t>::max();
+  // libyaml counts marks in characters; the tree keeps byte offsets. Marks come in
+  // document order, so one cursor walks the text once.
+  std::uint32_t byte_offset(std::size_t character) {
+    if (character < cursor_character_) {
+      cursor_character_ = 0;
+      cursor_byte_ = bom_bytes_;
+    }
+    const std::string_view text = document_.source_;
+    while (cursor_character_ < character && cursor_byte_ < text.size()) {
+      ++cursor_byte_;
+      while (cursor_byte_ < text.size() &&
+             (static_cast<unsigned char>(text[cursor_byte_]) & 0xC0) == 0x80)
+        ++cursor_byte_;
+      ++cursor_character_;
+    }
+    return static_cast<std::uint32_t>(cursor_byte_);
+  }
+
+  InputDocument::Entry entry_at(const yaml_mark_t& mark, InputDocument::Kind kind) {
     InputDocument::Entry entry;
-    entry.kind = kind;
-    entry.position = static_cast<std::uint32_t>(document_.yaml_marks_.size());
-    document_.yaml_marks_.push_back({static_cast<std::uint32_t>(std::min(mark.line, kLargest)),
-                                     static_cast<std::uint32_t>(std::min(mark.column, kLargest))});
+    entry.set(kind, 0);
+    entry.position = byte_offset(mark.index);
     return entry;
   }
 
@@ -183,10 +235,23 @@ class YamlTreeBuilder {
     InputDocument::Entry entry =
         entry_at(event.start_mark, null ? InputDocument::Kind::null : InputDocument::Kind::scalar);
     if (!null) {
-      entry.first = static_cast<std::uint32_t>(document_.text_.size());
-      entry.count = static_cast<std::uint32_t>(event.data.scalar.length);
-      document_.text_.append(reinterpret_cast<const char*>(event.data.scalar.value),
-                             event.data.scalar.length);
+      const auto& scalar = event.data.scalar;
+      const std::string_view value(reinterpret_cast<const char*>(scalar.value), scalar.length);
+      // Read in place when the file spells the value as is (after the opening quote).
+      const std::size_t quote = scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+                                        scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE
+                                    ? 1
+                                    : 0;
+      const std::string_view source = document_.source_;
+      const std::size_t at = entry.position + quote;
+      if (at + value.size() <= source.size() && source.compare(at, value.size(), value) == 0) {
+        entry.first = static_cast<std::uint32_t>(at);
+        entry.set(InputDocument::Kind::scalar, static_cast<std::uint32_t>(value.size()), true);
+      } else {
+        entry.first = static_cast<std::uint32_t>(document_.text_.size());
+        entry.set(InputDocument::Kind::scalar, static_cast<std::uint32_t>(value.size()));
+        document_.text_.append(value);
+      }
     }
     const std::uint32_t index = append(entry);
     remember_anchor(event.data.scalar.anchor, index);
@@ -197,8 +262,7 @@ class YamlTreeBuilder {
     const std::string name(reinterpret_cast<const char*>(event.data.alias.anchor));
     const auto it = anchors_.find(name);
     if (it == anchors_.end())
-      throw InputError(SourcePosition{document_.file_, static_cast<int>(event.start_mark.line) + 1,
-                                      static_cast<int>(event.start_mark.column) + 1},
+      throw InputError(document_.position_at_offset(byte_offset(event.start_mark.index)),
                        fmt::format("alias *{} names no complete node before it (an anchor &{} "
                                    "must come first, outside the aliased node)",
                                    printable_text(name), printable_text(name)));
@@ -221,7 +285,7 @@ class YamlTreeBuilder {
     std::vector<std::uint32_t>& children = pending_[open_.size() - 1];
     InputDocument::Entry& entry = document_.entries_[container.index];
     entry.first = static_cast<std::uint32_t>(document_.children_.size());
-    entry.count = static_cast<std::uint32_t>(children.size());
+    entry.set(entry.kind(), static_cast<std::uint32_t>(children.size()));
     document_.children_.insert(document_.children_.end(), children.begin(), children.end());
     open_.pop_back();
     // Anchored containers can be aliased only once complete.
@@ -256,6 +320,9 @@ class YamlTreeBuilder {
   };
   InputDocument& document_;
   std::size_t next_report_ = kProgressStepBytes;
+  std::size_t cursor_character_ = 0;  // byte_offset's place: this character ...
+  std::size_t cursor_byte_ = 0;       // ... starts at this byte
+  std::size_t bom_bytes_ = 0;         // a UTF-8 byte-order mark, which libyaml does not count
   std::vector<Open> open_;
   std::vector<std::vector<std::uint32_t>> pending_;  // children of open_[depth], reused
   std::unordered_map<std::string, std::uint32_t> anchors_;
@@ -268,13 +335,17 @@ class JsonTreeBuilder {
   JsonTreeBuilder(InputDocument& document) : document_(document) {}
 
   void build() {
-    document_.positions_are_offsets_ = true;
     pending_.resize(kMaxInputDepth + 1);
-    const simdjson::padded_string padded(document_.source_.data(), document_.source_.size());
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end: a padded copy, on huge pages.
+    // (The document's size limit, checked before, also tells the compiler the copy is bounded.)
+    const std::string_view text = document_.source_.substr(0, InputDocument::Entry::kCountMask);
+    LargeVector<char> padded(text.size() + simdjson::SIMDJSON_PADDING);
+    if (!text.empty()) std::memcpy(padded.data(), text.data(), text.size());
     base_ = padded.data();
-    simdjson::ondemand::parser parser(std::max<std::size_t>(padded.size(), 64));
+    simdjson::ondemand::parser parser(std::max<std::size_t>(text.size(), 64));
     simdjson::ondemand::document json;
-    if (const auto error = parser.iterate(padded).get(json)) fail(error, nullptr);
+    if (const auto error = parser.iterate(padded.data(), text.size(), padded.size()).get(json))
+      fail(error, nullptr);
     simdjson::ondemand::json_type type;
     if (const auto error = json.type().get(type)) fail(error, &json);
     document_.root_ = add(json, type, 0, &json);
@@ -396,7 +467,7 @@ class JsonTreeBuilder {
         bool null = false;
         if (const auto error = value.is_null().get(null); error || !null)
           fail(error ? error : simdjson::N_ATOM_ERROR, json);
-        entry.kind = InputDocument::Kind::null;
+        entry.set(InputDocument::Kind::null, 0);
         return append(entry);
       }
     }
@@ -428,7 +499,7 @@ class JsonTreeBuilder {
       if (const auto error = child.type().get(type)) fail(error, json);
       children.push_back(add(child, type, depth + 1, json));
     }
-    entry.kind = InputDocument::Kind::map;
+    entry.set(InputDocument::Kind::map, 0);
     return append_container(entry, children);
   }
 
@@ -445,7 +516,7 @@ class JsonTreeBuilder {
       if (const auto error = child.type().get(type)) fail(error, json);
       children.push_back(add(child, type, depth + 1, json));
     }
-    entry.kind = InputDocument::Kind::sequence;
+    entry.set(InputDocument::Kind::sequence, 0);
     return append_container(entry, children);
   }
 
@@ -461,32 +532,31 @@ class JsonTreeBuilder {
   // (simdjson has already checked the string and its UTF-8).
   std::optional<std::size_t> plain_string_at(std::uint32_t raw) const {
     const std::string_view rest = document_.source_.substr(raw);
-    const std::size_t stop = rest.find_first_of("\"\\");
-    if (stop == std::string_view::npos || rest[stop] != '"') return std::nullopt;
-    return stop;
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+      if (rest[i] == '"') return i;
+      if (rest[i] == '\\') return std::nullopt;
+    }
+    return std::nullopt;
   }
 
   std::uint32_t append_copy(InputDocument::Entry entry, std::string_view text) {
-    entry.kind = InputDocument::Kind::scalar;
+    entry.set(InputDocument::Kind::scalar, static_cast<std::uint32_t>(text.size()));
     entry.first = static_cast<std::uint32_t>(document_.text_.size());
-    entry.count = static_cast<std::uint32_t>(text.size());
     document_.text_.append(text);
     return append(entry);
   }
 
   std::uint32_t append_in_source(InputDocument::Entry entry, std::uint32_t offset,
                                  std::size_t size) {
-    entry.kind = InputDocument::Kind::scalar;
-    entry.text_in_source = true;
+    entry.set(InputDocument::Kind::scalar, static_cast<std::uint32_t>(size), true);
     entry.first = offset;
-    entry.count = static_cast<std::uint32_t>(size);
     return append(entry);
   }
 
   std::uint32_t append_container(InputDocument::Entry entry,
                                  const std::vector<std::uint32_t>& children) {
     entry.first = static_cast<std::uint32_t>(document_.children_.size());
-    entry.count = static_cast<std::uint32_t>(children.size());
+    entry.set(entry.kind(), static_cast<std::uint32_t>(children.size()));
     document_.children_.insert(document_.children_.end(), children.begin(), children.end());
     return append(entry);
   }
@@ -505,8 +575,10 @@ class JsonTreeBuilder {
 
 InputDocument::InputDocument(std::string_view text, std::string file)
     : source_(text), file_(std::move(file)) {
-  if (text.size() >= std::numeric_limits<std::uint32_t>::max())
-    throw InputError(SourcePosition{file_, 0, 0}, "the file is too large to read (4 GiB or more)");
+  if (text.size() > Entry::kCountMask)
+    throw InputError(SourcePosition{file_, 0, 0},
+                     fmt::format("the text is too large to read ({} bytes; the limit is {})",
+                                 text.size(), Entry::kCountMask));
   // Room for the densest input (a node every few bytes), reserved but not touched: pages
   // that stay unused cost no memory, and the arrays never move while they grow.
   entries_.reserve(text.size() / 3 + 16);

@@ -6,13 +6,16 @@
 //     parser;
 //   - everything else (YAML, including its flow style `{nodes: [...]}`) through libyaml's
 //     event parser.
-// Neither builds a tree of its own: nodes are 16-byte entries in one array, a JSON scalar
-// without escapes is read in place in the text and any other scalar is copied into one
-// text arena, and a container's children are one run of indices. Positions are kept per node (libyaml's line
-// and column; simdjson's byte offset, turned into line and column only when asked, from
-// a line index built on first use), and every syntax error is an InputError with
-// file:line:column. Only the first YAML document is read. An alias (*name) shares the
-// anchored node instead of copying it. Nesting deeper than kMaxInputDepth is refused.
+// Neither builds a tree of its own: nodes are 12-byte entries in one array, a scalar whose
+// text appears as is in the file (no escapes, no folding) is read in place and any other
+// is copied into one text arena, and a container's children are one run of indices. The
+// big arrays live on huge pages (HugePageAllocator): first touches of fresh pages are most
+// of the cost of reading a big file on a virtual machine. Each node keeps the byte offset
+// where it starts, turned into line and column (columns count characters, as libyaml
+// does) only when asked, from a line index built on first use; every syntax error is an
+// InputError with file:line:column. Only the first YAML document is read. An alias
+// (*name) shares the anchored node instead of copying it. Nesting deeper than
+// kMaxInputDepth is refused. Input is UTF-8 (a UTF-16 or UTF-32 file is refused).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hetsched/core/huge_page_allocator.hpp"
 #include "hetsched/core/input_error.hpp"
 
 namespace hetsched::io_detail {
@@ -47,8 +51,13 @@ class InputNode {
   InputNode operator[](std::size_t i) const;
   InputNode key_at(std::size_t i) const;
   InputNode value_at(std::size_t i) const;
-  // Where the node starts in the file (line and column 1-based; 0 when undefined).
+  // A scalar written in quotes: a JSON string (not a number, boolean or null), a quoted
+  // YAML scalar.
+  bool is_quoted() const;
+  // Where the node starts in the file (line and column 1-based; 0 when undefined), and
+  // as a byte offset in the text (npos when undefined).
   SourcePosition position() const;
+  std::size_t offset() const;
 
  private:
   friend class InputDocument;
@@ -75,29 +84,34 @@ class InputDocument {
   friend class JsonTreeBuilder;
 
   enum class Kind : std::uint8_t { null, scalar, sequence, map };
-  // 16 bytes a node.
+  // 12 bytes a node. `packed` holds the count (29 bits: texts are under 512 MiB), the
+  // kind (2 bits) and whether a scalar's text lies in source_ (1 bit).
   struct Entry {
-    std::uint32_t position = 0;  // JSON: byte offset in source_; YAML: index in yaml_marks_
+    std::uint32_t position = 0;  // byte offset in source_ where the node starts
     std::uint32_t first = 0;     // scalar: start of its text; container: first of children_
-    std::uint32_t count = 0;     // scalar: length of its text; container: children
-    Kind kind = Kind::null;
-    bool text_in_source = false;  // the scalar's text lies in source_ (else in text_)
+    std::uint32_t packed = 0;
+
+    static constexpr std::uint32_t kCountBits = 29;
+    static constexpr std::uint32_t kCountMask = (1u << kCountBits) - 1;
+    std::uint32_t count() const { return packed & kCountMask; }  // text length or children
+    Kind kind() const { return static_cast<Kind>((packed >> kCountBits) & 3u); }
+    bool text_in_source() const { return (packed >> 31) != 0; }
+    void set(Kind kind, std::uint32_t count, bool text_in_source = false) {
+      packed = (count & kCountMask) | (static_cast<std::uint32_t>(kind) << kCountBits) |
+               (static_cast<std::uint32_t>(text_in_source) << 31);
+    }
   };
-  struct YamlMark {
-    std::uint32_t line = 0;  // 0-based, as libyaml counts
-    std::uint32_t column = 0;
-  };
+  static_assert(sizeof(Entry) == 12);
 
   SourcePosition position_of(const Entry& entry) const;
   SourcePosition position_at_offset(std::uint32_t offset) const;
 
   std::string_view source_;
   std::string file_;
-  bool positions_are_offsets_ = false;
-  std::vector<Entry> entries_;
-  std::vector<std::uint32_t> children_;  // a map's are key, value, key, value, ...
-  std::string text_;                     // scalar text that is not in source_ as is
-  std::vector<YamlMark> yaml_marks_;
+  bool yaml_line_breaks_ = false;  // \r, NEL, LS and PS end lines too, as libyaml counts them
+  LargeVector<Entry> entries_;
+  LargeVector<std::uint32_t> children_;             // a map's are key, value, key, value, ...
+  std::string text_;                                // scalar text that is not in source_ as is
   mutable std::vector<std::uint32_t> line_starts_;  // byte offset of each line, built lazily
   std::uint32_t root_ = 0;
   bool has_root_ = false;

@@ -201,14 +201,16 @@ NodeId read_data_node(const InputNode& value, const ParseContext& context) {
 std::vector<Edge> resolve_edges(
     const std::vector<NamedEdge>& named, const Job& job,
     const std::unordered_map<std::string_view, std::uint32_t>& task_ids) {
-  std::vector<std::string> task_names;
-  for (const Task& task : job.tasks) task_names.push_back(task.name);
-  const std::string context = fmt::format("job {}", io_detail::quote_for_message(job.name));
   auto resolve = [&](std::string_view name, const InputNode& where) {
     const auto it = task_ids.find(name);
-    if (it == task_ids.end())
+    if (it == task_ids.end()) {
+      std::vector<std::string> task_names;
+      for (const Task& task : job.tasks) task_names.push_back(task.name);
       throw InputError(where.position(),
-                       io_detail::unknown_name_in("task", name, task_names, context));
+                       io_detail::unknown_name_in(
+                           "task", name, task_names,
+                           fmt::format("job {}", io_detail::quote_for_message(job.name))));
+    }
     return it->second;
   };
   std::vector<Edge> edges;
@@ -257,6 +259,7 @@ JobGroup read_job(const InputNode& value, ParseContext& context) {
     throw InputError(io_detail::position_of(tasks, context.file),
                      fmt::format("job {} has no tasks", io_detail::quote_for_message(job.name)));
   std::vector<NamedEdge> named_edges;
+  named_edges.reserve(task_count);                               // room for a chain; more grows it
   std::unordered_map<std::string_view, std::uint32_t> task_ids;  // names in the document
   task_ids.reserve(task_count);
   job.tasks.reserve(task_count);

@@ -18,14 +18,18 @@
 namespace hetsched::io_detail {
 namespace {
 
-// YAML spells infinity and not-a-number as .inf and .nan (any case, optional sign).
+// YAML spells infinity and not-a-number as .inf (optional sign) and .nan, in any case.
 std::optional<double> yaml_special_float(std::string_view text) {
-  std::string lowered(text);
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lowered == ".inf" || lowered == "+.inf") return HUGE_VAL;
-  if (lowered == "-.inf") return -HUGE_VAL;
-  if (lowered == ".nan") return std::nan("");
+  const auto same = [](std::string_view a, std::string_view lower) {
+    return a.size() == lower.size() &&
+           std::equal(a.begin(), a.end(), lower.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == y;
+           });
+  };
+  if (same(text, ".nan")) return std::nan("");
+  const bool negative = !text.empty() && text.front() == '-';
+  if (!text.empty() && (text.front() == '+' || negative)) text.remove_prefix(1);
+  if (same(text, ".inf")) return negative ? -HUGE_VAL : HUGE_VAL;
   return std::nullopt;
 }
 
@@ -133,26 +137,29 @@ InputDocument parse_document(std::string_view text, const std::string& file,
 
 double number_value(const InputNode& value, std::string_view field, NumberRange range,
                     const std::string& file, double scale) {
-  const SourcePosition where = position_of(value, file);
-  const std::string expected = range_text(range);
+  // Positions and messages are made only on an error: this runs for every number read.
   std::optional<double> number;
   if (value.is_scalar()) number = parse_number(value.scalar());
   if (!number)
-    throw InputError(where, fmt::format("field '{}' expects {}, got {}", field, expected,
-                                        describe_value(value)));
+    throw InputError(position_of(value, file),
+                     fmt::format("field '{}' expects {}, got {}", field, range_text(range),
+                                 describe_value(value)));
   if (!std::isfinite(*number))
-    throw InputError(where, fmt::format("field '{}' expects a finite number{}, got {}", field,
-                                        expected.substr(std::string_view("a number").size()),
-                                        describe_value(value)));
+    throw InputError(position_of(value, file),
+                     fmt::format("field '{}' expects a finite number{}, got {}", field,
+                                 range_text(range).substr(std::string_view("a number").size()),
+                                 describe_value(value)));
   if (!in_range(*number, range))
-    throw InputError(where, fmt::format("field '{}' expects {}, got {}", field, expected,
-                                        describe_value(value)));
+    throw InputError(position_of(value, file),
+                     fmt::format("field '{}' expects {}, got {}", field, range_text(range),
+                                 describe_value(value)));
   if (std::fabs(*number) > kLargestInputNumber)
-    throw InputError(where, fmt::format("field '{}' expects a magnitude of at most {:g}, got {}",
-                                        field, kLargestInputNumber, describe_value(value)));
+    throw InputError(position_of(value, file),
+                     fmt::format("field '{}' expects a magnitude of at most {:g}, got {}", field,
+                                 kLargestInputNumber, describe_value(value)));
   const double scaled = *number * scale;
   if (!std::isfinite(scaled))
-    throw InputError(where,
+    throw InputError(position_of(value, file),
                      fmt::format("field '{}' is too large: {}", field, describe_value(value)));
   return scaled;
 }
@@ -200,8 +207,10 @@ FieldReader::FieldReader(const InputNode& map, std::string what, const std::stri
                          const std::vector<std::string>& allowed_fields)
     : map_(map), what_(std::move(what)), file_(file) {
   require_map(map_, what_, file_);
-  fields_.reserve(map_.size());
-  for (std::size_t i = 0; i < map_.size(); ++i) {
+  count_ = map_.size();
+  if (count_ > kInlineFields) more_fields_.resize(count_);
+  Field* fields = count_ <= kInlineFields ? inline_fields_.data() : more_fields_.data();
+  for (std::size_t i = 0; i < count_; ++i) {
     const InputNode key = map_.key_at(i);
     if (!key.is_scalar())
       throw InputError(position_of(key, file_),
@@ -211,19 +220,19 @@ FieldReader::FieldReader(const InputNode& map, std::string what, const std::stri
       throw InputError(position_of(key, file_),
                        unknown_name_in("field", name, allowed_fields, what_));
     }
-    for (const Field& earlier : fields_) {
-      if (earlier.name != name) continue;
-      const SourcePosition first = position_of(earlier.key, file_);
+    for (std::size_t earlier = 0; earlier < i; ++earlier) {
+      if (fields[earlier].name != name) continue;
+      const SourcePosition first = position_of(fields[earlier].key, file_);
       throw InputError(position_of(key, file_),
                        fmt::format("field '{}' is given twice in {} (first at line {}, column {})",
                                    name, what_, first.line, first.column));
     }
-    fields_.push_back(Field{name, key, map_.value_at(i)});
+    fields[i] = Field{name, key, map_.value_at(i)};
   }
 }
 
 const InputNode* FieldReader::find(std::string_view field) const {
-  for (const Field& f : fields_)
+  for (const Field& f : fields())
     if (f.name == field) return &f.value;
   return nullptr;
 }

@@ -4,8 +4,10 @@
 // Not a public header.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +72,8 @@ class FieldReader {
   // `file` must outlive the reader.
   FieldReader(const InputNode& map, std::string what, const std::string& file,
               const std::vector<std::string>& allowed_fields);
+  FieldReader(const FieldReader&) = delete;
+  FieldReader& operator=(const FieldReader&) = delete;
 
   const std::string& what() const { return what_; }
   const std::string& file() const { return file_; }
@@ -97,10 +101,20 @@ class FieldReader {
     InputNode key;
     InputNode value;
   };
+  // Maps of up to kInlineFields fields (all the formats' maps) need no allocation: a
+  // reader is made for every task of a big file.
+  static constexpr std::size_t kInlineFields = 16;
+  std::span<const Field> fields() const {
+    return count_ <= kInlineFields ? std::span<const Field>(inline_fields_.data(), count_)
+                                   : std::span<const Field>(more_fields_);
+  }
+
   InputNode map_;
   std::string what_;
   const std::string& file_;
-  std::vector<Field> fields_;
+  std::size_t count_ = 0;
+  std::array<Field, kInlineFields> inline_fields_;
+  std::vector<Field> more_fields_;  // used instead when the map has more fields
 };
 
 }  // namespace hetsched::io_detail

@@ -28,6 +28,11 @@ void huge_page_deallocate(void* block, std::size_t bytes, std::size_t alignment)
 void* map_huge_pages(std::size_t bytes);
 void unmap_huge_pages(void* block, std::size_t bytes) noexcept;
 
+// Advises huge pages for the whole 2 MiB pages inside [block, block + bytes), memory
+// allocated elsewhere (a big std::string) and not yet touched. Advice only: a no-op
+// where huge pages are off.
+void advise_huge_pages(void* block, std::size_t bytes) noexcept;
+
 // The same as a memory resource, e.g. upstream of an arena of many small vectors.
 std::pmr::memory_resource* huge_page_resource();
 

@@ -16,6 +16,7 @@
 namespace hetsched {
 
 // Task indices along one cycle of the job's edges (first task repeated last), if any.
+// Every edge must name tasks of the job (validate_workload checks that first).
 std::optional<std::vector<std::uint32_t>> find_cycle(const Job& job);
 
 // Where job `job` (task empty) or its task `task` was written in the input, so that a

@@ -13,6 +13,7 @@
 
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/io/wfcommons_importer.hpp"
 #include "hetsched/io/workload_file.hpp"
 
 namespace hetsched {
@@ -49,6 +50,47 @@ std::string workload_text(std::size_t tasks, bool json) {
   return text;
 }
 
+// A WfCommons 1.5 instance of `tasks` tasks: rows of 100, each task after the one before it
+// in its row and the one above it, reading its parents' output files.
+std::string wfcommons_text(std::size_t tasks) {
+  constexpr std::size_t kRow = 100;
+  const auto id = [](std::size_t i) { return fmt::format("\"task_ID{:07d}\"", i); };
+  const auto file = [](std::size_t i) { return fmt::format("\"out_{:07d}.dat\"", i); };
+  std::string spec, files, records;
+  for (std::size_t i = 0; i < tasks; ++i) {
+    std::vector<std::size_t> parents, children;
+    if (i % kRow != 0) parents.push_back(i - 1);
+    if (i >= kRow) parents.push_back(i - kRow);
+    if ((i + 1) % kRow != 0 && i + 1 < tasks) children.push_back(i + 1);
+    if (i + kRow < tasks) children.push_back(i + kRow);
+    const auto list = [](const std::vector<std::size_t>& of, const auto& name) {
+      std::string out;
+      for (std::size_t k = 0; k < of.size(); ++k) out += (k ? ", " : "") + name(of[k]);
+      return "[" + out + "]";
+    };
+    spec += fmt::format(
+        "{}      {{\"name\": {}, \"id\": {}, \"parents\": {}, \"children\": {}, "
+        "\"inputFiles\": {}, \"outputFiles\": [{}]}}",
+        i ? ",\n" : "", id(i), id(i), list(parents, id), list(children, id), list(parents, file),
+        file(i));
+    files += fmt::format("{}      {{\"id\": {}, \"sizeInBytes\": {}}}", i ? ",\n" : "", file(i),
+                         1'000'000 + i % 4096);
+    records += fmt::format(
+        "{}      {{\"id\": {}, \"runtimeInSeconds\": {:.3f}, \"command\": {{\"program\": "
+        "\"mProject\", \"arguments\": [\"-X\"]}}, \"avgCPU\": 96.5, \"memoryInBytes\": "
+        "14660000, \"machines\": [\"node-1\"]}}",
+        i ? ",\n" : "", id(i), 1.0 + static_cast<double>(i % 97) / 10.0);
+  }
+  return fmt::format(
+      "{{\n  \"name\": \"generated\",\n  \"schemaVersion\": \"1.5\",\n  \"workflow\": {{\n"
+      "    \"specification\": {{\n      \"tasks\": [\n{}\n      ],\n      \"files\": [\n{}\n"
+      "      ]\n    }},\n    \"execution\": {{\n      \"makespanInSeconds\": 1,\n"
+      "      \"executedAt\": \"2026-01-01T00:00:00\",\n      \"tasks\": [\n{}\n      ],\n"
+      "      \"machines\": [{{\"nodeName\": \"node-1\", \"cpu\": {{\"coreCount\": 48, "
+      "\"speedInMHz\": 2400}}}}]\n    }}\n  }}\n}}\n",
+      spec, files, records);
+}
+
 // Resident memory of this process now, in bytes.
 double resident_bytes() {
   std::ifstream statm("/proc/self/statm");
@@ -77,12 +119,21 @@ InputBenchRow measure(const std::string& path, const std::string& format, std::s
     malloc_trim(0);
     figures.before_bytes = resident_bytes();
     const auto start = std::chrono::steady_clock::now();
-    const Workload workload = load_workload_file(path, cluster);
-    figures.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    malloc_trim(0);
-    figures.after_bytes = resident_bytes();
-    figures.tasks = workload.task_count();
+    if (format == "wfcommons") {
+      const Job job = import_wfcommons_file(path);
+      figures.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      malloc_trim(0);
+      figures.after_bytes = resident_bytes();
+      figures.tasks = job.tasks.size();
+    } else {
+      const Workload workload = load_workload_file(path, cluster);
+      figures.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      malloc_trim(0);
+      figures.after_bytes = resident_bytes();
+      figures.tasks = workload.task_count();
+    }
     const bool written = write(fds[1], &figures, sizeof figures) == sizeof figures;
     _exit(written ? 0 : 1);
   }
@@ -116,12 +167,13 @@ std::vector<InputBenchRow> run_input_benchmark(const InputBenchParams& params) {
       std::filesystem::temp_directory_path() / fmt::format("hetsched-bench-input-{}", getpid());
   std::filesystem::create_directories(folder);
   std::vector<InputBenchRow> rows;
-  for (const bool json : {false, true}) {
-    const std::string format = json ? "json" : "yaml";
-    const std::string path = (folder / ("workload." + format)).string();
+  for (const std::string format : {"yaml", "json", "wfcommons"}) {
+    const std::string path = (folder / ("input." + format)).string();
     std::size_t size = 0;
     {
-      const std::string text = workload_text(params.tasks, json);
+      const std::string text = format == "wfcommons"
+                                   ? wfcommons_text(params.workflow_tasks)
+                                   : workload_text(params.tasks, format == "json");
       size = text.size();
       std::ofstream(path, std::ios::binary) << text;
     }

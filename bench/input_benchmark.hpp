@@ -3,7 +3,10 @@
 // It writes one generated workload as YAML and as JSON (chains of tasks in jobs of 100, each
 // task with a name, kernel, work, bytes and its parent, as users write them) into a
 // temporary folder, then reads each with load_workload_file in a child process of its own,
-// so that each figure of peak memory is that file's alone:
+// so that each figure of peak memory is that file's alone. A third file is a generated
+// WfCommons 1.5 instance (a grid of chains: each task's parents, children, input and output
+// files, and its execution record with runtime, CPU, memory and machine), read with
+// import_wfcommons_file. For each file:
 //   - seconds of the read (file read, parse, checks and the model built), and MB/s of input;
 //   - peak resident memory of the read above what the child held before it, the model's own
 //     size (its resident memory after the read, once freed memory is handed back), and the
@@ -18,11 +21,12 @@
 namespace hetsched {
 
 struct InputBenchParams {
-  std::size_t tasks = 400'000;  // about 40 MB of YAML or JSON
+  std::size_t tasks = 400'000;           // about 40 MB of YAML or JSON
+  std::size_t workflow_tasks = 100'000;  // about 50 MB of WfCommons JSON
 };
 
 struct InputBenchRow {
-  std::string format;  // "yaml" or "json"
+  std::string format;  // "yaml", "json" or "wfcommons"
   std::size_t file_bytes = 0;
   std::size_t tasks = 0;
   double seconds = 0;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "hetsched/core/quantile.hpp"
 #include "hetsched/core/rng.hpp"
 
 namespace hetsched {
@@ -42,13 +43,6 @@ SizePlan sizes_for(KernelId kernel, bool quick) {
       break;
   }
   return {};
-}
-
-double percentile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const auto index = static_cast<std::size_t>(std::ceil(q * double(values.size()))) - 1;
-  return values[std::min(index, values.size() - 1)];
 }
 
 }  // namespace
@@ -198,14 +192,14 @@ CalibrationReport calibrate(LocalDevices& devices, HistoryRegressionModel& model
         ++fit.held_out_sizes;
       }
       for (const auto& [n, seconds] : held_out) record(n, seconds);
-      fit.median_relative_error = percentile(errors, 0.5);
-      fit.p95_relative_error = percentile(errors, 0.95);
+      fit.median_relative_error = nearest_rank_quantile(errors, 0.5);
+      fit.p95_relative_error = nearest_rank_quantile(errors, 0.95);
       all_errors.insert(all_errors.end(), errors.begin(), errors.end());
       report.fits.push_back(std::move(fit));
     }
   }
-  report.median_relative_error = percentile(all_errors, 0.5);
-  report.p95_relative_error = percentile(all_errors, 0.95);
+  report.median_relative_error = nearest_rank_quantile(all_errors, 0.5);
+  report.p95_relative_error = nearest_rank_quantile(all_errors, 0.95);
   return report;
 }
 

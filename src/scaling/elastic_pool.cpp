@@ -7,6 +7,7 @@
 #include <deque>
 #include <numbers>
 
+#include "hetsched/core/quantile.hpp"
 #include "hetsched/core/rng.hpp"
 #include "hetsched/scaling/holt_winters.hpp"
 #include "hetsched/sim/event_queue.hpp"
@@ -357,10 +358,7 @@ class PoolSimulation {
       double sum = 0;
       for (double w : waits_) sum += w;
       result_.mean_wait_seconds = sum / double(waits_.size());
-      const std::size_t k = waits_.size() * 99 / 100;
-      std::nth_element(waits_.begin(), waits_.begin() + static_cast<std::ptrdiff_t>(k),
-                       waits_.end());
-      result_.p99_wait_seconds = waits_[k];
+      result_.p99_wait_seconds = nearest_rank_quantile(waits_, 0.99);
     }
     return result_;
   }

@@ -10,6 +10,7 @@
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/quantile.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
@@ -108,15 +109,6 @@ class PlanSink final : public AssignmentSink {
   std::size_t placed_ = 0;
   std::size_t refused_ = 0;
 };
-
-double quantile(std::vector<double> samples, double q) {
-  if (samples.empty()) return 0;
-  const std::size_t k = std::min(samples.size() - 1,
-                                 static_cast<std::size_t>(q * static_cast<double>(samples.size())));
-  std::nth_element(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(k),
-                   samples.end());
-  return samples[k];
-}
 
 constexpr std::size_t kLatencyWindow = 4096;  // latest planning calls in the summary
 constexpr std::string_view kNodePrefix = "nodes/";
@@ -326,17 +318,16 @@ ServiceMetrics ControlPlane::metrics() const {
   ServiceMetrics m = metrics_;
   for (const auto& [id, job] : view_) ++m.jobs_by_state[static_cast<std::size_t>(job.state)];
   // Quantiles over the latest planning calls; count and sum over all of them.
-  const std::vector<double> window(
-      latency_samples_.end() -
-          static_cast<std::ptrdiff_t>(std::min(latency_samples_.size(), kLatencyWindow)),
-      latency_samples_.end());
+  std::vector<double> window(latency_samples_.end() - static_cast<std::ptrdiff_t>(std::min(
+                                                          latency_samples_.size(), kLatencyWindow)),
+                             latency_samples_.end());
   m.scheduling_latency.count = planning_calls_;
   m.scheduling_latency.sum_seconds = deciding_seconds_;
   for (double s : window)
     m.scheduling_latency.max_seconds = std::max(m.scheduling_latency.max_seconds, s);
-  m.scheduling_latency.p50_seconds = quantile(window, 0.5);
-  m.scheduling_latency.p90_seconds = quantile(window, 0.9);
-  m.scheduling_latency.p99_seconds = quantile(window, 0.99);
+  m.scheduling_latency.p50_seconds = nearest_rank_quantile(window, 0.5);
+  m.scheduling_latency.p90_seconds = nearest_rank_quantile(window, 0.9);
+  m.scheduling_latency.p99_seconds = nearest_rank_quantile(window, 0.99);
   m.uptime_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   m.leader = leadership_.is_leader();

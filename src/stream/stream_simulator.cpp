@@ -41,6 +41,7 @@
 
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/closest_names.hpp"
+#include "hetsched/core/quantile.hpp"
 #include "hetsched/sim/event_queue.hpp"
 
 namespace hetsched {
@@ -1120,14 +1121,9 @@ StreamReport StreamRun::run(const std::string& policy_name) {
   if (!jct.empty()) {
     report.average_jct_seconds = std::accumulate(jct.begin(), jct.end(), 0.0) / jct.size();
     report.average_wait_seconds = wait_sum / jct.size();
-    std::sort(jct.begin(), jct.end());
-    auto percentile = [&](double p) {
-      const auto rank = static_cast<std::size_t>(std::ceil(p * jct.size()));
-      return jct[std::clamp<std::size_t>(rank, 1, jct.size()) - 1];
-    };
-    report.p50_jct_seconds = percentile(0.50);
-    report.p95_jct_seconds = percentile(0.95);
-    report.p99_jct_seconds = percentile(0.99);
+    report.p50_jct_seconds = nearest_rank_quantile(jct, 0.50);
+    report.p95_jct_seconds = nearest_rank_quantile(jct, 0.95);
+    report.p99_jct_seconds = nearest_rank_quantile(jct, 0.99);
     report.makespan_seconds = last_finish - first_measured_arrival;
     report.jain_fairness = jain(inverse_slowdown);
   }

@@ -1,6 +1,7 @@
 // Reader for the stream workload file (format in stream_workload_file.hpp).
 #include "hetsched/io/stream_workload_file.hpp"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -102,9 +103,15 @@ StreamWorkload parse_stream_workload(const std::string& text, const std::string&
   if (!devices || !devices.IsMap() || devices.size() == 0)
     throw InputError(position(file, cluster), "cluster.devices: expected {MODEL: count, ...}");
   std::vector<std::pair<std::string, int>> counts;
+  std::int64_t total = 0;
   for (const auto& entry : devices) {
     const int count = read<int>(file, entry.second, "device count");
     if (count < 0) throw InputError(position(file, entry.second), "device count must be >= 0");
+    total += count;
+    if (total > kMaxStreamDevices)
+      throw InputError(position(file, entry.second),
+                       fmt::format("the cluster has more than {} devices in all; this is the limit",
+                                   kMaxStreamDevices));
     counts.push_back({key_name(file, entry.first, "cluster.devices"), count});
   }
   try {

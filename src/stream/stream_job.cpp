@@ -7,8 +7,8 @@
 
 namespace hetsched {
 
-int StreamCluster::total_devices() const {
-  int total = 0;
+std::int64_t StreamCluster::total_devices() const {
+  std::int64_t total = 0;
   for (const auto& type : types) total += type.count;
   return total;
 }

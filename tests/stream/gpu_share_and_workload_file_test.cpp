@@ -81,5 +81,21 @@ jobs:
                InputError);
 }
 
+// Two counts that each fit an int but whose sum does not: refused at the count that
+// crosses the limit, instead of a total that wraps around.
+TEST(StreamWorkloadFile, TotalDeviceCountIsBounded) {
+  try {
+    parse_stream_workload(
+        "kind: stream\ncluster:\n  devices:\n    V100: 2000000000\n    K80: 2000000000\n"
+        "jobs:\n  - {steps: 1, rates: {V100: 1}}\n",
+        "w.yaml");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().line, 4) << e.what();
+    EXPECT_NE(std::string(e.what()).find("more than 10000000 devices"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace hetsched

@@ -5,6 +5,7 @@
 // arrival time. This is a different model from the DAG tasks in workload/.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -59,9 +60,12 @@ struct StreamDeviceType {
   int mig_slices = 0;
 };
 
+// Most devices a job-stream cluster may have (a file asking for more is refused).
+inline constexpr std::int64_t kMaxStreamDevices = 10'000'000;
+
 struct StreamCluster {
   std::vector<StreamDeviceType> types;
-  int total_devices() const;
+  std::int64_t total_devices() const;
   std::vector<std::string> type_names() const;
 };
 

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "hetsched/core/closest_names.hpp"
+#include "hetsched/core/utf8_text.hpp"
 
 namespace hetsched::io_detail {
 namespace {
@@ -187,6 +188,14 @@ std::string string_value(const InputNode& value, std::string_view field, const s
   if (!allow_empty && value.scalar().empty())
     throw InputError(position_of(value, file),
                      fmt::format("field '{}' expects a non-empty string", field));
+  // Names and other text fields end up in logs, listings and terminals: a NUL, a line
+  // break or an escape sequence inside one is refused rather than passed on.
+  if (const std::size_t at = control_character_offset(value.scalar()); at != std::string_view::npos)
+    throw InputError(
+        position_of(value, file),
+        fmt::format("field '{}' holds a control character (byte 0x{:02X} at byte {} of "
+                    "the text); text fields must be printable",
+                    field, static_cast<unsigned char>(value.scalar()[at]), at + 1));
   return std::string(value.scalar());
 }
 

@@ -57,7 +57,8 @@ double number_value(const InputNode& value, std::string_view field, NumberRange 
 // A whole number within [min, max].
 std::int64_t whole_number_value(const InputNode& value, std::string_view field, std::int64_t min,
                                 std::int64_t max, const std::string& file);
-// A scalar as a string; with `allow_empty` false an empty string is rejected.
+// A scalar as a string; with `allow_empty` false an empty string is rejected. A control
+// character (NUL, a line break, escape ...) in the text is rejected.
 std::string string_value(const InputNode& value, std::string_view field, const std::string& file,
                          bool allow_empty = false);
 // Checks the value is a list (a sequence) and returns its length.

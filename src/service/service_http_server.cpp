@@ -1,13 +1,23 @@
+// The REST face of the control plane on cpp-httplib: authentication and leader redirects
+// before routing, then one handler per route. Every answer is JSON; every refusal is a
+// 4xx naming the field. Request bodies are checked as UTF-8 before any parser sees them,
+// and an unexpected exception is a 500 carrying a request id, its detail going to stderr
+// only, so no library's message reaches a client.
 #include "hetsched/service/service_http_server.hpp"
 
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cstdint>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/utf8_text.hpp"
 #include "hetsched/service/control_plane.hpp"
 
 namespace hetsched {
@@ -17,7 +27,9 @@ using Json = nlohmann::ordered_json;
 
 void answer(httplib::Response& res, int status, const Json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json");
+  // Bodies are UTF-8 by the time anything is stored; should a stored text not be, its bad
+  // bytes are written as U+FFFD rather than failing the answer.
+  res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
 }
 
 void error_answer(httplib::Response& res, int status, std::string_view message,
@@ -40,6 +52,72 @@ void input_error_answer(httplib::Response& res, const InputError& e) {
   if (e.where().line > 0) body["line"] = e.where().line;
   if (e.where().column > 0) body["column"] = e.where().column;
   answer(res, 400, body);
+}
+
+// Refuses a body that is not UTF-8: 400 naming the body, with the line, the column (in
+// characters, as the parsers count) and the byte offset of the first bad byte. True when
+// the body is UTF-8.
+bool http_body_is_utf8(const std::string& body, httplib::Response& res) {
+  const std::size_t bad = invalid_utf8_offset(body);
+  if (bad == std::string_view::npos) return true;
+  const std::size_t newline = bad == 0 ? std::string::npos : body.rfind('\n', bad - 1);
+  const std::size_t from = newline == std::string::npos ? 0 : newline + 1;
+  const std::string_view before(body.data() + from, bad - from);
+  const int line = 1 + static_cast<int>(std::count(body.begin(), body.begin() + from, '\n'));
+  const int column = 1 + static_cast<int>(std::count_if(before.begin(), before.end(), [](char c) {
+                       return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+                     }));
+  const SourcePosition where{"body", line, column};
+  const std::string message =
+      fmt::format("{}the body is not UTF-8: byte 0x{:02X} at byte offset {}, after '{}'",
+                  format_position(where), static_cast<unsigned char>(body[bad]), bad,
+                  printable_text(before.substr(before.size() > 40 ? before.size() - 40 : 0)));
+  answer(
+      res, 400,
+      {{"error", message}, {"field", "body"}, {"line", line}, {"column", column}, {"offset", bad}});
+  return false;
+}
+
+// Whether the request's body comes in chunks (Transfer-Encoding: chunked).
+bool http_body_is_chunked(const httplib::Request& req) {
+  std::string coding = req.get_header_value("Transfer-Encoding");
+  std::transform(coding.begin(), coding.end(), coding.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return coding.find("chunked") != std::string::npos;
+}
+
+// Reads a request body through httplib's content reader, keeping at most `limit` bytes
+// whatever its framing. (httplib compares a Content-Length with set_payload_max_length,
+// but reads a chunked body to its end without a bound.) A body over the limit is read on,
+// and discarded, up to the limit again, so the connection stays in step for the 413;
+// beyond that reading stops and the connection closes. A multipart form holds no
+// workload: its parts are discarded the same way and the body is left empty. False with
+// the answer set: 413 over the limit, 400 when the framing is broken.
+bool http_read_bounded_body(const httplib::Request& req, httplib::Response& res,
+                            const httplib::ContentReader& read, std::size_t limit,
+                            std::string& body) {
+  std::size_t received = 0;
+  const std::size_t drain_limit = limit > SIZE_MAX / 2 ? SIZE_MAX : 2 * limit;
+  const auto count = [&](std::size_t size) {
+    received += std::min(size, SIZE_MAX - received);
+    return received <= drain_limit;
+  };
+  const bool complete = req.is_multipart_form_data()
+                            ? read([](const httplib::MultipartFormData&) { return true; },
+                                   [&](const char*, std::size_t size) { return count(size); })
+                            : read([&](const char* data, std::size_t size) {
+                                if (!count(size)) return false;
+                                if (received <= limit) body.append(data, size);
+                                return true;
+                              });
+  if (complete && received <= limit) return true;
+  body.clear();
+  if (!complete) res.set_header("Connection", "close");
+  if (received > limit || res.status == 413)
+    error_answer(res, 413, "request body too large");
+  else
+    error_answer(res, 400, "malformed request");
+  return false;
 }
 
 std::optional<std::uint64_t> parse_id(const std::string& text) {
@@ -135,6 +213,17 @@ void ServiceHttpServer::install_routes() {
 
   // Authentication and leadership, before any route runs.
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    // httplib reads a chunked body without a bound unless the route reads it itself, as
+    // the two that take a body do (http_read_bounded_body); anywhere else one is refused.
+    if (http_body_is_chunked(req) &&
+        !(req.method == "POST" && (req.path == "/v1/jobs" || req.path == "/v1/nodes"))) {
+      res.set_header("Connection", "close");
+      error_answer(res, 411,
+                   "this route takes no chunked body (Transfer-Encoding: chunked); give a "
+                   "Content-Length",
+                   "Transfer-Encoding");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (req.path == "/healthz") return httplib::Server::HandlerResponse::Unhandled;
     const std::string header = req.get_header_value("Authorization");
     constexpr std::string_view kBearer = "Bearer ";
@@ -165,17 +254,30 @@ void ServiceHttpServer::install_routes() {
     return httplib::Server::HandlerResponse::Unhandled;
   });
 
+  // An exception no handler expected: the client gets a 500 with a request id and nothing
+  // of the exception's text (a library's message says nothing useful to a client and
+  // may echo its input); the detail goes to stderr under the same id.
   s.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr error) {
+      [this](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
+        std::string detail = "an exception that is not a std::exception";
         try {
           std::rethrow_exception(error);
         } catch (const InputError& e) {
-          input_error_answer(res, e);
+          return input_error_answer(res, e);
         } catch (const std::exception& e) {
-          error_answer(res, 500, e.what());
+          detail = e.what();
         } catch (...) {
-          error_answer(res, 500, "internal error");
         }
+        const std::string request_id = fmt::format("{:016x}", ++requests_failed_);
+        std::fprintf(stderr, "hetsched serve: request %s (%s %s) failed: %s\n", request_id.c_str(),
+                     printable_text(req.method).c_str(), printable_text(req.path).c_str(),
+                     printable_text(detail).c_str());
+        res.set_header("X-Request-Id", request_id);
+        answer(res, 500,
+               {{"error", fmt::format("internal error; the server's log has its detail under "
+                                      "request id {}",
+                                      request_id)},
+                {"request_id", request_id}});
       });
   s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty()) return;
@@ -206,28 +308,37 @@ void ServiceHttpServer::install_routes() {
     answer(res, 200, {{"engine", control_plane_.engine_name()}, {"nodes", std::move(nodes)}});
   });
 
-  s.Post("/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
+  // The routes that take a body read it themselves, so that a chunked one is bounded too.
+  s.Post("/v1/nodes", [this](const httplib::Request& req, httplib::Response& res,
+                             const httplib::ContentReader& read) {
+    std::string body;
+    if (!http_read_bounded_body(req, res, read, options_.max_body_bytes, body)) return;
     if (!only_parameters(req, res, {})) return;
-    if (req.body.empty()) return error_answer(res, 400, "the body must be a cluster file", "body");
+    if (body.empty()) return error_answer(res, 400, "the body must be a cluster file", "body");
+    if (!http_body_is_utf8(body, res)) return;
     try {
-      answer(res, 201, {{"registered", control_plane_.register_nodes(req.body)}});
+      answer(res, 201, {{"registered", control_plane_.register_nodes(body)}});
     } catch (const InputError& e) {
       if (e.where().file == "engine") return error_answer(res, 409, e.message(), "engine");
       input_error_answer(res, e);
     }
   });
 
-  s.Post("/v1/jobs", [this](const httplib::Request& req, httplib::Response& res) {
+  s.Post("/v1/jobs", [this](const httplib::Request& req, httplib::Response& res,
+                            const httplib::ContentReader& read) {
+    std::string body;
+    if (!http_read_bounded_body(req, res, read, options_.max_body_bytes, body)) return;
     if (!only_parameters(req, res, {"policy"})) return;
     const httplib::Params query = query_of(req);
     const auto policy_param = query.find("policy");
     const std::string policy = policy_param == query.end() ? std::string() : policy_param->second;
     if (policy_param != query.end() && policy.empty())
       return error_answer(res, 400, "query parameter 'policy' is empty", "policy");
-    if (req.body.empty())
+    if (body.empty())
       return error_answer(res, 400, "the body must be a workload (YAML or JSON)", "body");
+    if (!http_body_is_utf8(body, res)) return;
     try {
-      answer(res, 201, {{"ids", control_plane_.submit(req.body, policy)}});
+      answer(res, 201, {{"ids", control_plane_.submit(body, policy)}});
     } catch (const InputError& e) {
       input_error_answer(res, e);
     } catch (const StateStoreError& e) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/utf8_text.hpp"
 
 namespace hetsched {
 namespace {
@@ -53,6 +54,11 @@ double number(const std::string& field, const YAML::Node& node) {
 std::string text_of(const std::string& field, const YAML::Node& node) {
   if (!node.IsScalar() || node.Scalar().empty())
     throw InputError(at(field, node), fmt::format("field '{}' expects a non-empty string", field));
+  if (control_character_offset(node.Scalar()) != std::string_view::npos)
+    throw InputError(at(field, node),
+                     fmt::format("field '{}' holds a control character; text fields must be "
+                                 "printable",
+                                 field));
   return node.Scalar();
 }
 

@@ -7,12 +7,16 @@
 //   DELETE /v1/jobs/{id}      cancel; 202
 // Everything but /healthz needs "Authorization: Bearer <token>" (compared in constant
 // time; 401 otherwise). Bodies over the limit get 413; bad input a 4xx JSON answer
-// {"error": ..., "field": ...}; unknown routes 404; a follower replica answers writes
-// with 307 to the leader. Handlers catch everything, so no request can crash the
-// server. The reference with examples is docs/service.md.
+// {"error": ..., "field": ...} (a body that is not UTF-8: 400 with its line, column and
+// byte offset); unknown routes 404; a follower replica answers writes with 307 to the
+// leader. Handlers catch everything, so no request can crash the server: an unexpected
+// exception is a 500 {"error", "request_id"} whose detail goes to stderr only. The
+// reference with examples is docs/service.md.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
@@ -57,6 +61,7 @@ class ServiceHttpServer {
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   std::string address_;
+  std::atomic<std::uint64_t> requests_failed_{0};  // numbers the 500s' request ids
 };
 
 // True when a and b are equal, in time that depends only on their lengths.

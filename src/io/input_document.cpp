@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "hetsched/io/input_progress.hpp"
+#include "hetsched/io/input_syntax.hpp"
 #include "json_syntax_error.hpp"
 
 namespace hetsched::io_detail {
@@ -600,3 +601,11 @@ InputDocument::InputDocument(std::string_view text, std::string file)
 }
 
 }  // namespace hetsched::io_detail
+
+namespace hetsched {
+
+void check_input_syntax(std::string_view text, const std::string& file) {
+  (void)io_detail::InputDocument(text, file);
+}
+
+}  // namespace hetsched

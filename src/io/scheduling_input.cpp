@@ -9,12 +9,12 @@
 #include "hetsched/core/text_file.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/io/cost_matrix_file.hpp"
+#include "hetsched/io/input_syntax.hpp"
 #include "hetsched/io/pegasus_dax_importer.hpp"
 #include "hetsched/io/wfcommons_importer.hpp"
 #include "hetsched/io/workload_file.hpp"
 #include "hetsched/workload/generators.hpp"
 #include "hetsched/workload/workload_validation.hpp"
-#include "input_document.hpp"
 
 namespace hetsched {
 namespace {
@@ -86,7 +86,7 @@ SchedulingInput load_scheduling_input(const std::string& cluster_file,
   }
   // A file of no kind may be one that does not even parse: that error, with its position,
   // says more than what was expected.
-  if (summary.kind == ConfigKind::unknown) (void)io_detail::InputDocument(text, workload_file);
+  if (summary.kind == ConfigKind::unknown) check_input_syntax(text, workload_file);
   const std::string found = summary.kind == ConfigKind::unknown
                                 ? std::string("none of their top-level fields")
                                 : fmt::format("a {}", config_kind_name(summary.kind));

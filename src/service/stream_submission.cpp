@@ -9,6 +9,7 @@
 
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/utf8_text.hpp"
+#include "hetsched/io/input_syntax.hpp"
 
 namespace hetsched {
 namespace {
@@ -18,7 +19,10 @@ SourcePosition at(const std::string& field, const YAML::Node& node) {
   return SourcePosition{field, mark.line + 1, mark.column + 1};
 }
 
+// yaml-cpp has no bound on nesting: the document reader checks the body first (a million
+// `[` is a syntax error at level 257 there, in bounded memory).
 YAML::Node load(std::string_view text) {
+  check_input_syntax(text, "body");
   try {
     return YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
@@ -76,11 +80,14 @@ bool flag(const std::string& field, const YAML::Node& node) {
 bool is_stream_submission(std::string_view text) {
   if (text.find("stream") == std::string_view::npos) return false;
   try {
+    check_input_syntax(text, "body");  // before yaml-cpp, which has no bound on nesting
     const YAML::Node root = YAML::Load(std::string(text));
     return root.IsMap() && root["kind"] && root["kind"].IsScalar() &&
            root["kind"].Scalar() == "stream";
   } catch (const YAML::Exception&) {
     return false;
+  } catch (const InputError&) {
+    return false;  // not a document: the workload reader says where
   }
 }
 

@@ -389,10 +389,13 @@ TEST(ServiceHttp, ChunkedBodiesAreHeldToTheBodyLimit) {
   if (huge) {
     EXPECT_EQ(huge->status, 413) << huge->body;
   }
-  // Elsewhere a chunked body is not read at all.
+  // Elsewhere a chunked body is not read at all: the server answers 411 and closes, so a
+  // client still writing its body may see the write fail before it reads the answer (on a
+  // busy machine it often does); an answer it reads is 411.
   const httplib::Result elsewhere = send_chunked(s, "PUT", "/v1/jobs", kJob);
-  ASSERT_TRUE(elsewhere) << httplib::to_string(elsewhere.error());
-  EXPECT_EQ(elsewhere->status, 411) << elsewhere->body;
+  if (elsewhere) {
+    EXPECT_EQ(elsewhere->status, 411) << elsewhere->body;
+  }
   EXPECT_EQ(s.store.list("jobs/").size(), stored);
   EXPECT_TRUE(s.store.list("nodes/").empty());
   EXPECT_EQ(s.call("GET", "/healthz", {}, "").status, 200);

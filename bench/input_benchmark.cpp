@@ -119,20 +119,20 @@ InputBenchRow measure(const std::string& path, const std::string& format, std::s
     malloc_trim(0);
     figures.before_bytes = resident_bytes();
     const auto start = std::chrono::steady_clock::now();
+    // The figures are taken while what was read is still held.
+    const auto record = [&](std::size_t tasks) {
+      figures.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      malloc_trim(0);
+      figures.after_bytes = resident_bytes();
+      figures.tasks = tasks;
+    };
     if (format == "wfcommons") {
       const Job job = import_wfcommons_file(path);
-      figures.seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      malloc_trim(0);
-      figures.after_bytes = resident_bytes();
-      figures.tasks = job.tasks.size();
+      record(job.tasks.size());
     } else {
       const Workload workload = load_workload_file(path, cluster);
-      figures.seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      malloc_trim(0);
-      figures.after_bytes = resident_bytes();
-      figures.tasks = workload.task_count();
+      record(workload.task_count());
     }
     const bool written = write(fds[1], &figures, sizeof figures) == sizeof figures;
     _exit(written ? 0 : 1);

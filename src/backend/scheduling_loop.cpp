@@ -33,14 +33,46 @@ SchedulingLoop::SchedulingLoop(const Cluster& cluster, const TaskGraph& graph,
   reserve_touched(waiting_, graph.task_count());
 }
 
+void SchedulingLoop::grow() {
+  const std::size_t tasks = graph_.task_count(), known = placement_.size();
+  if (tasks > known) {
+    placement_.resize(tasks, kUnplaced);
+    pstate_.resize(tasks, 0);
+    state_.resize(tasks, TaskState::pending);
+    finish_.resize(tasks, 0.0);
+    unfinished_predecessors_.resize(tasks);
+    cancelled_.resize(tasks, false);
+    for (auto t = static_cast<TaskIndex>(known); t < tasks; ++t)
+      unfinished_predecessors_[t] = static_cast<std::uint32_t>(graph_.predecessors(t).size());
+  }
+  const std::size_t devices = cluster_.device_count();
+  if (devices > device_available_.size()) {
+    device_available_.resize(devices, now_);
+    device_outstanding_.resize(devices, 0);
+    down_.resize(devices, false);
+  }
+}
+
 ClusterSnapshot SchedulingLoop::snapshot(double now) const {
   return ClusterSnapshot{now,        cluster_, graph_, perf_,  device_available_,
                          placement_, pstate_,  state_, finish_};
 }
 
-void SchedulingLoop::job_arrived(JobIndex job, double now) {
+SchedulingPolicy& SchedulingLoop::policy_of(TaskIndex t) const {
+  const JobIndex j = graph_.job_of(t);
+  if (j >= job_policy_.size() || job_policy_[j] == nullptr) return *policy_;
+  return *job_policy_[j];
+}
+
+void SchedulingLoop::job_arrived(JobIndex job, double now, SchedulingPolicy* policy) {
   now_ = now;
-  policy_->on_job_arrival(snapshot(now), job, *this);
+  grow();
+  if (policy == policy_) policy = nullptr;
+  if (policy != nullptr || !job_policy_.empty()) {
+    job_policy_.resize(graph_.job_count(), nullptr);
+    job_policy_[job] = policy;
+  }
+  (policy != nullptr ? *policy : *policy_).on_job_arrival(snapshot(now), job, *this);
   for (TaskIndex t = graph_.first_task(job); t < graph_.end_task(job); ++t) {
     if (unfinished_predecessors_[t] != 0) continue;
     if (state_[t] == TaskState::pending) {
@@ -48,6 +80,11 @@ void SchedulingLoop::job_arrived(JobIndex job, double now) {
       waiting_.push_back(t);
     }
   }
+}
+
+void SchedulingLoop::cluster_grew(double now) {
+  now_ = now;
+  grow();
 }
 
 void SchedulingLoop::task_started(TaskIndex task, double /*now*/) {
@@ -74,14 +111,30 @@ void SchedulingLoop::task_finished(TaskIndex task, double now) {
 void SchedulingLoop::decide(double now) {
   now_ = now;
   if (waiting_.empty()) return;
-  policy_->on_tasks_ready(snapshot(now), waiting_, *this);
+  if (job_policy_.empty()) {
+    policy_->on_tasks_ready(snapshot(now), waiting_, *this);
+  } else {
+    // Each policy is offered its own jobs' tasks, in order of its first waiting task.
+    std::vector<SchedulingPolicy*> policies;
+    for (TaskIndex t : waiting_)
+      if (SchedulingPolicy* p = &policy_of(t);
+          std::find(policies.begin(), policies.end(), p) == policies.end())
+        policies.push_back(p);
+    for (SchedulingPolicy* p : policies) {
+      offered_.clear();
+      for (TaskIndex t : waiting_)
+        if (&policy_of(t) == p && placement_[t] == kUnplaced) offered_.push_back(t);
+      p->on_tasks_ready(snapshot(now), offered_, *this);
+    }
+  }
   std::erase_if(waiting_, [&](TaskIndex t) { return placement_[t] != kUnplaced; });
 }
 
 void SchedulingLoop::assign(const Assignment& a) {
-  if (a.task >= graph_.task_count() || a.device >= cluster_.device_count())
+  if (a.task >= placement_.size() || a.device >= device_available_.size())
     throw PolicyError(fmt::format("policy '{}' assigned task {} to device {}: out of range",
                                   policy_->name(), a.task, a.device));
+  const std::string_view policy_name = policy_of(a.task).name();
   const Task& task = graph_.task(a.task);
   const Device& device = cluster_.device(a.device);
   if (down_[a.device]) {  // the policy did not see the device is out: offered again later
@@ -90,10 +143,10 @@ void SchedulingLoop::assign(const Assignment& a) {
   }
   if (placement_[a.task] != kUnplaced)
     throw PolicyError(
-        fmt::format("policy '{}' placed task '{}' twice", policy_->name(), task.name));
+        fmt::format("policy '{}' placed task '{}' twice", policy_name, task.name));
   if (!can_run(task, device) || a.pstate >= device.spec.pstates.size())
     throw PolicyError(fmt::format("policy '{}' placed task '{}' on {} which cannot run it",
-                                  policy_->name(), task.name, device.name));
+                                  policy_name, task.name, device.name));
   placement_[a.task] = a.device;
   pstate_[a.task] = a.pstate;
   if (state_[a.task] != TaskState::running) state_[a.task] = TaskState::placed;
@@ -119,7 +172,7 @@ std::vector<TaskIndex> SchedulingLoop::device_down(DeviceId device, double now) 
   if (down_[device]) return unplaced;
   down_[device] = true;
   device_available_[device] = std::numeric_limits<double>::infinity();
-  for (TaskIndex t = 0; t < graph_.task_count(); ++t) {
+  for (TaskIndex t = 0; t < placement_.size(); ++t) {
     if (placement_[t] != device || state_[t] != TaskState::placed) continue;
     unplace(t);
     offer_again(t);
@@ -160,6 +213,51 @@ void SchedulingLoop::relocate(TaskIndex task, DeviceId device) {
   if (--device_outstanding_[from] == 0 && !down_[from]) device_available_[from] = now_;
   placement_[task] = device;
   ++device_outstanding_[device];
+}
+
+void SchedulingLoop::adopt(TaskIndex task, DeviceId device, double predicted_finish) {
+  grow();
+  placement_[task] = device;
+  pstate_[task] = 0;
+  state_[task] = TaskState::running;
+  finish_[task] = predicted_finish;
+  device_available_[device] = std::max(device_available_[device], predicted_finish);
+  ++device_outstanding_[device];
+}
+
+void SchedulingLoop::reserve(DeviceId device, double until) {
+  device_available_[device] = std::max(device_available_[device], until);
+  ++device_outstanding_[device];
+}
+
+void SchedulingLoop::unreserve(DeviceId device, double now) {
+  now_ = now;
+  if (--device_outstanding_[device] == 0 && !down_[device]) device_available_[device] = now;
+}
+
+PlacementVerdict SchedulingLoop::verdict(TaskIndex t) const {
+  if (placement_[t] != kUnplaced) return {};
+  const Task& task = graph_.task(t);
+  bool can_run_somewhere = false;
+  for (const Device& d : cluster_.devices()) {
+    if (perf_.task_seconds(task, d, 0) == kCannotRun) continue;
+    can_run_somewhere = true;
+    if (!down_[d.id]) {
+      if (unfinished_predecessors_[t] != 0)
+        return {PlacementStatus::unschedulable,
+                fmt::format("task '{}' waits for its inputs", task.name)};
+      return {PlacementStatus::unschedulable,
+              fmt::format("policy '{}' keeps task '{}' waiting for a device to free up",
+                          policy_of(t).name(), task.name)};
+    }
+  }
+  if (can_run_somewhere)
+    return {PlacementStatus::unschedulable,
+            fmt::format("no device that can run task '{}' is up", task.name)};
+  std::string why = why_no_device_can_run(task, cluster_);
+  if (why.empty()) why = "its cost matrix gives no device of the cluster";
+  return {PlacementStatus::unresolvable,
+          fmt::format("no device of the cluster can run task '{}': {}", task.name, why)};
 }
 
 void SchedulingLoop::cancel(TaskIndex task) {

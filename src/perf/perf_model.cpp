@@ -6,8 +6,12 @@ namespace hetsched {
 
 double PerfModel::task_seconds(const Task& task, const Device& device, std::size_t pstate) const {
   if (!can_run(task, device) || pstate >= device.spec.pstates.size()) return kCannotRun;
-  if (!task.cost_seconds.empty())
+  if (!task.cost_seconds.empty()) {
+    // A cost matrix covers the devices the job was read against; a device added
+    // since (a node that joined a running service) has no cost, so cannot run it.
+    if (device.id >= task.cost_seconds.size()) return kCannotRun;
     return task.cost_seconds[device.id] / device.spec.pstates[pstate].speed_scale;
+  }
   return predict_seconds(task, device, pstate);
 }
 

@@ -104,7 +104,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
 
   void on_tasks_ready(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,
                       AssignmentSink& out) override {
-    if (classes_.empty()) build_groups(snapshot.cluster);
+    if (grouped_devices_ != snapshot.cluster.device_count()) build_groups(snapshot.cluster);
     for (TaskIndex t : ready) {
       const Task& task = snapshot.graph.task(t);
       Choice best;
@@ -160,7 +160,12 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     double finish = kCannotRun;
   };
 
+  // Devices of one spec on one node form a class; classes of one spec, a group. Built
+  // again when the cluster has grown (nodes joined a running service).
   void build_groups(const Cluster& cluster) {
+    classes_.clear();
+    groups_.clear();
+    grouped_devices_ = cluster.device_count();
     for (const Node& node : cluster.nodes()) {
       const std::size_t first_class_of_node = classes_.size();
       for (DeviceId d : node.devices) {
@@ -246,6 +251,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     if (finish < best.finish || (finish == best.finish && d < best.device)) best = {d, finish};
   }
 
+  std::size_t grouped_devices_ = 0;
   std::vector<DeviceClass> classes_;
   std::vector<Group> groups_;
   std::vector<std::uint32_t> frontier_;

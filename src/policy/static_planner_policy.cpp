@@ -19,8 +19,30 @@ void StaticPlannerPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobInd
   for (const std::uint32_t t : start_order(instance, schedule)) {
     const PlannedTask& p = schedule.tasks[t];
     if (p.device == kNoDevice) continue;  // no device can run it: the loop reports it
+    if (snapshot.placement[instance.global_task(t)] != kUnplaced) continue;  // runs already
     out.assign(
         Assignment{instance.global_task(t), instance.global_device(p.device), 0, p.start_seconds});
+  }
+}
+
+void StaticPlannerPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
+                                         std::span<const TaskIndex> ready, AssignmentSink& out) {
+  for (const TaskIndex t : ready) {
+    if (snapshot.placement[t] != kUnplaced) continue;  // placed by the plan
+    const Task& task = snapshot.graph.task(t);
+    DeviceId best = kUnplaced;
+    double best_finish = kCannotRun;
+    for (const Device& d : snapshot.cluster.devices()) {
+      const double run = snapshot.perf.task_seconds(task, d, 0);
+      if (run == kCannotRun) continue;
+      const double finish =
+          std::max({snapshot.now_seconds, snapshot.device_available_seconds[d.id],
+                    snapshot.data_ready_seconds(t, d.id)}) +
+          run;
+      if (finish < best_finish) best = d.id, best_finish = finish;
+    }
+    if (best == kUnplaced) continue;  // no device that can run it is up: the loop reports it
+    out.assign(Assignment{t, best, 0, kAppend, best_finish});
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
@@ -28,87 +29,17 @@ std::string launch_key(std::uint64_t job, std::uint32_t task, std::uint32_t atte
   return fmt::format("job-{}/task-{}/attempt-{}", job, task, attempt);
 }
 
-// The nodes as a cluster model: each device group becomes `count` devices with the
-// resolved datasheet (a group whose model is unknown is left out). Links and network
-// keep the model's defaults: engines do not report them.
-Cluster cluster_of(const std::vector<EngineNode>& nodes, const DeviceSpecResolver& resolve,
-                   bool up_only) {
-  Cluster cluster;
-  for (const EngineNode& engine_node : nodes) {
-    if (up_only && engine_node.state != EngineNodeState::up) continue;
-    Node node;
-    node.name = engine_node.name;
-    node.host_memory_bytes = engine_node.memory_bytes;
-    std::vector<DeviceSpec> devices;
-    for (const EngineDeviceGroup& group : engine_node.devices) {
-      const std::optional<DeviceSpec> spec = resolve(group.kind, group.model);
-      if (!spec) continue;
-      devices.insert(devices.end(), group.count, *spec);
-    }
-    cluster.add_node(std::move(node), devices);
+// The devices of an engine node: each device group is `count` devices with the
+// resolved datasheet (a group whose model is unknown is left out).
+std::vector<DeviceSpec> devices_of_node(const EngineNode& node, const DeviceSpecResolver& resolve) {
+  std::vector<DeviceSpec> devices;
+  for (const EngineDeviceGroup& group : node.devices) {
+    const std::optional<DeviceSpec> spec = resolve(group.kind, group.model);
+    if (!spec) continue;
+    devices.insert(devices.end(), group.count, *spec);
   }
-  return cluster;
+  return devices;
 }
-
-// Collects a policy's decisions for one planning call and checks each one.
-class PlanSink final : public AssignmentSink {
- public:
-  PlanSink(const TaskGraph& graph, const PerfModel& perf, std::vector<DeviceId>& placement,
-           std::vector<std::uint8_t>& pstate, std::vector<TaskState>& state,
-           std::vector<double>& finish, std::vector<double>& start,
-           std::vector<double>& device_available)
-      : graph_(graph),
-        perf_(perf),
-        placement_(placement),
-        pstate_(pstate),
-        state_(state),
-        finish_(finish),
-        start_(start),
-        device_available_(device_available) {}
-
-  void assign(const Assignment& a) override {
-    const Cluster& cluster = perf_.cluster();
-    if (a.task >= graph_.task_count() || a.device >= cluster.device_count() ||
-        placement_[a.task] != kUnplaced)
-      return refuse();
-    const Device& device = cluster.device(a.device);
-    const Task& task = graph_.task(a.task);
-    const std::uint8_t p = a.pstate < device.spec.pstates.size() ? a.pstate : 0;
-    const double seconds = perf_.task_seconds(task, device, p);
-    if (!std::isfinite(seconds) || !task.allowed_kinds.contains(device.spec.kind)) return refuse();
-    double begin = a.planned_start_seconds;
-    if (begin < 0) {  // kAppend: after the device's work and the inputs' arrival
-      begin = device_available_[a.device];
-      for (const Dependency& d : graph_.predecessors(a.task)) {
-        if (placement_[d.task] == kUnplaced) return refuse();
-        begin = std::max(
-            begin, finish_[d.task] + perf_.transfer_seconds(d.bytes, placement_[d.task], a.device));
-      }
-    }
-    placement_[a.task] = a.device;
-    pstate_[a.task] = p;
-    state_[a.task] = TaskState::placed;
-    start_[a.task] = begin;
-    finish_[a.task] = begin + seconds;
-    device_available_[a.device] = std::max(device_available_[a.device], finish_[a.task]);
-    ++placed_;
-  }
-  std::size_t placed() const { return placed_; }
-  std::size_t refused() const { return refused_; }
-
- private:
-  void refuse() { ++refused_; }
-  const TaskGraph& graph_;
-  const PerfModel& perf_;
-  std::vector<DeviceId>& placement_;
-  std::vector<std::uint8_t>& pstate_;
-  std::vector<TaskState>& state_;
-  std::vector<double>& finish_;
-  std::vector<double>& start_;
-  std::vector<double>& device_available_;
-  std::size_t placed_ = 0;
-  std::size_t refused_ = 0;
-};
 
 constexpr std::size_t kLatencyWindow = 4096;  // latest planning calls in the summary
 constexpr std::string_view kNodePrefix = "nodes/";
@@ -133,51 +64,27 @@ double stream_rate(const StreamJob& job, std::string_view model) {
 
 }  // namespace
 
-struct ControlPlane::DeviceModel {
-  explicit DeviceModel(Cluster c) : cluster(std::move(c)), perf(cluster) {
-    for (const Device& d : cluster.devices()) by_name.emplace(d.name, d.id);
-  }
-  Cluster cluster;  // the nodes that are up
-  RooflineModel perf;
-  std::map<std::string, DeviceId> by_name;
-};
-
 struct ControlPlane::LiveJob {
   ServiceJob record;
-  Job job;                                   // as parsed
-  std::shared_ptr<const Cluster> parsed_on;  // the cluster it was parsed against
-  std::vector<std::vector<std::uint32_t>> predecessors;
-  std::vector<std::uint32_t> topological_rank;
-  std::vector<double> joules;  // predicted, on the planned device
+  Job job;  // as parsed; moved into the loop's graph when admitted
+  bool admitted = false;
+  JobIndex index = 0;                    // in the graph, once admitted
+  std::vector<std::int64_t> graph_task;  // per task of the record: its graph task, or -1
+  std::vector<std::uint32_t> record_task;  // per task of its graph job: its task in the record
+  std::vector<double> joules;            // predicted, on the planned device
 
-  // A stream job is one task (its gang) with no predecessors.
-  void index_stream() {
-    predecessors.assign(1, {});
-    topological_rank.assign(1, 0);
-    joules.assign(1, 0);
-  }
-  // Predecessor lists and topological ranks of the parsed job.
-  void index() {
-    const std::size_t n = job.tasks.size();
-    predecessors.assign(n, {});
-    for (const Edge& e : job.edges) predecessors[e.to].push_back(e.from);
-    Workload whole;
-    whole.jobs.push_back(job);
-    for (Task& t : whole.jobs.back().tasks) t.cost_seconds.clear();
-    const TaskGraph graph(whole);
-    topological_rank.assign(n, 0);
-    const std::vector<TaskIndex> order = graph.topological_order(0);
-    for (std::uint32_t r = 0; r < order.size(); ++r) topological_rank[order[r]] = r;
-    joules.assign(n, 0);
-  }
+  TaskIndex global(std::uint32_t t) const { return static_cast<TaskIndex>(graph_task[t]); }
+  bool in_loop(std::uint32_t t) const { return admitted && graph_task[t] >= 0; }
 };
 
 ControlPlane::ControlPlane(StateStore& store, ClusterEngine& engine, Leadership& leadership,
                            ControlPlaneOptions options)
     : store_(store), engine_(engine), leadership_(leadership), options_(std::move(options)) {
   started_ = std::chrono::steady_clock::now();
-  policies_.emplace(options_.default_policy,
-                    make_policy(options_.default_policy, options_.policy_options));
+  perf_ = std::make_unique<RooflineModel>(cluster_);
+  loop_ = std::make_unique<SchedulingLoop>(cluster_, graph_, *perf_,
+                                           policy_named(options_.default_policy),
+                                           static_cast<Backend&>(*this));
   stream_policies_.emplace(options_.default_stream_policy,
                            make_stream_policy(options_.default_stream_policy));
   if (!options_.device_spec_of) {
@@ -236,8 +143,7 @@ std::vector<std::uint64_t> ControlPlane::submit(std::string_view workload_text,
     auto live = std::make_unique<LiveJob>();
     live->record = std::move(record);
     live->job = workload.jobs[j];
-    live->parsed_on = cluster;
-    live->index();
+    live->joules.assign(live->job.tasks.size(), 0);
     jobs.push_back(std::move(live));
   }
   acknowledge(records, std::move(jobs));
@@ -408,15 +314,13 @@ void ControlPlane::recover() {
     LiveJob& job = *live;
     const std::uint64_t id = job.record.id;
     live_.emplace(id, std::move(live));
-    bool unplanned = false;
     for (std::uint32_t t = 0; t < job.record.tasks.size(); ++t) {
       ServiceTask& task = job.record.tasks[t];
       switch (task.state) {
         case ServiceTaskState::planned:
-          if (job.record.stream)
-            occupy(id, t);  // a gang placed and not yet launched holds its devices
-          else
-            enqueue(job, t);
+          // A gang placed and not yet launched holds its devices; a DAG task is placed
+          // again by its policy when its job joins the loop (unless the engine runs it).
+          if (job.record.stream) occupy(id, t);
           break;
         case ServiceTaskState::launched:
         case ServiceTaskState::running:
@@ -426,17 +330,19 @@ void ControlPlane::recover() {
         case ServiceTaskState::waiting:
         case ServiceTaskState::failed:
           task.state = ServiceTaskState::waiting;
-          unplanned = true;
           break;
         default:
           break;
       }
     }
-    if (unplanned) needs_plan_.insert(id);
     publish_job(job);
   }
   apply_stored_cancels();
   handle_engine_reports(engine_.poll(), true);
+  // The engine has said what it runs: the DAG jobs join the loop.
+  for (auto& [id, job] : live_)
+    if (!job->record.stream && !is_terminal(job->record.state)) admit(*job);
+  decide();
   flush();
 }
 
@@ -445,8 +351,7 @@ std::unique_ptr<ControlPlane::LiveJob> ControlPlane::make_live_job(
   auto live = std::make_unique<LiveJob>();
   if (record.stream) {
     live->record = std::move(record);
-    live->parsed_on = parsed_on;
-    live->index_stream();
+    live->joules.assign(1, 0);
     return live;
   }
   try {
@@ -467,8 +372,7 @@ std::unique_ptr<ControlPlane::LiveJob> ControlPlane::make_live_job(
     return nullptr;
   }
   live->record = std::move(record);
-  live->parsed_on = parsed_on;
-  live->index();
+  live->joules.assign(live->job.tasks.size(), 0);
   return live;
 }
 
@@ -477,8 +381,7 @@ void ControlPlane::step() {
   take_submissions();
   handle_cancels();
   handle_engine_reports(engine_.poll(), false);
-  move_off_lost_nodes();
-  plan_waiting_jobs();
+  decide();
   // A placed gang is stored before it is launched, so a restart adopts it (by its
   // next attempt's key) instead of launching it a second time.
   if (plan_stream_jobs()) flush();
@@ -487,6 +390,10 @@ void ControlPlane::step() {
   flush();
 }
 
+// The loop's cluster only grows: a node the engine names for the first time is added,
+// one that is no longer up (draining, down, or gone from the list) has its devices
+// taken out of the loop — what was placed there and not launched is offered to the
+// policy again — and one that is up again has them back.
 void ControlPlane::refresh_cluster(bool force) {
   const auto now = std::chrono::steady_clock::now();
   {
@@ -511,11 +418,55 @@ void ControlPlane::refresh_cluster(bool force) {
     }
     return true;
   };
-  if (model_ && same(nodes, engine_nodes_)) return;
+  if (!engine_nodes_.empty() && same(nodes, engine_nodes_)) return;
   engine_nodes_ = nodes;
   ++stream_epoch_;
-  model_ = std::make_unique<DeviceModel>(cluster_of(nodes, options_.device_spec_of, true));
-  auto all = std::make_shared<const Cluster>(cluster_of(nodes, options_.device_spec_of, false));
+  const double model_time = model_now();
+  bool grew = false;
+  std::vector<bool> up(node_up_.size(), false);
+  for (const EngineNode& engine_node : nodes) {
+    auto known = node_ids_.find(engine_node.name);
+    if (known == node_ids_.end()) {
+      Node node;
+      node.name = engine_node.name;
+      node.host_memory_bytes = engine_node.memory_bytes;
+      const NodeId id =
+          cluster_.add_node(std::move(node), devices_of_node(engine_node, options_.device_spec_of));
+      for (DeviceId d : cluster_.node(id).devices) device_ids_.emplace(cluster_.device(d).name, d);
+      known = node_ids_.emplace(engine_node.name, id).first;
+      node_up_.push_back(true);  // as the loop sees a new device; a node not up goes below
+      up.push_back(false);
+      grew = true;
+    }
+    up[known->second] = engine_node.state == EngineNodeState::up;
+  }
+  if (grew) {
+    loop_->cluster_grew(model_time);
+    device_queues_.resize(cluster_.device_count());
+    holder_.resize(cluster_.device_count());
+  }
+  for (NodeId n = 0; n < up.size(); ++n) {
+    if (up[n] == node_up_[n]) continue;
+    node_up_[n] = up[n];
+    for (DeviceId d : cluster_.node(n).devices) {
+      if (up[n]) {
+        loop_->device_up(d, model_time);
+        continue;
+      }
+      for (TaskIndex moved : loop_->device_down(d, model_time)) {
+        const auto [job, t] = task_of(moved);
+        if (job == nullptr) continue;
+        ServiceTask& task = job->record.tasks[t];
+        task.state = ServiceTaskState::waiting;
+        ++task.retries;
+        record(*job, t, "moved", fmt::format("node {} is no longer up", task.node));
+        if (task.retries > options_.max_task_retries)
+          finish_job(*job, ServiceJobState::failed,
+                     fmt::format("task '{}' was moved {} times", task.name, task.retries));
+      }
+    }
+  }
+  auto all = std::make_shared<const Cluster>(cluster_);
   std::lock_guard lock(mutex_);
   parse_cluster_ = std::move(all);
   nodes_view_ = std::move(nodes);
@@ -529,10 +480,138 @@ void ControlPlane::take_submissions() {
   }
   if (!arrived.empty()) ++stream_epoch_;
   for (auto& live : arrived) {
-    const std::uint64_t id = live->record.id;
-    needs_plan_.insert(id);
-    live_.emplace(id, std::move(live));
+    LiveJob& job = *live;
+    live_.emplace(job.record.id, std::move(live));
+    if (!job.record.stream) admit(job);
   }
+}
+
+std::pair<ControlPlane::LiveJob*, std::uint32_t> ControlPlane::task_of(TaskIndex task) {
+  const JobIndex j = graph_.job_of(task);
+  const auto it = live_.find(job_ids_[j]);
+  if (it == live_.end()) return {nullptr, 0};
+  return {it->second.get(), it->second->record_task[task - graph_.first_task(j)]};
+}
+
+SchedulingPolicy& ControlPlane::policy_named(const std::string& name) {
+  auto& policy = policies_[name];
+  if (!policy) policy = make_policy(name, options_.policy_options);
+  return *policy;
+}
+
+void ControlPlane::admit(LiveJob& job) {
+  const std::size_t n = job.record.tasks.size();
+  // The residual job: every task not completed (after a restart, some are).
+  Job residual = std::move(job.job);
+  std::vector<Task> tasks = std::move(residual.tasks);
+  std::vector<Edge> edges = std::move(residual.edges);
+  residual.tasks.clear();
+  residual.edges.clear();
+  job.graph_task.assign(n, -1);
+  job.record_task.clear();
+  for (std::uint32_t t = 0; t < n && t < tasks.size(); ++t) {
+    if (job.record.tasks[t].state == ServiceTaskState::completed) continue;
+    job.graph_task[t] = static_cast<std::int64_t>(residual.tasks.size());
+    job.record_task.push_back(t);
+    residual.tasks.push_back(std::move(tasks[t]));
+  }
+  for (const Edge& e : edges)
+    if (job.graph_task[e.from] >= 0 && job.graph_task[e.to] >= 0)
+      residual.edges.push_back({static_cast<std::uint32_t>(job.graph_task[e.from]),
+                                static_cast<std::uint32_t>(job.graph_task[e.to]), e.bytes});
+  job.index = graph_.append_job(std::move(residual));
+  job_ids_.push_back(job.record.id);
+  job.admitted = true;
+  const TaskIndex first = graph_.first_task(job.index);
+  for (std::int64_t& g : job.graph_task)
+    if (g >= 0) g += first;
+  const double now = model_now();
+  // Tasks the engine runs already (found after a restart) stay where they are.
+  for (std::uint32_t t = 0; t < n; ++t) {
+    const ServiceTask& task = job.record.tasks[t];
+    if (!job.in_loop(t) || (task.state != ServiceTaskState::launched &&
+                            task.state != ServiceTaskState::running))
+      continue;
+    const auto device = device_ids_.find(task.device);
+    if (device != device_ids_.end())
+      loop_->adopt(job.global(t), device->second, now + task.expected_seconds);
+  }
+  ++stream_epoch_;
+  const auto began = std::chrono::steady_clock::now();
+  placed_now_ = 0;
+  loop_->job_arrived(job.index, now, &policy_named(job.record.policy));
+  count_decisions(placed_now_, std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                             began)
+                                   .count());
+}
+
+void ControlPlane::decide() {
+  if (loop_->waiting().empty()) return;
+  const auto began = std::chrono::steady_clock::now();
+  placed_now_ = 0;
+  loop_->decide(model_now());
+  count_decisions(placed_now_, std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                             began)
+                                   .count());
+  if (placed_now_ > 0) ++stream_epoch_;
+  explain_waiting();
+}
+
+void ControlPlane::count_decisions(std::uint64_t placed, double seconds) {
+  std::lock_guard lock(mutex_);
+  deciding_seconds_ += seconds;
+  decisions_ += placed;
+  latency_samples_.push_back(seconds);
+  ++planning_calls_;
+  if (latency_samples_.size() > 2 * kLatencyWindow)
+    latency_samples_.erase(latency_samples_.begin(),
+                           latency_samples_.end() - static_cast<std::ptrdiff_t>(kLatencyWindow));
+}
+
+void ControlPlane::explain_waiting() {
+  if (explained_epoch_ == stream_epoch_) return;
+  explained_epoch_ = stream_epoch_;
+  // One verdict per job: its first waiting task's.
+  std::vector<std::pair<LiveJob*, std::uint32_t>> first_waiting;
+  std::set<JobIndex> seen;
+  for (TaskIndex t : loop_->waiting())
+    if (seen.insert(graph_.job_of(t)).second)
+      if (auto [job, task] = task_of(t); job != nullptr) first_waiting.push_back({job, task});
+  for (auto [job, t] : first_waiting) {
+    if (is_terminal(job->record.state)) continue;
+    const PlacementVerdict verdict = loop_->verdict(job->global(t));
+    if (verdict.status == PlacementStatus::unresolvable) {
+      finish_job(*job, ServiceJobState::failed, verdict.reason);
+    } else if (verdict.status == PlacementStatus::unschedulable &&
+               job->record.reason != verdict.reason) {
+      job->record.reason = verdict.reason;
+      record(*job, t, "unschedulable", verdict.reason);
+    }
+  }
+}
+
+void ControlPlane::launch(const Assignment& a) {
+  const auto [job, t] = task_of(a.task);
+  if (job == nullptr) return;  // cannot happen: the loop only offers tasks of live jobs
+  ++placed_now_;
+  ServiceTask& task = job->record.tasks[t];
+  const Device& device = cluster_.device(a.device);
+  const Task& work = graph_.task(a.task);
+  const double expected = perf_->task_seconds(work, device, a.pstate);
+  const double start = loop_->predicted_finish(a.task) - expected;
+  const bool moved = !task.device.empty();
+  task.device = device.name;
+  task.node = cluster_.node(device.node).name;
+  task.planned_start_seconds = start;
+  task.expected_seconds = expected;
+  task.state = ServiceTaskState::planned;
+  job->joules[t] = perf_->task_joules(work, device, a.pstate);
+  if (!job->record.reason.empty()) job->record.reason.clear();  // no longer unschedulable
+  record(*job, t, moved ? "replanned" : "planned",
+         fmt::format("by {}, start {:.3f} s", job->record.policy, start));
+  if (moved) ++replans_;
+  device_queues_[a.device].push({start, placements_++, a.task});
+  queued_devices_.insert(a.device);
 }
 
 void ControlPlane::handle_cancels() {
@@ -615,6 +694,7 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
         if (t < job.joules.size()) energy_joules_ += job.joules[t];
         launched_.erase(it);
         release(id, t);
+        if (job.in_loop(t)) loop_->task_finished(job.global(t), model_now());
         const bool all_done =
             std::all_of(job.record.tasks.begin(), job.record.tasks.end(),
                         [](const auto& x) { return x.state == ServiceTaskState::completed; });
@@ -648,7 +728,6 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
     release(id, t);
     task.state = ServiceTaskState::waiting;
     record(job, t, "lost", "the engine no longer knows the task; it is planned again");
-    needs_plan_.insert(id);
     it = launched_.erase(it);
   }
 }
@@ -665,179 +744,9 @@ void ControlPlane::task_failed(LiveJob& job, std::uint32_t t, const std::string&
                fmt::format("task '{}' failed {} times; last: {}", task.name, task.retries, reason));
     return;
   }
-  needs_plan_.insert(job.record.id);
-}
-
-void ControlPlane::move_off_lost_nodes() {
-  for (auto queue = device_queues_.begin(); queue != device_queues_.end();) {
-    if (model_->by_name.count(queue->first) != 0) {
-      ++queue;
-      continue;
-    }
-    // The device's node is draining, down or gone: what waits there moves.
-    for (const QueueEntry& entry : queue->second) {
-      const auto it = live_.find(entry.job);
-      if (it == live_.end()) continue;
-      LiveJob& job = *it->second;
-      ServiceTask& task = job.record.tasks[entry.task];
-      if (task.state != ServiceTaskState::planned || task.device != queue->first) continue;
-      task.state = ServiceTaskState::waiting;
-      ++task.retries;
-      record(job, entry.task, "moved", fmt::format("node {} is no longer up", task.node));
-      if (task.retries > options_.max_task_retries && !is_terminal(job.record.state)) {
-        finish_job(job, ServiceJobState::failed,
-                   fmt::format("task '{}' was moved {} times", task.name, task.retries));
-        continue;
-      }
-      needs_plan_.insert(entry.job);
-    }
-    queue = device_queues_.erase(queue);
-  }
-}
-
-void ControlPlane::plan_waiting_jobs() {
-  const std::set<std::uint64_t> jobs = std::move(needs_plan_);
-  needs_plan_.clear();
-  for (std::uint64_t id : jobs) {
-    const auto it = live_.find(id);
-    if (it == live_.end() || is_terminal(it->second->record.state)) continue;
-    if (it->second->record.stream) continue;  // gangs: plan_stream_jobs
-    plan_job(*it->second, false);
-  }
-}
-
-void ControlPlane::plan_job(LiveJob& job, bool) {
-  ++stream_epoch_;  // queues change: a device may have become free for a gang
-  const std::uint64_t id = job.record.id;
-  const Cluster& cluster = model_->cluster;
-  const std::size_t n = job.job.tasks.size();
-  // The residual job: every task not launched, running or completed. Its planned
-  // tasks leave their queues and are planned again with the others.
-  std::vector<std::uint32_t> residual;
-  std::vector<std::int64_t> residual_index(n, -1);
-  for (std::uint32_t t = 0; t < n; ++t) {
-    const ServiceTaskState s = job.record.tasks[t].state;
-    if (s == ServiceTaskState::waiting || s == ServiceTaskState::planned) {
-      residual_index[t] = static_cast<std::int64_t>(residual.size());
-      residual.push_back(t);
-    }
-  }
-  if (residual.empty()) return;
-  for (std::uint32_t t : residual) {
-    ServiceTask& task = job.record.tasks[t];
-    if (task.state == ServiceTaskState::planned)
-      if (auto q = device_queues_.find(task.device); q != device_queues_.end())
-        q->second.erase({task.planned_start_seconds, id, job.topological_rank[t], t});
-  }
-  Workload workload;
-  Job sub;
-  sub.name = job.job.name;
-  sub.family = job.job.family;
-  sub.owner = job.job.owner;
-  sub.priority = job.job.priority;
-  sub.deadline_seconds = job.job.deadline_seconds;
-  // The data node and explicit costs were given against the cluster the job was parsed
-  // on; carry them over to the current model by name.
-  const std::string& data_node_name = job.parsed_on->node(job.job.data_node).name;
-  for (NodeId node = 0; node < cluster.node_count(); ++node)
-    if (cluster.node(node).name == data_node_name) sub.data_node = node;
-  for (std::uint32_t t : residual) {
-    Task task = job.job.tasks[t];
-    if (!task.cost_seconds.empty()) {
-      std::vector<double> costs(cluster.device_count(), kCannotRun);
-      for (DeviceId d = 0; d < job.parsed_on->device_count() && d < task.cost_seconds.size(); ++d)
-        if (auto to = model_->by_name.find(job.parsed_on->device(d).name);
-            to != model_->by_name.end())
-          costs[to->second] = task.cost_seconds[d];
-      task.cost_seconds = std::move(costs);
-    }
-    sub.tasks.push_back(std::move(task));
-  }
-  for (const Edge& e : job.job.edges)
-    if (residual_index[e.from] >= 0 && residual_index[e.to] >= 0)
-      sub.edges.push_back({static_cast<std::uint32_t>(residual_index[e.from]),
-                           static_cast<std::uint32_t>(residual_index[e.to]), e.bytes});
-  workload.jobs.push_back(std::move(sub));
-  const TaskGraph graph(workload);
-  const std::size_t m = graph.task_count();
-
-  const double now = model_now();
-  std::vector<double> available(cluster.device_count(), now);
-  for (const Device& d : cluster.devices())
-    if (auto pf = predicted_free_.find(d.name); pf != predicted_free_.end())
-      available[d.id] = std::max(now, pf->second);
-  std::vector<DeviceId> placement(m, kUnplaced);
-  std::vector<std::uint8_t> pstate(m, 0);
-  std::vector<TaskState> state(m, TaskState::pending);
-  std::vector<double> finish(m, 0), start(m, 0);
-  PlanSink sink(graph, model_->perf, placement, pstate, state, finish, start, available);
-
-  auto& policy = policies_[job.record.policy];
-  if (!policy) policy = make_policy(job.record.policy, options_.policy_options);
-  const auto began = std::chrono::steady_clock::now();
-  const ClusterSnapshot snapshot{now,       cluster, graph, model_->perf, available,
-                                 placement, pstate,  state, finish};
-  std::string problem;
-  if (cluster.device_count() == 0) {
-    problem = "no node is up";
-  } else {
-    policy->on_job_arrival(snapshot, 0, sink);
-    // Online policies: offer the tasks whose predecessors are placed, as a dry run.
-    for (std::size_t round = 0; round <= m && sink.placed() < m; ++round) {
-      std::vector<TaskIndex> ready;
-      for (TaskIndex t = 0; t < m; ++t) {
-        if (placement[t] != kUnplaced) continue;
-        const auto preds = graph.predecessors(t);
-        if (std::all_of(preds.begin(), preds.end(),
-                        [&](const Dependency& d) { return placement[d.task] != kUnplaced; })) {
-          ready.push_back(t);
-          state[t] = TaskState::ready;
-        }
-      }
-      const std::size_t before = sink.placed();
-      policy->on_tasks_ready(snapshot, ready, sink);
-      if (sink.placed() == before) break;
-    }
-  }
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  {
-    std::lock_guard lock(mutex_);
-    deciding_seconds_ += elapsed;
-    decisions_ += sink.placed();
-    latency_samples_.push_back(elapsed);
-    ++planning_calls_;
-    if (latency_samples_.size() > 2 * kLatencyWindow)
-      latency_samples_.erase(latency_samples_.begin(),
-                             latency_samples_.end() - static_cast<std::ptrdiff_t>(kLatencyWindow));
-  }
-  if (problem.empty() && sink.placed() < m) {
-    for (TaskIndex t = 0; t < m; ++t)
-      if (placement[t] == kUnplaced) {
-        problem = fmt::format("policy '{}' found no device that is up for task '{}'",
-                              job.record.policy, graph.task(t).name);
-        break;
-      }
-  }
-  if (!problem.empty()) {
-    finish_job(job, ServiceJobState::failed, problem);
-    return;
-  }
-  for (TaskIndex r = 0; r < m; ++r) {
-    const std::uint32_t t = residual[r];
-    ServiceTask& task = job.record.tasks[t];
-    const Device& device = cluster.device(placement[r]);
-    const bool moved = !task.device.empty();
-    task.device = device.name;
-    task.node = cluster.node(device.node).name;
-    task.planned_start_seconds = start[r];
-    task.expected_seconds = finish[r] - start[r];
-    task.state = ServiceTaskState::planned;
-    job.joules[t] = model_->perf.task_joules(graph.task(r), device, pstate[r]);
-    record(job, t, moved ? "replanned" : "planned",
-           fmt::format("by {}, start {:.3f} s", job.record.policy, start[r]));
-    enqueue(job, t);
-    if (moved) ++replans_;
+  if (job.in_loop(t)) {  // the policy places it again
+    loop_->unplace(job.global(t));
+    loop_->offer_again(job.global(t));
   }
 }
 
@@ -925,24 +834,35 @@ std::vector<std::uint64_t> ControlPlane::submit_stream(const std::string& text,
     ids.push_back(record.id);
     auto live = std::make_unique<LiveJob>();
     live->record = std::move(record);
-    live->parsed_on = cluster;
-    live->index_stream();
+    live->joules.assign(1, 0);
     live_jobs.push_back(std::move(live));
   }
   acknowledge(records, std::move(live_jobs));
   return ids;
 }
 
-const std::vector<std::string>& ControlPlane::devices_of(const ServiceTask& task) {
-  if (!task.gang_devices.empty()) return task.gang_devices;
-  static thread_local std::vector<std::string> one(1);
-  one[0] = task.device;
-  return one;
+std::vector<DeviceId> ControlPlane::devices_of(const ServiceTask& task) const {
+  std::vector<DeviceId> devices;
+  const auto add = [&](const std::string& name) {
+    if (const auto d = device_ids_.find(name); d != device_ids_.end()) devices.push_back(d->second);
+  };
+  if (task.gang_devices.empty())
+    add(task.device);
+  else
+    for (const std::string& name : task.gang_devices) add(name);
+  return devices;
 }
 
+// A gang's devices are reserved in the loop too, so policies see them busy until the
+// gang's predicted end; a DAG task's device is the loop's own bookkeeping.
 void ControlPlane::occupy(std::uint64_t id, std::uint32_t t) {
-  const ServiceTask& task = live_.at(id)->record.tasks[t];
-  for (const std::string& device : devices_of(task)) busy_devices_[device] = {id, t};
+  const LiveJob& job = *live_.at(id);
+  const ServiceTask& task = job.record.tasks[t];
+  const double until = model_now() + task.expected_seconds;
+  for (DeviceId d : devices_of(task)) {
+    holder_[d] = TaskRef{id, t};
+    if (job.record.stream) loop_->reserve(d, until);
+  }
 }
 
 void ControlPlane::release(std::uint64_t id, std::uint32_t t) {
@@ -950,10 +870,11 @@ void ControlPlane::release(std::uint64_t id, std::uint32_t t) {
   const auto live = live_.find(id);
   if (live == live_.end()) return;
   const ServiceTask& task = live->second->record.tasks[t];
-  for (const std::string& device : devices_of(task))
-    if (auto busy = busy_devices_.find(device);
-        busy != busy_devices_.end() && busy->second == std::make_pair(id, t))
-      busy_devices_.erase(busy);
+  for (DeviceId d : devices_of(task)) {
+    if (holder_[d] != TaskRef{id, t}) continue;
+    holder_[d].reset();
+    if (live->second->record.stream) loop_->unreserve(d, model_now());
+  }
 }
 
 // Stream jobs (gangs) waiting for devices are offered to their stream policy, grouped by
@@ -977,10 +898,10 @@ bool ControlPlane::plan_stream_jobs() {
   }
   if (waiting.empty() || stream_planned_epoch_ == stream_epoch_) return false;
   stream_planned_epoch_ = stream_epoch_;
-  const Cluster& cluster = model_->cluster;
   std::vector<std::string> types;  // models of the up devices
   std::vector<double> capacity, price;
-  for (const Device& d : cluster.devices()) {
+  for (const Device& d : cluster_.devices()) {
+    if (!node_up_[d.node]) continue;
     const auto at = std::find(types.begin(), types.end(), d.spec.model);
     if (at == types.end()) {
       types.push_back(d.spec.model);
@@ -1012,7 +933,7 @@ bool ControlPlane::plan_stream_jobs() {
     }
 
   bool placed_any = false;
-  std::set<std::string> taken;
+  std::set<DeviceId> taken;
   for (const auto& [first, policy_name] : order) {
     std::vector<LiveJob*>& jobs = waiting[policy_name];
     auto& policy = stream_policies_[policy_name];
@@ -1093,10 +1014,10 @@ bool ControlPlane::plan_stream_jobs() {
 }
 
 bool ControlPlane::place_gang(LiveJob& job, const std::vector<double>& preference,
-                              const std::vector<std::string>& types, std::set<std::string>& taken) {
+                              const std::vector<std::string>& types, std::set<DeviceId>& taken) {
   const StreamJob& stream = *job.record.stream;
   const auto gang = static_cast<std::size_t>(stream.gang_size);
-  const Cluster& cluster = model_->cluster;
+  const Cluster& cluster = cluster_;
   std::vector<std::size_t> by_preference;
   for (std::size_t k = 0; k < types.size(); ++k)
     if (preference[k] > 0) by_preference.push_back(k);
@@ -1106,14 +1027,12 @@ bool ControlPlane::place_gang(LiveJob& job, const std::vector<double>& preferenc
     const std::string& model = types[k];
     std::vector<DeviceId> best;
     for (NodeId n = 0; n < cluster.node_count(); ++n) {
+      if (!node_up_[n]) continue;
       std::vector<DeviceId> free;
       for (DeviceId d : cluster.node(n).devices) {
-        const Device& device = cluster.device(d);
-        if (device.spec.model != model || busy_devices_.count(device.name) != 0 ||
-            taken.count(device.name) != 0)
-          continue;
-        if (auto q = device_queues_.find(device.name);
-            q != device_queues_.end() && !q->second.empty())
+        // Free: no task or gang holds it and nothing is placed on it.
+        if (cluster.device(d).spec.model != model || holder_[d] || taken.count(d) != 0 ||
+            !loop_->device_idle(d))
           continue;
         free.push_back(d);
       }
@@ -1129,9 +1048,7 @@ bool ControlPlane::place_gang(LiveJob& job, const std::vector<double>& preferenc
     task.gang_devices.clear();
     for (DeviceId d : best) {
       task.gang_devices.push_back(cluster.device(d).name);
-      taken.insert(cluster.device(d).name);
-      double& pf = predicted_free_[cluster.device(d).name];
-      pf = std::max(pf, now + seconds);
+      taken.insert(d);
     }
     const Device& first = cluster.device(best.front());
     task.device = first.name;
@@ -1156,8 +1073,9 @@ void ControlPlane::launch_planned_gangs() {
     if (!job.record.stream || is_terminal(job.record.state)) continue;
     ServiceTask& task = job.record.tasks[0];
     if (task.state != ServiceTaskState::planned) continue;
-    const auto model_device = model_->by_name.find(task.device);
-    if (model_device == model_->by_name.end()) {  // its node is no longer up
+    const auto model_device = device_ids_.find(task.device);
+    if (model_device == device_ids_.end() ||
+        !node_up_[cluster_.device(model_device->second).node]) {  // its node is no longer up
       release(id, 0);
       task.state = ServiceTaskState::waiting;
       ++task.retries;
@@ -1167,7 +1085,7 @@ void ControlPlane::launch_planned_gangs() {
                    fmt::format("task '{}' was moved {} times", task.name, task.retries));
       continue;
     }
-    const DeviceSpec& spec = model_->cluster.device(model_device->second).spec;
+    const DeviceSpec& spec = cluster_.device(model_device->second).spec;
     ++task.attempts;
     task.launch_key = launch_key(id, 0, task.attempts);
     const EngineLaunch launch{task.launch_key,
@@ -1190,61 +1108,52 @@ void ControlPlane::launch_planned_gangs() {
   }
 }
 
-void ControlPlane::enqueue(LiveJob& job, std::uint32_t t) {
-  const ServiceTask& task = job.record.tasks[t];
-  device_queues_[task.device].insert(
-      {task.planned_start_seconds, job.record.id, job.topological_rank[t], t});
-  double& pf = predicted_free_[task.device];
-  pf = std::max(pf, task.planned_start_seconds + task.expected_seconds);
-}
-
+// Each device runs its placed tasks in planned order: the head is launched once the
+// device is idle and its inputs are done (a later task never overtakes it).
 void ControlPlane::dispatch() {
-  for (auto& [device_name, queue] : device_queues_) {
-    while (!queue.empty() && busy_devices_.count(device_name) == 0) {
-      const QueueEntry head = *queue.begin();
-      const auto it = live_.find(head.job);
-      if (it == live_.end() || is_terminal(it->second->record.state)) {
-        queue.erase(queue.begin());
+  const double now = model_now();
+  for (auto it = queued_devices_.begin(); it != queued_devices_.end();) {
+    const DeviceId d = *it;
+    PlannedQueue& queue = device_queues_[d];
+    while (!queue.empty() && !holder_[d]) {
+      const TaskIndex g = queue.front().task;
+      // Stale: the loop took it off this device (device down, failed, job ended) or
+      // an earlier entry of the same task launched it.
+      if (loop_->placement(g) != d || loop_->state(g) != TaskState::placed) {
+        queue.pop_front();
         continue;
       }
-      LiveJob& job = *it->second;
-      ServiceTask& task = job.record.tasks[head.task];
-      if (task.state != ServiceTaskState::planned || task.device != device_name ||
-          task.planned_start_seconds != head.planned_start) {
-        queue.erase(queue.begin());  // a stale entry: the task moved or started
-        continue;
-      }
-      const std::vector<std::uint32_t>& preds = job.predecessors[head.task];
-      const bool inputs_done = std::all_of(preds.begin(), preds.end(), [&](std::uint32_t p) {
-        return job.record.tasks[p].state == ServiceTaskState::completed;
-      });
-      if (!inputs_done) break;  // the device keeps its planned order
-      queue.erase(queue.begin());
-      const auto model_device = model_->by_name.find(device_name);
-      if (model_device == model_->by_name.end()) {
-        task.state = ServiceTaskState::waiting;
-        needs_plan_.insert(head.job);
-        continue;
-      }
-      const DeviceSpec& spec = model_->cluster.device(model_device->second).spec;
+      const auto preds = graph_.predecessors(g);
+      if (!std::all_of(preds.begin(), preds.end(), [&](const Dependency& p) {
+            return loop_->state(p.task) == TaskState::finished;
+          }))
+        break;
+      queue.pop_front();
+      const auto [job, t] = task_of(g);
+      if (job == nullptr) continue;
+      ServiceTask& task = job->record.tasks[t];
+      const DeviceSpec& spec = cluster_.device(d).spec;
       ++task.attempts;
-      task.launch_key = launch_key(head.job, head.task, task.attempts);
-      EngineLaunch launch{task.launch_key, task.node, spec.kind,
-                          spec.model,      1,         task.expected_seconds};
+      task.launch_key = launch_key(job->record.id, t, task.attempts);
+      const EngineLaunch launch{task.launch_key, task.node, spec.kind,
+                                spec.model,      1,         task.expected_seconds};
       try {
         task.engine_id = engine_.launch(launch);
       } catch (const EngineError& e) {
-        task_failed(job, head.task, fmt::format("launch refused: {}", e.what()));
+        task_failed(*job, t, fmt::format("launch refused: {}", e.what()));
         continue;
       }
+      loop_->task_started(g, now);
       task.state = ServiceTaskState::launched;
-      record(job, head.task, "launched", fmt::format("engine id {}", task.engine_id));
-      launched_[task.launch_key] = {head.job, head.task};
-      busy_devices_[device_name] = {head.job, head.task};
-      if (job.record.state == ServiceJobState::queued) job.record.state = ServiceJobState::running;
+      record(*job, t, "launched", fmt::format("engine id {}", task.engine_id));
+      launched_[task.launch_key] = {job->record.id, t};
+      holder_[d] = TaskRef{job->record.id, t};
+      if (job->record.state == ServiceJobState::queued)
+        job->record.state = ServiceJobState::running;
     }
+    it = queue.empty() ? queued_devices_.erase(it) : std::next(it);
   }
-  // A job re-planned during dispatch (a refused launch) is planned next step.
+  // A task offered again during dispatch (a refused launch) is placed at the next step.
 }
 
 void ControlPlane::finish_job(LiveJob& job, ServiceJobState state, std::string reason) {
@@ -1263,6 +1172,7 @@ void ControlPlane::finish_job(LiveJob& job, ServiceJobState state, std::string r
       launched_.erase(task.launch_key);
       release(job.record.id, t);
     }
+    if (job.in_loop(t)) loop_->cancel(job.global(t));  // never offered again
     task.state =
         state == ServiceJobState::failed ? ServiceTaskState::failed : ServiceTaskState::cancelled;
     record(job, t, "cancelled", reason);
@@ -1334,10 +1244,11 @@ void ControlPlane::publish(std::vector<ServiceJob> changed) {
       if (t.state == ServiceTaskState::launched || t.state == ServiceTaskState::running)
         ++m.running_tasks;
     }
-  for (const Device& d : model_->cluster.devices()) {
+  for (const Device& d : cluster_.devices()) {
+    if (!node_up_[d.node]) continue;
     const auto kind = static_cast<std::size_t>(d.spec.kind);
     ++m.devices_by_kind[kind];
-    m.busy_devices_by_kind[kind] += busy_devices_.count(d.name) != 0;
+    m.busy_devices_by_kind[kind] += holder_[d.id].has_value();
   }
   // Readers see the jobs and the metrics of one moment: a job reads as ended only
   // together with metrics that no longer count its tasks.

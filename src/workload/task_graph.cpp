@@ -4,8 +4,11 @@
 
 namespace hetsched {
 
-TaskGraph::TaskGraph(const Workload& workload) : workload_(&workload) {
+TaskGraph::TaskGraph() : job_first_task_{0}, predecessor_begin_{0}, successor_begin_{0} {}
+
+TaskGraph::TaskGraph(const Workload& workload) {
   const std::size_t n = workload.task_count();
+  jobs_.reserve(workload.jobs.size());
   tasks_.reserve(n);
   job_of_.reserve(n);
   job_first_task_.reserve(workload.jobs.size() + 1);
@@ -14,6 +17,7 @@ TaskGraph::TaskGraph(const Workload& workload) : workload_(&workload) {
   successor_begin_.assign(n + 1, 0);
   for (JobIndex j = 0; j < workload.jobs.size(); ++j) {
     const Job& job = workload.jobs[j];
+    jobs_.push_back(&job);
     const TaskIndex base = static_cast<TaskIndex>(tasks_.size());
     job_first_task_.push_back(base);
     for (const Task& task : job.tasks) {
@@ -44,6 +48,38 @@ TaskGraph::TaskGraph(const Workload& workload) : workload_(&workload) {
       predecessor_list_[in_fill[to]++] = Dependency{from, e.bytes};
     }
   }
+}
+
+JobIndex TaskGraph::append_job(Job job) {
+  const Job& kept = appended_jobs_.emplace_back(std::move(job));
+  const auto j = static_cast<JobIndex>(jobs_.size());
+  jobs_.push_back(&kept);
+  const auto base = static_cast<TaskIndex>(tasks_.size());
+  const std::size_t k = kept.tasks.size();
+  for (const Task& task : kept.tasks) {
+    tasks_.push_back(&task);
+    job_of_.push_back(j);
+  }
+  job_first_task_.push_back(static_cast<TaskIndex>(base + k));
+  // Degrees of the new tasks, then their offsets after the lists so far.
+  std::vector<std::uint32_t> in_degree(k, 0), out_degree(k, 0);
+  for (const Edge& e : kept.edges) ++out_degree[e.from], ++in_degree[e.to];
+  for (std::size_t t = 0; t < k; ++t) {
+    predecessor_begin_.push_back(predecessor_begin_.back() + in_degree[t]);
+    successor_begin_.push_back(successor_begin_.back() + out_degree[t]);
+  }
+  predecessor_list_.resize(predecessor_begin_.back());
+  successor_list_.resize(successor_begin_.back());
+  std::vector<std::uint32_t> in_fill(k), out_fill(k);
+  for (std::size_t t = 0; t < k; ++t) {
+    in_fill[t] = predecessor_begin_[base + t];
+    out_fill[t] = successor_begin_[base + t];
+  }
+  for (const Edge& e : kept.edges) {
+    successor_list_[out_fill[e.from]++] = Dependency{base + e.to, e.bytes};
+    predecessor_list_[in_fill[e.to]++] = Dependency{base + e.from, e.bytes};
+  }
+  return j;
 }
 
 std::vector<TaskIndex> TaskGraph::topological_order(JobIndex j) const {

@@ -215,15 +215,28 @@ TEST(ControlPlane, DownedNodesRunningTaskIsLaunchedElsewhere) {
   EXPECT_GE(service.plane->metrics().task_failures_total, 1u);
 }
 
-TEST(ControlPlane, JobNoUpNodeCanRunFailsWithAReason) {
+TEST(ControlPlane, AJobNoUpNodeCanRunWaitsShowingWhyAndRunsWhenOneComesBack) {
   TempDir dir;
   Service service(dir.file("state.db"), parse_cluster(testing::kTwoGpuNodes, "test"), 5);
   service.engine.set_node_state("gpu-a", EngineNodeState::down);
   service.engine.set_node_state("gpu-b", EngineNodeState::down);
   const auto ids = service.plane->submit(kFourGpuTasks);
-  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::failed); }));
-  EXPECT_NE(service.job(ids[0]).reason.find("no device that is up"), std::string::npos)
-      << service.job(ids[0]).reason;
+  // Unschedulable, not unresolvable: the job waits and says why.
+  ASSERT_TRUE(eventually([&] {
+    return service.job(ids[0]).reason.find("is up") != std::string::npos;
+  })) << to_json(service.job(ids[0]), false).dump(2);
+  const ServiceJob waiting = service.job(ids[0]);
+  EXPECT_EQ(waiting.state, ServiceJobState::queued);
+  EXPECT_NE(waiting.reason.find("no device that can run task"), std::string::npos)
+      << waiting.reason;
+  EXPECT_TRUE(std::any_of(waiting.tasks.begin(), waiting.tasks.end(),
+                          [](const ServiceTask& t) { return has_event(t, "unschedulable"); }));
+  service.engine.set_node_state("gpu-b", EngineNodeState::up);
+  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
+      << to_json(service.job(ids[0]), false).dump(2);
+  const ServiceJob done = service.job(ids[0]);
+  EXPECT_TRUE(done.reason.empty()) << done.reason;
+  for (const ServiceTask& t : done.tasks) EXPECT_EQ(t.node, "gpu-b") << t.name;
 }
 
 TEST(ControlPlane, RestartReloadsEveryJobAndRelaunchesWhatTheEngineLost) {

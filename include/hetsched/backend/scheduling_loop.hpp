@@ -3,10 +3,17 @@
 // finish times), decides when to ask the policy (a job arrives; tasks become ready),
 // checks every decision (the device can run the task, nothing placed twice) and
 // hands it to the backend. Backends call job_arrived / task_started / task_finished
-// and then decide() once per instant.
+// and then decide() once per instant, with the time of their own clock (simulated
+// or real): the loop never reads one.
+//
+// The world is open-ended: the graph may grow (TaskGraph::append_job) and the
+// cluster gain nodes (cluster_grew) while the loop runs, and each job may name its
+// own policy (a service runs every job with the policy it was submitted with).
 #pragma once
 
+#include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "hetsched/backend/backend.hpp"
@@ -19,12 +26,27 @@ class PolicyError : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
+// Why a task that is ready is not placed, as Kubernetes separates it: unschedulable
+// (not now: the devices that can run it are out, or the policy is waiting for one to
+// free up) from unresolvable (never: no device of the cluster can run it).
+enum class PlacementStatus { placed, unschedulable, unresolvable };
+struct PlacementVerdict {
+  PlacementStatus status = PlacementStatus::placed;
+  std::string reason;  // empty when placed
+};
+
 class SchedulingLoop final : private AssignmentSink {
  public:
+  // `policy` decides for every job that arrives without its own.
   SchedulingLoop(const Cluster& cluster, const TaskGraph& graph, const PerfModel& perf,
                  SchedulingPolicy& policy, Backend& backend);
 
-  void job_arrived(JobIndex job, double now);
+  // The job's tasks are in the graph: a static planner places them now, and those
+  // without predecessors wait for the next decide(). `policy` (null: the loop's own)
+  // decides for this job from now on; it must outlive the loop.
+  void job_arrived(JobIndex job, double now, SchedulingPolicy* policy = nullptr);
+  // Nodes were added to the cluster; their devices are free from now.
+  void cluster_grew(double now);
   void task_started(TaskIndex task, double now);
   void task_finished(TaskIndex task, double now);
   // Offers the ready, unplaced tasks to the policy. Call once after each instant's events.
@@ -36,6 +58,17 @@ class SchedulingLoop final : private AssignmentSink {
   std::uint8_t pstate(TaskIndex t) const { return pstate_[t]; }
   TaskState state(TaskIndex t) const { return state_[t]; }
   const SchedulingPolicy& policy() const { return *policy_; }
+  std::span<const TaskIndex> waiting() const { return waiting_; }
+  double predicted_finish(TaskIndex t) const { return finish_[t]; }
+  // Placed tasks not yet finished, plus reservations.
+  bool device_idle(DeviceId d) const { return device_outstanding_[d] == 0; }
+  // Why a waiting task is not placed (unschedulable or unresolvable), or placed.
+  PlacementVerdict verdict(TaskIndex task) const;
+
+  // Work the loop does not place (a service's gang of devices) holds the device until
+  // about `until`: policies see it busy until then, and it counts as outstanding.
+  void reserve(DeviceId device, double until);
+  void unreserve(DeviceId device, double now);
 
   // Fault tolerance (fault/): the backend reports devices lost and tasks whose
   // attempt failed; the loop un-places them and offers them to the policy again.
@@ -51,6 +84,9 @@ class SchedulingLoop final : private AssignmentSink {
   void offer_again(TaskIndex task);
   // The task finishes on another device than planned (a replica won).
   void relocate(TaskIndex task, DeviceId device);
+  // A task already running on `device` when the loop learns of it (a service's
+  // restart finds it on the engine): placed and running, nothing is launched.
+  void adopt(TaskIndex task, DeviceId device, double predicted_finish);
   // The task's job ended without it: never offered again.
   void cancel(TaskIndex task);
   bool cancelled(TaskIndex task) const { return cancelled_[task]; }
@@ -59,6 +95,8 @@ class SchedulingLoop final : private AssignmentSink {
  private:
   void assign(const Assignment& assignment) override;
   ClusterSnapshot snapshot(double now) const;
+  void grow();  // to the graph's tasks and the cluster's devices
+  SchedulingPolicy& policy_of(TaskIndex t) const;
 
   const Cluster& cluster_;
   const TaskGraph& graph_;
@@ -79,6 +117,9 @@ class SchedulingLoop final : private AssignmentSink {
   std::vector<bool> down_;       // per device
   std::vector<bool> cancelled_;  // per task
   std::size_t refused_count_ = 0;
+  // Per job, when some job has its own policy (null: the loop's).
+  std::vector<SchedulingPolicy*> job_policy_;
+  std::vector<TaskIndex> offered_;  // scratch: one policy's share of the waiting tasks
 };
 
 }  // namespace hetsched

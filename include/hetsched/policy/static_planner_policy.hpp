@@ -7,7 +7,9 @@
 // predecessors' placements and a backend that starts a device's first queued task
 // at once always sees the device's earlier tasks first. The backend runs each device's
 // tasks in planned-start order; on a network without contention the simulated
-// makespan equals the planned one. on_tasks_ready has nothing left to do.
+// makespan equals the planned one. A task offered again after its plan failed (its
+// device went down, its attempt was lost) is placed when ready on the device where
+// it would finish first, as HEFT places each task (without re-planning the rest).
 //
 // Known approximation: a task's external input (Task::input_bytes, read from the
 // job's data node) is not part of DagInstance; the backend delays such a task
@@ -33,7 +35,8 @@ class StaticPlannerPolicy : public SchedulingPolicy {
                               std::span<const double> device_free_seconds) = 0;
 
   void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job, AssignmentSink& out) final;
-  void on_tasks_ready(const ClusterSnapshot&, std::span<const TaskIndex>, AssignmentSink&) final {}
+  void on_tasks_ready(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,
+                      AssignmentSink& out) final;
 };
 
 using PlanFunction =

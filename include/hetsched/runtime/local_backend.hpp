@@ -35,7 +35,7 @@
 #include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/perf/history_regression_model.hpp"
 #include "hetsched/runtime/local_machine.hpp"
-#include "hetsched/runtime/planned_queue.hpp"
+#include "hetsched/backend/planned_queue.hpp"
 #include "hetsched/runtime/runtime_dag.hpp"
 #include "hetsched/sim/sim_report.hpp"
 

@@ -6,16 +6,18 @@
 // How a job flows: submit() parses the workload text (the YAML/JSON workload file
 // format) against the current cluster model, takes ids from the store's "jobs"
 // sequence, stores the jobs and only then returns their ids. The one scheduling
-// thread then plans each job with its policy from the registry (static DAG planners
-// place the whole job on arrival; online policies are offered the tasks whose
-// predecessors are placed, in a dry run over predicted finish times), against the
-// cluster model built from engine.nodes() in which every device is busy until its
-// already-queued work is predicted to end. Each device runs its queue in planned
-// order: the head task is launched on the engine once every predecessor completed and
-// the device is idle. Engine reports move tasks to running, completed or failed. A
-// failed task, or a not-yet-started task on a node the engine reports draining or
-// down, is re-planned by the policy with the job's other unstarted tasks on the
-// nodes that are up (at most max_task_retries times per task; then the job fails).
+// thread hands each DAG job to the SchedulingLoop — the one the simulator and the
+// local runtime drive — with the policy it was submitted with; the control plane is
+// the loop's backend. The loop's cluster is every node the engine has named (a node
+// that is draining, down or no longer listed is a device_down; one that comes back,
+// a device_up), so a static planner places the whole job on arrival and an online
+// policy is offered tasks as their inputs complete, exactly as in the twin. Each
+// device runs its placed tasks in planned order: the head is launched on the engine
+// once its inputs are done and the device is idle. Engine reports go back to the loop
+// (finished; failed: the task is offered again, at most max_task_retries times, then
+// the job fails). A task the policy cannot place now shows why on its job
+// (unschedulable: no device that can run it is up, the policy waits for one); one no
+// device can ever run fails its job (unresolvable).
 // Stream jobs (`kind: stream`, gangs of devices of one type) are one task each, offered
 // while they wait to a stream policy from the stream registry (queue policies in their
 // order, the head waiting for its gang; round policies by their LP allocation) and
@@ -40,6 +42,8 @@
 #include <thread>
 #include <vector>
 
+#include "hetsched/backend/backend.hpp"
+#include "hetsched/backend/planned_queue.hpp"
 #include "hetsched/cluster/cluster.hpp"
 #include "hetsched/io/workload_file.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
@@ -49,10 +53,13 @@
 #include "hetsched/service/service_metrics.hpp"
 #include "hetsched/service/state_store.hpp"
 #include "hetsched/stream/stream_policy.hpp"
+#include "hetsched/workload/task_graph.hpp"
 
 namespace hetsched {
 
 class SimulatedEngine;
+class SchedulingLoop;
+class RooflineModel;
 
 // The datasheet of a device model the engine names, or nullopt when unknown (the
 // device is then left out of the cluster model).
@@ -94,13 +101,13 @@ struct ServiceJobSummary {
   std::size_t completed_tasks = 0;
 };
 
-class ControlPlane {
+class ControlPlane final : private Backend {
  public:
   // The store, engine and leadership must outlive the control plane. Throws
   // InputError when the default policy is unknown.
   ControlPlane(StateStore& store, ClusterEngine& engine, Leadership& leadership,
                ControlPlaneOptions options);
-  ~ControlPlane();
+  ~ControlPlane() override;
   ControlPlane(const ControlPlane&) = delete;
   ControlPlane& operator=(const ControlPlane&) = delete;
 
@@ -135,20 +142,18 @@ class ControlPlane {
 
  private:
   struct LiveJob;
-  struct QueueEntry {
-    double planned_start = 0;
-    std::uint64_t job = 0;
-    std::uint32_t topological_rank = 0;  // ties: predecessors first
-    std::uint32_t task = 0;
-    auto operator<=>(const QueueEntry&) const = default;
-  };
-  struct DeviceModel;
+  using TaskRef = std::pair<std::uint64_t, std::uint32_t>;  // job id, task of its record
+
+  // Backend: the loop placed a task; it joins its device's planned queue.
+  std::string_view name() const override { return "service"; }
+  void launch(const Assignment& assignment) override;
 
   void scheduling_loop();
   void refresh_cluster(bool force);
   std::unique_ptr<LiveJob> make_live_job(ServiceJob record, const std::string& text,
                                          const std::shared_ptr<const Cluster>& parsed_on);
-  void enqueue(LiveJob& job, std::uint32_t task);
+  // Hands a DAG job to the loop: its tasks not completed, those the engine runs adopted.
+  void admit(LiveJob& job);
   void take_submissions();
   void handle_cancels();
   void handle_engine_reports(const std::vector<EngineTaskStatus>& reports,
@@ -156,16 +161,19 @@ class ControlPlane {
   void task_failed(LiveJob& job, std::uint32_t task, const std::string& reason);
   // Copies changed jobs into the readable view and recomputes the metrics, under one lock.
   void publish(std::vector<ServiceJob> changed);
-  void move_off_lost_nodes();
-  void plan_waiting_jobs();
-  void plan_job(LiveJob& job, bool replan);
+  // The loop decides for the tasks that became ready; the time it took is measured.
+  void decide();
+  // Shows on each job why its waiting tasks are not placed; fails a job no device can run.
+  void explain_waiting();
+  // The live job and task of the record behind a graph task (null when it has ended).
+  std::pair<LiveJob*, std::uint32_t> task_of(TaskIndex task);
   std::vector<std::uint64_t> submit_stream(const std::string& text, std::string_view policy);
   bool plan_stream_jobs();  // true when it placed a gang
   bool place_gang(LiveJob& job, const std::vector<double>& rates,
-                  const std::vector<std::string>& types, std::set<std::string>& taken);
+                  const std::vector<std::string>& types, std::set<DeviceId>& taken);
   void launch_planned_gangs();
-  // The devices a task holds: its gang, or its one device.
-  static const std::vector<std::string>& devices_of(const ServiceTask& task);
+  // The devices a task holds: its gang, or its one device (unknown names left out).
+  std::vector<DeviceId> devices_of(const ServiceTask& task) const;
   void occupy(std::uint64_t id, std::uint32_t task);
   void release(std::uint64_t id, std::uint32_t task);
   void apply_stored_cancels();
@@ -175,6 +183,8 @@ class ControlPlane {
   void mark_dirty(std::uint64_t id);
   void flush();
   double model_now() const;
+  void count_decisions(std::uint64_t placed, double seconds);
+  SchedulingPolicy& policy_named(const std::string& name);
   void publish_job(const LiveJob& job);  // copies into the readable view, under the mutex
   // Stores new jobs' records in one transaction, then hands the jobs to the scheduling loop.
   void acknowledge(const std::vector<StoredRecord>& records,
@@ -188,22 +198,33 @@ class ControlPlane {
 
   // Scheduling-thread state.
   std::map<std::uint64_t, std::unique_ptr<LiveJob>> live_;
-  std::map<std::string, std::set<QueueEntry>> device_queues_;  // by device name
-  std::map<std::string, std::pair<std::uint64_t, std::uint32_t>> busy_devices_;
-  std::map<std::string, std::pair<std::uint64_t, std::uint32_t>> launched_;  // by launch key
-  std::map<std::string, double> predicted_free_;  // model seconds, by device name
+  // The loop's world: every node the engine has named (devices only ever added), the
+  // graph of every admitted job, and per device the tasks placed and not yet launched.
+  Cluster cluster_;
+  std::map<std::string, NodeId> node_ids_;
+  std::map<std::string, DeviceId> device_ids_;
+  std::vector<bool> node_up_;
+  std::unique_ptr<RooflineModel> perf_;
+  TaskGraph graph_;
   std::map<std::string, std::unique_ptr<SchedulingPolicy>> policies_;
+  std::unique_ptr<SchedulingLoop> loop_;
+  std::vector<std::uint64_t> job_ids_;  // per graph job
+  std::vector<PlannedQueue> device_queues_;
+  std::set<DeviceId> queued_devices_;  // devices whose queue is not empty
+  std::uint64_t placements_ = 0;       // orders equal planned starts
+  std::uint64_t placed_now_ = 0;       // placements during the current decision
+  std::vector<std::optional<TaskRef>> holder_;  // per device: the task or gang on it
+  std::map<std::string, TaskRef> launched_;     // by launch key
   std::map<std::string, std::unique_ptr<StreamPolicy>> stream_policies_;
   std::set<std::uint64_t> stored_cancels_;  // "cancels/<id>" keys to erase once ended
   // Bumped whenever a gang could newly fit (devices freed, jobs arrived or failed, the
   // cluster or the DAG plans changed): waiting gangs are offered to their policy only then.
   std::uint64_t stream_epoch_ = 1;
   std::uint64_t stream_planned_epoch_ = 0;
+  std::uint64_t explained_epoch_ = 0;  // explain_waiting ran at this stream_epoch_
   std::chrono::steady_clock::time_point last_node_refresh_{};
   bool nodes_changed_ = true;
   std::set<std::uint64_t> dirty_;
-  std::set<std::uint64_t> needs_plan_;
-  std::unique_ptr<DeviceModel> model_;
   std::vector<EngineNode> engine_nodes_;
 
   // Shared with the HTTP threads, under mutex_.

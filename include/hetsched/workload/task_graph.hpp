@@ -1,9 +1,15 @@
 // TaskGraph: every task of a workload in one numbering (TaskIndex), with each
 // task's predecessors and successors in compressed arrays. It is the read-only
 // view the scheduling loop, the policies and the simulator share.
+//
+// A graph is built whole from a workload (the simulator, the local runtime), or
+// grows job by job (append_job) for a world where jobs arrive while the loop runs
+// (the service): edges never cross jobs, so a new job's tasks and edges go at the
+// end of every array and nothing already numbered moves.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <vector>
 
@@ -22,17 +28,26 @@ struct Dependency {
 
 class TaskGraph {
  public:
+  // An open-ended graph with no jobs yet.
+  TaskGraph();
   // The workload must outlive the graph and be acyclic (see validate_workload).
   explicit TaskGraph(const Workload& workload);
+  TaskGraph(const TaskGraph&) = delete;
+  TaskGraph& operator=(const TaskGraph&) = delete;
+  TaskGraph(TaskGraph&&) = default;  // the kept jobs do not move
+  TaskGraph& operator=(TaskGraph&&) = default;
 
-  const Workload& workload() const { return *workload_; }
+  // Adds an acyclic job (the graph keeps it) after every task numbered so far;
+  // returns its index. References to tasks and jobs already in the graph stay valid.
+  JobIndex append_job(Job job);
+
   std::size_t task_count() const { return tasks_.size(); }
   std::size_t job_count() const { return job_first_task_.size() - 1; }
   std::size_t edge_count() const { return successor_list_.size(); }
 
   const Task& task(TaskIndex t) const { return *tasks_[t]; }
   JobIndex job_of(TaskIndex t) const { return job_of_[t]; }
-  const Job& job(JobIndex j) const { return workload_->jobs[j]; }
+  const Job& job(JobIndex j) const { return *jobs_[j]; }
   TaskIndex first_task(JobIndex j) const { return job_first_task_[j]; }
   TaskIndex end_task(JobIndex j) const { return job_first_task_[j + 1]; }
 
@@ -49,7 +64,8 @@ class TaskGraph {
   std::vector<TaskIndex> topological_order(JobIndex j) const;
 
  private:
-  const Workload* workload_;
+  std::vector<const Job*> jobs_;
+  std::deque<Job> appended_jobs_;  // the jobs append_job was given
   LargeVector<const Task*> tasks_;
   LargeVector<JobIndex> job_of_;
   std::vector<TaskIndex> job_first_task_;

@@ -1,4 +1,4 @@
-#include "hetsched/runtime/planned_queue.hpp"
+#include "hetsched/backend/planned_queue.hpp"
 
 #include <gtest/gtest.h>
 

@@ -45,15 +45,16 @@ void run_bench_service(BenchServiceOptions options) {
                                {"acked_jobs_lost", r.acked_jobs_lost},
                                {"acked_jobs", r.acked_jobs},
                                {"client_threads", options.params.client_threads},
-                               {"policy", options.params.policy}};
+                               {"policy", options.params.policy},
+                               {"nodes", options.params.nodes}};
     std::cout << out.dump(2) << "\n";
     return;
   }
   std::cout << fmt::format("REST submissions/s ({} client threads): {:.1f}\n",
                            options.params.client_threads, r.submissions_per_second);
   std::cout << fmt::format(
-      "scheduling decisions/s through the service ({}): {:.1f} ({} decisions)\n",
-      options.params.policy, r.decisions_per_second, r.decisions);
+      "scheduling decisions/s through the service ({}, {} nodes): {:.1f} ({} decisions)\n",
+      options.params.policy, options.params.nodes, r.decisions_per_second, r.decisions);
   std::cout << fmt::format("  of which inside the policy: {:.1f} decisions/s\n",
                            r.policy_decisions_per_second);
   std::cout << fmt::format("failover ({}): {:.3f} s\n", r.failover_mode, r.failover_seconds);
@@ -86,6 +87,12 @@ void add_bench_service_command(CLI::App& bench) {
       ->capture_default_str()
       ->check(finite_range(std::size_t{1}, std::size_t{10'000}));
   command->add_option("--policy", p.policy, "policy of the DAG jobs")->capture_default_str();
+  command
+      ->add_option("--nodes", p.nodes,
+                   "nodes of the twin the service runs on (4 GPUs and a CPU each; 0: the "
+                   "built-in cluster)")
+      ->capture_default_str()
+      ->check(finite_range(std::size_t{0}, std::size_t{100'000}));
   command->add_option("--work-dir", p.work_dir, "where the state files go (kept when given)");
   command->add_option(
       "--etcd", p.etcd_state,

@@ -142,8 +142,7 @@ void SchedulingLoop::assign(const Assignment& a) {
     return;
   }
   if (placement_[a.task] != kUnplaced)
-    throw PolicyError(
-        fmt::format("policy '{}' placed task '{}' twice", policy_name, task.name));
+    throw PolicyError(fmt::format("policy '{}' placed task '{}' twice", policy_name, task.name));
   if (!can_run(task, device) || a.pstate >= device.spec.pstates.size())
     throw PolicyError(fmt::format("policy '{}' placed task '{}' on {} which cannot run it",
                                   policy_name, task.name, device.name));

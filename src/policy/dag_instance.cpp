@@ -112,21 +112,12 @@ void DagInstance::compute_means() {
     return;
   }
   // Mean transfer time over ordered pairs of distinct devices: latency and inverse
-  // bandwidth averaged once, so this is O(devices²) once plus O(1) per edge.
-  double latency_sum = 0, inverse_bandwidth_sum = 0;
-  const Cluster& cluster = perf_->cluster();
-  for (const Device& a : cluster.devices())
-    for (const Device& b : cluster.devices()) {
-      if (a.id == b.id) continue;
-      const double one = perf_->transfer_seconds(1.0, a.id, b.id);
-      const double zero_latency = perf_->transfer_seconds(2.0, a.id, b.id) - one;
-      inverse_bandwidth_sum += zero_latency;
-      latency_sum += one - zero_latency;
-    }
-  const double pairs = static_cast<double>(device_count_ * (device_count_ - 1));
+  // bandwidth averaged once (in O(nodes log nodes)), so O(1) per edge.
+  const PairTransferMeans means = perf_->mean_pair_transfer();
   for (std::size_t e = 0; e < edges_.size(); ++e)
-    mean_comm_[e] =
-        edges_[e].bytes > 0 ? (latency_sum + inverse_bandwidth_sum * edges_[e].bytes) / pairs : 0.0;
+    mean_comm_[e] = edges_[e].bytes > 0
+                        ? means.latency_seconds + means.seconds_per_byte * edges_[e].bytes
+                        : 0.0;
 }
 
 std::string check_schedule(const DagInstance& instance, const StaticSchedule& schedule) {

@@ -35,10 +35,9 @@ void StaticPlannerPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
     for (const Device& d : snapshot.cluster.devices()) {
       const double run = snapshot.perf.task_seconds(task, d, 0);
       if (run == kCannotRun) continue;
-      const double finish =
-          std::max({snapshot.now_seconds, snapshot.device_available_seconds[d.id],
-                    snapshot.data_ready_seconds(t, d.id)}) +
-          run;
+      const double finish = std::max({snapshot.now_seconds, snapshot.device_available_seconds[d.id],
+                                      snapshot.data_ready_seconds(t, d.id)}) +
+                            run;
       if (finish < best_finish) best = d.id, best_finish = finish;
     }
     if (best == kUnplaced) continue;  // no device that can run it is up: the loop reports it

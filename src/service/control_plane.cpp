@@ -68,10 +68,10 @@ struct ControlPlane::LiveJob {
   ServiceJob record;
   Job job;  // as parsed; moved into the loop's graph when admitted
   bool admitted = false;
-  JobIndex index = 0;                    // in the graph, once admitted
-  std::vector<std::int64_t> graph_task;  // per task of the record: its graph task, or -1
+  JobIndex index = 0;                      // in the graph, once admitted
+  std::vector<std::int64_t> graph_task;    // per task of the record: its graph task, or -1
   std::vector<std::uint32_t> record_task;  // per task of its graph job: its task in the record
-  std::vector<double> joules;            // predicted, on the planned device
+  std::vector<double> joules;              // predicted, on the planned device
 
   TaskIndex global(std::uint32_t t) const { return static_cast<TaskIndex>(graph_task[t]); }
   bool in_loop(std::uint32_t t) const { return admitted && graph_task[t] >= 0; }
@@ -529,8 +529,8 @@ void ControlPlane::admit(LiveJob& job) {
   // Tasks the engine runs already (found after a restart) stay where they are.
   for (std::uint32_t t = 0; t < n; ++t) {
     const ServiceTask& task = job.record.tasks[t];
-    if (!job.in_loop(t) || (task.state != ServiceTaskState::launched &&
-                            task.state != ServiceTaskState::running))
+    if (!job.in_loop(t) ||
+        (task.state != ServiceTaskState::launched && task.state != ServiceTaskState::running))
       continue;
     const auto device = device_ids_.find(task.device);
     if (device != device_ids_.end())
@@ -540,9 +540,8 @@ void ControlPlane::admit(LiveJob& job) {
   const auto began = std::chrono::steady_clock::now();
   placed_now_ = 0;
   loop_->job_arrived(job.index, now, &policy_named(job.record.policy));
-  count_decisions(placed_now_, std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                             began)
-                                   .count());
+  count_decisions(placed_now_,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
 }
 
 void ControlPlane::decide() {
@@ -550,9 +549,8 @@ void ControlPlane::decide() {
   const auto began = std::chrono::steady_clock::now();
   placed_now_ = 0;
   loop_->decide(model_now());
-  count_decisions(placed_now_, std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                             began)
-                                   .count());
+  count_decisions(placed_now_,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   if (placed_now_ > 0) ++stream_epoch_;
   explain_waiting();
 }

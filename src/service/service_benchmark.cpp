@@ -31,6 +31,7 @@ std::unique_ptr<httplib::Client> make_client(const std::string& base_url) {
   client->set_connection_timeout(2, 0);
   client->set_read_timeout(30, 0);
   client->set_write_timeout(30, 0);
+  client->set_tcp_nodelay(true);  // as a client of a latency-bound API should
   return client;
 }
 
@@ -280,12 +281,24 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
   for (int i = 0; i < 4; ++i) token += fmt::format("{:016x}", rng.next_u64());
   const std::string token_file = (dir / "token").string();
   write_token_file(token_file, token);
+  std::string engine = "sim";
+  if (params.nodes > 0) {
+    std::string cluster = "nodes:\n";
+    for (std::size_t n = 0; n < params.nodes; ++n)
+      cluster += fmt::format(
+          "  - {{name: node-{:04}, devices: [{{model: {}, count: 4}}, {{model: EPYC-9654, "
+          "count: 1}}]}}\n",
+          n, n % 2 == 0 ? "H100-SXM" : "A100-80GB");
+    const std::string cluster_file = (dir / "cluster.yaml").string();
+    std::ofstream(cluster_file) << cluster;
+    engine = "sim:" + cluster_file;
+  }
   const auto serve_arguments = [&](const std::string& db) {
     fs::remove(dir / db);
     fs::remove(dir / (db + "-wal"));
     fs::remove(dir / (db + "-shm"));
     return std::vector<std::string>{"--state",      "sqlite:" + (dir / db).string(),
-                                    "--engine",     "sim",
+                                    "--engine",     engine,
                                     "--token-file", token_file,
                                     "--policy",     params.policy,
                                     "--time-scale", "1000000"};
@@ -316,11 +329,17 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
     const double expected =
         decisions_before + static_cast<double>(params.decision_jobs * params.tasks_per_job);
     const auto dag_started = Clock::now();
-    {
-      auto client = make_client(address);
-      client->set_keep_alive(true);
-      for (const std::string& text : dags)
-        call(*client, "POST", "/v1/jobs", token, text, "application/yaml");
+    {  // from as many clients as the submissions, as users of a shared service submit
+      std::atomic<std::size_t> next_dag{0};
+      std::vector<std::thread> dag_clients;
+      for (std::size_t c = 0; c < std::max<std::size_t>(1, params.client_threads); ++c)
+        dag_clients.emplace_back([&] {
+          auto client = make_client(address);
+          client->set_keep_alive(true);
+          for (std::size_t i; (i = next_dag.fetch_add(1)) < dags.size();)
+            call(*client, "POST", "/v1/jobs", token, dags[i], "application/yaml");
+        });
+      for (auto& c : dag_clients) c.join();
     }
     double decisions = decisions_before;
     const auto deadline = dag_started + std::chrono::seconds(300);

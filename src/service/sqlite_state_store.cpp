@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <exception>
+
 namespace hetsched {
 namespace {
 
@@ -22,6 +24,9 @@ class Statement {
     if (sqlite3_bind_text(statement_, index, text.data(), static_cast<int>(text.size()),
                           SQLITE_TRANSIENT) != SQLITE_OK)
       fail("bind");
+  }
+  void bind_int(int index, std::int64_t value) {
+    if (sqlite3_bind_int64(statement_, index, value) != SQLITE_OK) fail("bind");
   }
   void bind_blob(int index, std::string_view bytes) {
     if (sqlite3_bind_blob(statement_, index, bytes.data(), static_cast<int>(bytes.size()),
@@ -136,8 +141,41 @@ void SqliteStateStore::execute(const char* sql) {
   }
 }
 
+struct SqliteStateStore::CommitGroup {
+  std::vector<StoredRecord> records;
+  bool written = false;
+  std::exception_ptr error;
+};
+
 void SqliteStateStore::put(std::span<const StoredRecord> records) {
   if (records.empty()) return;
+  std::unique_lock lock(group_mutex_);
+  if (!open_group_) open_group_ = std::make_shared<CommitGroup>();
+  const std::shared_ptr<CommitGroup> group = open_group_;
+  group->records.insert(group->records.end(), records.begin(), records.end());
+  group_written_.wait(lock, [&] { return group->written || !writing_; });
+  if (!group->written) {
+    // No group is being written: this caller writes its group, with every put that
+    // joined it, while later puts gather in the next one.
+    writing_ = true;
+    open_group_.reset();
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      write(group->records);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    group->written = true;
+    group->error = error;
+    writing_ = false;
+    group_written_.notify_all();
+  }
+  if (group->error) std::rethrow_exception(group->error);
+}
+
+void SqliteStateStore::write(const std::vector<StoredRecord>& records) {
   std::lock_guard lock(mutex_);
   Transaction transaction(db_);
   Statement upsert(db_,
@@ -184,18 +222,26 @@ void SqliteStateStore::erase(std::string_view key) {
 
 std::uint64_t SqliteStateStore::next_sequence(std::string_view counter) {
   std::lock_guard lock(mutex_);
-  Transaction transaction(db_);
-  Statement bump(db_,
-                 "INSERT INTO counters(name, value) VALUES(?1, 1) "
-                 "ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value");
-  bump.bind(1, counter);
-  if (!bump.step()) throw StateStoreError("sqlite: counter update returned nothing");
-  const auto value = static_cast<std::uint64_t>(bump.column_int(0));
-  while (bump.step()) {
+  auto block = sequences_.find(counter);
+  if (block == sequences_.end())
+    block = sequences_.emplace(std::string(counter), SequenceBlock{}).first;
+  if (block->second.next == block->second.end) {
+    // Reserve the next block durably: its values are never handed out again.
+    Transaction transaction(db_);
+    Statement bump(db_,
+                   "INSERT INTO counters(name, value) VALUES(?1, ?2) "
+                   "ON CONFLICT(name) DO UPDATE SET value = value + ?2 RETURNING value");
+    bump.bind(1, counter);
+    bump.bind_int(2, static_cast<std::int64_t>(kSequenceBlock));
+    if (!bump.step()) throw StateStoreError("sqlite: counter update returned nothing");
+    const auto last = static_cast<std::uint64_t>(bump.column_int(0));
+    while (bump.step()) {
+    }
+    bump.reset();
+    transaction.commit();
+    block->second = {last - kSequenceBlock + 1, last + 1};
   }
-  bump.reset();
-  transaction.commit();
-  return value;
+  return block->second.next++;
 }
 
 }  // namespace hetsched

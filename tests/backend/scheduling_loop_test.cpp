@@ -101,7 +101,7 @@ TEST(SchedulingLoop, JobsArriveWhileItRunsEachDecidedByItsOwnPolicy) {
   ASSERT_EQ(backend.launched.size(), 5u);
   const TaskIndex a = graph.first_task(online);
   EXPECT_EQ(backend.launched.back().task, a);
-  EXPECT_EQ(backend.launched.back().planned_start_seconds, kAppend);  // greedy-eft's mark
+  EXPECT_EQ(backend.launched.back().planned_start_seconds, kAppend);      // greedy-eft's mark
   EXPECT_EQ(loop.verdict(a + 1).status, PlacementStatus::unschedulable);  // waits for a
   loop.task_started(a, 2.0);
   loop.task_finished(a, 3.0);

@@ -67,9 +67,8 @@ TEST_P(ServiceBody, EveryPolicyKeepsTheInvariantsThroughTheService) {
   };
   ASSERT_TRUE(testing::eventually(done, std::chrono::seconds(60)));
   const ServiceJob job = *plane.job(ids[0]);
-  ASSERT_EQ(job.state, ServiceJobState::completed)
-      << job.reason << "\n"
-      << to_json(job, false).dump(2);
+  ASSERT_EQ(job.state, ServiceJobState::completed) << job.reason << "\n"
+                                                   << to_json(job, false).dump(2);
 
   const Workload workload = parse_workload(kConformanceForkJoin, "expected", cluster);
   const Job& spec = workload.jobs.front();

@@ -37,6 +37,13 @@ struct Node {
   std::vector<DeviceId> devices;
 };
 
+// Means over every ordered pair of distinct devices: moving `bytes` between two devices
+// drawn at random takes latency_seconds + bytes × seconds_per_byte on average.
+struct PairTransferMeans {
+  double latency_seconds = 0;
+  double seconds_per_byte = 0;
+};
+
 // The network between nodes: each node's NIC into a top-of-rack switch, racks
 // joined by a spine whose per-flow bandwidth and extra latency are given here.
 struct Network {
@@ -72,6 +79,9 @@ class Cluster {
   // Latency and bandwidth of the path between two nodes (same node: the intra-node link).
   double path_latency(NodeId from, NodeId to) const;
   double path_bandwidth(NodeId from, NodeId to) const;
+  // The mean transfer between distinct devices (HEFT's mean communication cost), in
+  // O(nodes log nodes) rather than over every pair of devices.
+  PairTransferMeans mean_pair_transfer() const;
 
  private:
   std::vector<Node> nodes_;

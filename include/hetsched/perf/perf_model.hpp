@@ -37,6 +37,9 @@ class PerfModel {
   virtual double transfer_seconds(double bytes, DeviceId from, DeviceId to) const {
     return cluster_->transfer_seconds(bytes, from, to);
   }
+  // The mean of transfer_seconds over ordered pairs of distinct devices, as latency and
+  // seconds per byte; a model that overrides transfer_seconds overrides this too.
+  virtual PairTransferMeans mean_pair_transfer() const { return cluster_->mean_pair_transfer(); }
   virtual double host_to_device_seconds(double bytes, NodeId from, DeviceId to) const {
     return cluster_->host_to_device_seconds(bytes, from, to);
   }

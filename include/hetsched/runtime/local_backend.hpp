@@ -32,10 +32,10 @@
 #include <string>
 #include <vector>
 
+#include "hetsched/backend/planned_queue.hpp"
 #include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/perf/history_regression_model.hpp"
 #include "hetsched/runtime/local_machine.hpp"
-#include "hetsched/backend/planned_queue.hpp"
 #include "hetsched/runtime/runtime_dag.hpp"
 #include "hetsched/sim/sim_report.hpp"
 

@@ -210,9 +210,9 @@ class ControlPlane final : private Backend {
   std::unique_ptr<SchedulingLoop> loop_;
   std::vector<std::uint64_t> job_ids_;  // per graph job
   std::vector<PlannedQueue> device_queues_;
-  std::set<DeviceId> queued_devices_;  // devices whose queue is not empty
-  std::uint64_t placements_ = 0;       // orders equal planned starts
-  std::uint64_t placed_now_ = 0;       // placements during the current decision
+  std::set<DeviceId> queued_devices_;           // devices whose queue is not empty
+  std::uint64_t placements_ = 0;                // orders equal planned starts
+  std::uint64_t placed_now_ = 0;                // placements during the current decision
   std::vector<std::optional<TaskRef>> holder_;  // per device: the task or gang on it
   std::map<std::string, TaskRef> launched_;     // by launch key
   std::map<std::string, std::unique_ptr<StreamPolicy>> stream_policies_;

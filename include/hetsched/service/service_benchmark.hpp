@@ -74,14 +74,17 @@ AckedLossResult measure_acked_loss(ServiceDeployment& deployment, std::uint64_t 
 double measure_failover_seconds(ServiceDeployment& deployment, std::uint64_t jobs_before);
 
 struct ServiceBenchmarkParams {
-  std::string cli_path;  // the hetsched binary, for the serve children
-  std::string work_dir;  // where the SQLite files go (created; removed afterwards)
-  std::size_t client_threads = 4;
+  std::string cli_path;                   // the hetsched binary, for the serve children
+  std::string work_dir;                   // where the SQLite files go (created; removed afterwards)
+  std::size_t client_threads = 16;        // concurrent REST clients (submissions and DAG jobs)
   std::uint64_t submissions = 2000;       // for submissions_per_second
   std::uint64_t kill_submissions = 1000;  // for acked_jobs_lost
   std::uint64_t decision_jobs = 200;      // DAG jobs for decisions_per_second
   std::size_t tasks_per_job = 20;
   std::string policy = "heft";
+  // Nodes of the twin the measured service runs on, each four GPUs (H100 and A100 nodes
+  // alternating) and a CPU; 0: the built-in default cluster.
+  std::size_t nodes = 1000;
   std::uint64_t seed = 1;
   // etcd://HOST:PORT,... : failover and kill -9 are measured on `replicas` servers
   // sharing this etcd (a follower takes over) instead of one restarted SQLite server.
@@ -93,7 +96,8 @@ struct ServiceBenchmarkParams {
 
 struct ServiceBenchmarkResult {
   double submissions_per_second = 0;
-  double decisions_per_second = 0;  // end to end: first DAG submission to last placement
+  // End to end: first DAG submission (from client_threads clients) to last placement.
+  double decisions_per_second = 0;
   std::uint64_t decisions = 0;
   double policy_decisions_per_second = 0;  // inside the policy only (/metrics gauge)
   double failover_seconds = 0;

@@ -1,0 +1,62 @@
+// Cluster: the mean transfer between distinct devices, computed per node and rack in
+// O(nodes log nodes), equals the mean over every ordered pair of devices.
+#include "hetsched/cluster/cluster.hpp"
+
+#include <gtest/gtest.h>
+
+#include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/cluster/device_catalog.hpp"
+
+namespace hetsched {
+namespace {
+
+PairTransferMeans brute_force_means(const Cluster& cluster) {
+  double latency = 0, inverse_bandwidth = 0, pairs = 0;
+  for (const Device& a : cluster.devices())
+    for (const Device& b : cluster.devices()) {
+      if (a.id == b.id) continue;
+      // transfer_seconds(bytes) = latency + bytes / bandwidth along the path.
+      latency += cluster.path_latency(a.node, b.node);
+      inverse_bandwidth += 1.0 / cluster.path_bandwidth(a.node, b.node);
+      ++pairs;
+      EXPECT_DOUBLE_EQ(
+          cluster.transfer_seconds(1e6, a.id, b.id),
+          cluster.path_latency(a.node, b.node) + 1e6 / cluster.path_bandwidth(a.node, b.node));
+    }
+  return {latency / pairs, inverse_bandwidth / pairs};
+}
+
+TEST(Cluster, MeanPairTransferEqualsTheMeanOverEveryPairOfDevices) {
+  Cluster mixed;
+  const DeviceSpec gpu = *find_catalog_part("H100-SXM");
+  const DeviceSpec cpu = *find_catalog_part("EPYC-9654");
+  // Racks of unlike nodes: NICs slower and faster than the spine, links of their own,
+  // a node without devices, equal NICs (ties) across racks.
+  const double nics[] = {12.5e9, 50e9, 25e9, 12.5e9, 3e9, 50e9, 25e9};
+  for (int n = 0; n < 7; ++n) {
+    Node node;
+    node.name = "n" + std::to_string(n);
+    node.rack = n < 3 ? "r0" : n < 5 ? "r1" : "r2";
+    node.nic_bandwidth = nics[n];
+    node.link.bandwidth = 64e9 * (n + 1);
+    node.link.latency_seconds = 1e-6 * (n + 1);
+    std::vector<DeviceSpec> devices(static_cast<std::size_t>(n % 4), gpu);
+    if (n % 2 == 0) devices.push_back(cpu);
+    mixed.add_node(std::move(node), devices);
+  }
+  mixed.network().inter_rack_bandwidth = 20e9;
+  mixed.network().inter_rack_latency_seconds = 7e-6;
+  const Cluster built_in = default_cluster();
+  for (const Cluster* cluster : {static_cast<const Cluster*>(&mixed), &built_in}) {
+    const PairTransferMeans fast = cluster->mean_pair_transfer();
+    const PairTransferMeans exact = brute_force_means(*cluster);
+    EXPECT_NEAR(fast.latency_seconds, exact.latency_seconds, 1e-12 * exact.latency_seconds);
+    EXPECT_NEAR(fast.seconds_per_byte, exact.seconds_per_byte, 1e-12 * exact.seconds_per_byte);
+  }
+  Cluster one;
+  one.add_node(Node{}, {gpu});
+  EXPECT_EQ(one.mean_pair_transfer().latency_seconds, 0.0);  // no pair at all
+}
+
+}  // namespace
+}  // namespace hetsched

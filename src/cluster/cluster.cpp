@@ -15,6 +15,11 @@ NodeId Cluster::add_node(Node node, const std::vector<DeviceSpec>& devices) {
     device.spec = devices[i];
     device.name = node.name + "/" + device.spec.model + "#" + std::to_string(i);
     node.devices.push_back(device.id);
+    const auto same =
+        std::find_if(spec_class_device_.begin(), spec_class_device_.end(),
+                     [&](DeviceId first) { return devices_[first].spec == device.spec; });
+    spec_class_of_device_.push_back(static_cast<std::uint32_t>(same - spec_class_device_.begin()));
+    if (same == spec_class_device_.end()) spec_class_device_.push_back(device.id);
     devices_.push_back(std::move(device));
   }
   const auto rack = std::find(rack_names_.begin(), rack_names_.end(), node.rack);

@@ -15,10 +15,20 @@ DagInstance::DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& 
       perf_(&perf),
       first_task_(graph.first_task(job)) {
   const TaskIndex end = graph.end_task(job);
+  const Cluster& cluster = perf.cluster();
   compute_.assign(task_count_ * device_count_, kCannotRun);
+  std::vector<double> class_seconds(cluster.spec_class_count());
   for (TaskIndex t = first_task_; t < end; ++t) {
-    for (const Device& d : perf.cluster().devices())
-      compute_[(t - first_task_) * device_count_ + d.id] = perf.task_seconds(graph.task(t), d, 0);
+    const Task& task = graph.task(t);
+    double* row = compute_.data() + (t - first_task_) * device_count_;
+    if (perf.predicts_by_spec() && task.cost_seconds.empty()) {
+      // Once per spec class: a thousand nodes of a few parts cost a few predictions.
+      for (std::uint32_t c = 0; c < class_seconds.size(); ++c)
+        class_seconds[c] = perf.task_seconds(task, cluster.device(cluster.spec_class_device(c)), 0);
+      for (DeviceId d = 0; d < device_count_; ++d) row[d] = class_seconds[cluster.spec_class(d)];
+    } else {
+      for (const Device& d : cluster.devices()) row[d.id] = perf.task_seconds(task, d, 0);
+    }
     for (const Dependency& s : graph.successors(t))
       edges_.push_back(DagEdge{t - first_task_, s.task - first_task_, s.bytes});
   }
@@ -50,9 +60,18 @@ void DagInstance::raise_arrivals(std::uint32_t e, DeviceId a, double sent,
                                  std::span<double> arrival) const {
   const double local = std::max(arrival[a], sent);
   if (perf_) {
-    for (DeviceId b = 0; b < device_count_; ++b)
-      if (b != a)
-        arrival[b] = std::max(arrival[b], sent + perf_->transfer_seconds(edges_[e].bytes, a, b));
+    // The time to a device depends only on its node: once per node, then its devices.
+    const Cluster& cluster = perf_->cluster();
+    const double bytes = edges_[e].bytes;
+    const NodeId from = cluster.device(a).node;
+    for (NodeId n = 0; n < cluster.node_count(); ++n) {
+      // Summed as Cluster::transfer_seconds sums, so the times are the same to the bit.
+      const double at =
+          bytes > 0
+              ? sent + (cluster.path_latency(from, n) + bytes / cluster.path_bandwidth(from, n))
+              : sent;
+      for (DeviceId b : cluster.node(n).devices) arrival[b] = std::max(arrival[b], at);
+    }
   } else {
     // A uniform network: the same time to every other device (a loop the compiler vectorises).
     const double remote = sent + edges_[e].bytes;

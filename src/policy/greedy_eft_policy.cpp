@@ -160,7 +160,8 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     double finish = kCannotRun;
   };
 
-  // Devices of one spec on one node form a class; classes of one spec, a group. Built
+  // Devices of one spec on one node form a class; classes of one spec (the cluster's
+  // spec class), a group. Built
   // again when the cluster has grown (nodes joined a running service).
   void build_groups(const Cluster& cluster) {
     classes_.clear();
@@ -178,14 +179,10 @@ class GreedyEftPolicy final : public SchedulingPolicy {
         classes_[c].devices.push({0.0, d});
       }
     }
-    for (std::uint32_t c = 0; c < classes_.size(); ++c) {
-      const DeviceId d = classes_[c].members.front();
-      auto group = std::find_if(groups_.begin(), groups_.end(), [&](const Group& g) {
-        return cluster.device(g.representative).spec == cluster.device(d).spec;
-      });
-      if (group == groups_.end()) group = groups_.insert(groups_.end(), Group{d, MinHeap{}});
-      group->heap.push({0.0, c});
-    }
+    for (std::uint32_t g = 0; g < cluster.spec_class_count(); ++g)
+      groups_.push_back(Group{cluster.spec_class_device(g), MinHeap{}});
+    for (std::uint32_t c = 0; c < classes_.size(); ++c)
+      groups_[cluster.spec_class(classes_[c].members.front())].heap.push({0.0, c});
   }
 
   // The class member that frees up first (its heap corrected lazily).

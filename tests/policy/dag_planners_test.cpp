@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/list_scheduling.hpp"
 #include "hetsched/policy/schedule_metrics.hpp"
@@ -146,6 +147,35 @@ TEST(DagPlanners, PlannedMakespanEqualsSimulatedWithoutContention) {
     ASSERT_EQ(report.tasks_completed, instance.task_count());
     EXPECT_NEAR(report.makespan_seconds, planned, 1e-6 * planned);
   }
+}
+
+TEST(DagPlanners, InstanceFromAClusterHoldsTheModelsTimeOnEveryDevice) {
+  // The default cluster repeats its parts, so the roofline model is asked once per spec
+  // class; a task with explicit costs is still looked up per device.
+  const Cluster cluster = default_cluster();
+  ASSERT_LT(cluster.spec_class_count(), cluster.device_count());
+  const RooflineModel perf(cluster);
+  Rng rng(3);
+  RandomDagParams p;
+  p.tasks = 12;
+  p.devices = cluster.device_count();
+  Workload workload;
+  workload.jobs.push_back(generate_random_dag(p, rng).as_job("costed"));
+  Job modelled = workload.jobs.front();
+  modelled.name = "modelled";
+  for (Task& task : modelled.tasks) task.cost_seconds.clear();
+  workload.jobs.push_back(modelled);
+  const TaskGraph graph(workload);
+  for (JobIndex job = 0; job < 2; ++job) {
+    const DagInstance instance(graph, job, perf);
+    for (std::uint32_t t = 0; t < instance.task_count(); ++t)
+      for (const Device& d : cluster.devices())
+        ASSERT_EQ(instance.compute_seconds(t, d.id),
+                  perf.task_seconds(graph.task(instance.global_task(t)), d, 0))
+            << "job " << job << " task " << t << " on " << d.name;
+  }
+  for (const Device& d : cluster.devices())
+    EXPECT_EQ(cluster.device(cluster.spec_class_device(cluster.spec_class(d.id))).spec, d.spec);
 }
 
 }  // namespace

@@ -66,6 +66,14 @@ class Cluster {
   std::size_t device_count() const { return devices_.size(); }
   std::size_t node_count() const { return nodes_.size(); }
   std::uint32_t rack_index(NodeId node) const { return rack_of_node_[node]; }
+  // Devices of equal spec share a class (numbered by first appearance), so whatever
+  // depends on a device only through its spec is worked out once per class.
+  std::uint32_t spec_class(DeviceId id) const { return spec_class_of_device_[id]; }
+  std::size_t spec_class_count() const { return spec_class_device_.size(); }
+  // The first device of a class, which stands for all of them.
+  DeviceId spec_class_device(std::uint32_t spec_class) const {
+    return spec_class_device_[spec_class];
+  }
   std::size_t rack_count() const { return rack_names_.size(); }
   Network& network() { return network_; }
   const Network& network() const { return network_; }
@@ -88,6 +96,8 @@ class Cluster {
   std::vector<std::uint32_t> rack_of_node_;  // racks numbered by first appearance
   std::vector<std::string> rack_names_;
   std::vector<Device> devices_;
+  std::vector<std::uint32_t> spec_class_of_device_;
+  std::vector<DeviceId> spec_class_device_;
   Network network_;
 };
 

@@ -33,16 +33,22 @@ class PerfModel {
     return task_watts(task, device, pstate) * task_seconds(task, device, pstate);
   }
 
-  // Seconds to move bytes between two devices (0 on the same device).
-  virtual double transfer_seconds(double bytes, DeviceId from, DeviceId to) const {
+  // Seconds to move bytes between two devices (0 on the same device): the cluster's links,
+  // never a model's guess, so planners may work them out per node (see Cluster).
+  double transfer_seconds(double bytes, DeviceId from, DeviceId to) const {
     return cluster_->transfer_seconds(bytes, from, to);
   }
   // The mean of transfer_seconds over ordered pairs of distinct devices, as latency and
-  // seconds per byte; a model that overrides transfer_seconds overrides this too.
-  virtual PairTransferMeans mean_pair_transfer() const { return cluster_->mean_pair_transfer(); }
+  // seconds per byte.
+  PairTransferMeans mean_pair_transfer() const { return cluster_->mean_pair_transfer(); }
   virtual double host_to_device_seconds(double bytes, NodeId from, DeviceId to) const {
     return cluster_->host_to_device_seconds(bytes, from, to);
   }
+
+  // True when the model's own prediction depends on a device only through its spec, so
+  // devices of one spec class (Cluster::spec_class) get the same seconds for a task
+  // without explicit costs; callers may then ask once per class.
+  virtual bool predicts_by_spec() const { return false; }
 
   const Cluster& cluster() const { return *cluster_; }
 

@@ -27,6 +27,7 @@ class RooflineModel final : public PerfModel {
   RooflineModel(const Cluster& cluster, const EfficiencyTable& table);
 
   std::string_view name() const override { return "roofline"; }
+  bool predicts_by_spec() const override { return true; }
   double task_watts(const Task& task, const Device& device, std::size_t pstate) const override;
   const KernelEfficiency& efficiency(KernelClass kernel, DeviceKind kind) const {
     return table_[static_cast<std::size_t>(kernel)][static_cast<std::size_t>(kind)];

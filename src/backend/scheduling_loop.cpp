@@ -206,12 +206,16 @@ void SchedulingLoop::offer_again(TaskIndex task) {
   waiting_.push_back(task);
 }
 
-void SchedulingLoop::relocate(TaskIndex task, DeviceId device) {
+void SchedulingLoop::relocate(TaskIndex task, DeviceId device, double predicted_finish) {
   const DeviceId from = placement_[task];
   if (from == device) return;
-  if (--device_outstanding_[from] == 0 && !down_[from]) device_available_[from] = now_;
+  if (from != kUnplaced && --device_outstanding_[from] == 0 && !down_[from])
+    device_available_[from] = now_;
   placement_[task] = device;
   ++device_outstanding_[device];
+  if (predicted_finish == kNotPredicted) return;
+  finish_[task] = predicted_finish;
+  device_available_[device] = std::max(device_available_[device], predicted_finish);
 }
 
 void SchedulingLoop::adopt(TaskIndex task, DeviceId device, double predicted_finish) {

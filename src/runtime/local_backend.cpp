@@ -161,6 +161,9 @@ void LocalBackend::launch(const Assignment& a) {
   }
   running_on_[a.task] = device;
   predicted_[a.task] = predicted_seconds(a.task, device);
+  // The loop learns where the task really goes: policies see that device busy.
+  if (device != a.device)
+    loop_.relocate(a.task, device, now_ + backlog_seconds_[device] + predicted_[a.task]);
   backlog_seconds_[device] += predicted_[a.task];
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
   queued_[device].push(QueuedTask{key, launch_sequence_++, a.task});
@@ -172,7 +175,8 @@ void LocalBackend::hand_to_worker(DeviceId device, TaskIndex task) {
   [[maybe_unused]] const bool pushed = worker.inbox.push(task);
   ++in_flight_[device];
   in_flight_seconds_[device] += predicted_[task];
-  signal_pending_[device] = 1;  // one signal per round, after all hand-overs (signal_workers)
+  loop_.task_started(task, now_);  // handed over: it runs there, no longer movable
+  signal_pending_[device] = 1;     // one signal per round, after all hand-overs (signal_workers)
 }
 
 void LocalBackend::signal_workers() {
@@ -245,6 +249,7 @@ bool LocalBackend::try_steal(DeviceId thief) {
   running_on_[t] = thief;
   predicted_[t] = perf_.task_seconds(graph_.task(t), thief_device);
   backlog_seconds_[thief] += predicted_[t];
+  loop_.relocate(t, thief, now_ + predicted_[t] * lag(thief));
   ++result_.steals;
   hand_to_worker(thief, t);
   return true;
@@ -338,8 +343,21 @@ void LocalBackend::worker_main(Worker& worker) {
   }
 }
 
+void LocalBackend::decide() {
+  // Tasks abandoned while the loop was deciding (a launch with no device left) leave it
+  // now: it must not change its waiting list while a policy reads it.
+  const auto cancel_abandoned = [this] {
+    for (TaskIndex t : abandoned_tasks_) loop_.cancel(t);
+    abandoned_tasks_.clear();
+  };
+  cancel_abandoned();
+  loop_.decide(now_);
+  cancel_abandoned();
+}
+
 void LocalBackend::abandon(TaskIndex task, const std::string& reason) {
   ++abandoned_;
+  abandoned_tasks_.push_back(task);  // cancelled in the loop once it is not deciding
   result_.report.unfinished_tasks.push_back(fmt::format("{}: {}", graph_.task(task).name, reason));
 }
 
@@ -437,7 +455,7 @@ LocalRunReport LocalBackend::run() {
   start_ticks_ = clock_ticks();
 
   for (JobIndex j = 0; j < graph_.job_count(); ++j) loop_.job_arrived(j, 0.0);
-  loop_.decide(0.0);
+  decide();
   dispatch();
   while (finished_ + abandoned_ < total) {
     const std::uint32_t seen = completion_signal_.load(std::memory_order_seq_cst);
@@ -451,7 +469,7 @@ LocalRunReport LocalBackend::run() {
     }
     if (progressed) {
       now_ = seconds_since_start();
-      loop_.decide(now_);
+      decide();
       dispatch();
       if (finished_ + abandoned_ >= total) break;
     }

@@ -8,25 +8,26 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "../support/cholesky_residual.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
 
 namespace hetsched {
 namespace {
 
-// Largest |L·Lᵀ − A| over the lower triangle, relative to max |A|.
-double cholesky_residual(const TiledCholesky& problem) {
-  const auto l = gather_matrix(problem.dag->data(), problem.matrix);
-  const std::size_t n = problem.matrix.side();
-  double worst = 0, scale = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j <= i; ++j) {
-      double sum = 0;
-      for (std::size_t k = 0; k <= j; ++k) sum += l[i * n + k] * l[j * n + k];
-      worst = std::max(worst, std::abs(sum - problem.original[i * n + j]));
-      scale = std::max(scale, std::abs(problem.original[i * n + j]));
-    }
-  return worst / scale;
+// Redirects after a failure, retries and steals are reported to the scheduling loop, so
+// its placement of every task that ran is the device it ran on; abandoned tasks are
+// cancelled there.
+void expect_loop_knows_where_tasks_ran(const LocalBackend& backend, const LocalRunReport& result) {
+  for (const TaskRecord& r : result.report.schedule) {
+    EXPECT_EQ(backend.loop().placement(r.task), r.device) << "task " << r.task;
+    EXPECT_EQ(backend.loop().state(r.task), TaskState::finished) << "task " << r.task;
+  }
+  for (TaskIndex t = 0; t < backend.graph().task_count(); ++t) {
+    if (backend.loop().state(t) == TaskState::finished) continue;
+    EXPECT_TRUE(backend.loop().cancelled(t) || backend.loop().placement(t) == kUnplaced)
+        << "task " << t << " did not run yet the loop holds it placed";
+  }
 }
 
 LocalRunReport run_dag(LocalDevices& devices, RuntimeDag& dag, const std::string& policy_name,
@@ -34,7 +35,9 @@ LocalRunReport run_dag(LocalDevices& devices, RuntimeDag& dag, const std::string
   RooflineModel roofline(devices.cluster());
   auto policy = make_policy(policy_name, PolicyOptions{});
   LocalBackend backend(devices, dag, roofline, *policy, options);
-  return backend.run();
+  LocalRunReport result = backend.run();
+  expect_loop_knows_where_tasks_ran(backend, result);
+  return result;
 }
 
 TEST(LocalBackendTest, TiledCholeskyIsCorrectUnderEveryOnlinePolicy) {
@@ -178,6 +181,7 @@ TEST(LocalBackendStealingTest, IdleWorkerStealsFromAnOverloadedOne) {
     LocalBackend backend(devices, *problem.dag, roofline, policy, options);
     const LocalRunReport result = backend.run();
     ASSERT_EQ(result.report.tasks_completed, 64u);
+    expect_loop_knows_where_tasks_ran(backend, result);
     if (stealing) {
       EXPECT_GT(result.steals, 0u);
       EXPECT_GT(result.report.devices[1].tasks, 0u);

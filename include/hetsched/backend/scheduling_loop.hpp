@@ -82,8 +82,10 @@ class SchedulingLoop final : private AssignmentSink {
   // The task's attempt was lost: it leaves its device and is held until offer_again.
   void unplace(TaskIndex task);
   void offer_again(TaskIndex task);
-  // The task finishes on another device than planned (a replica won).
-  void relocate(TaskIndex task, DeviceId device);
+  // The task runs on another device than planned (a replica won, the backend sent it
+  // elsewhere after a failure, an idle worker stole it). With a predicted finish, that
+  // device is busy until then in the policies' view.
+  void relocate(TaskIndex task, DeviceId device, double predicted_finish = kNotPredicted);
   // A task already running on `device` when the loop learns of it (a service's
   // restart finds it on the engine): placed and running, nothing is launched.
   void adopt(TaskIndex task, DeviceId device, double predicted_finish);

@@ -97,6 +97,8 @@ class LocalBackend final : public Backend {
   LocalRunReport run();
 
   const TaskGraph& graph() const { return graph_; }
+  // The brain's view of the run: where each task was placed, moved, stolen or retried to.
+  const SchedulingLoop& loop() const { return loop_; }
 
  private:
   struct Worker;
@@ -118,6 +120,7 @@ class LocalBackend final : public Backend {
   double predicted_seconds(TaskIndex task, DeviceId device);
   double seconds_since_start() const;
   void abandon(TaskIndex task, const std::string& reason);
+  void decide();  // the loop decides at now_; abandoned tasks are cancelled in it
   void signal_workers();
   void wait_for_completions(std::uint32_t seen);
   double lag(DeviceId device) const;
@@ -164,6 +167,7 @@ class LocalBackend final : public Backend {
   std::atomic<std::uint32_t> workers_ready_{0};               // started, pinned, set up
   std::size_t finished_ = 0;
   std::size_t abandoned_ = 0;
+  std::vector<TaskIndex> abandoned_tasks_;  // not yet cancelled in the loop
   LocalRunReport result_;
 };
 

@@ -79,7 +79,9 @@ struct ServiceBenchmarkParams {
   std::size_t client_threads = 16;        // concurrent REST clients (submissions and DAG jobs)
   std::uint64_t submissions = 2000;       // for submissions_per_second
   std::uint64_t kill_submissions = 1000;  // for acked_jobs_lost
-  std::uint64_t decision_jobs = 200;      // DAG jobs for decisions_per_second
+  // DAG jobs for decisions_per_second: enough that the rate is the service's steady one,
+  // not the second after the submissions (whose jobs are still finishing then).
+  std::uint64_t decision_jobs = 1000;
   std::size_t tasks_per_job = 20;
   std::string policy = "heft";
   // Nodes of the twin the measured service runs on, each four GPUs (H100 and A100 nodes

@@ -16,25 +16,6 @@ void emit_plan(const ClusterSnapshot& snapshot, const DagInstance& instance,
   }
 }
 
-void place_earliest_finish(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,
-                           AssignmentSink& out) {
-  for (TaskIndex t : ready) {
-    if (snapshot.placement[t] != kUnplaced) continue;
-    const Task& task = snapshot.graph.task(t);
-    DeviceId best = kUnplaced;
-    double best_finish = kCannotRun;
-    for (const Device& d : snapshot.cluster.devices()) {
-      const double run = snapshot.perf.task_seconds(task, d, 0);
-      if (run == kCannotRun) continue;
-      const double finish =
-          std::max(snapshot.device_available_seconds[d.id], snapshot.data_ready_seconds(t, d.id)) +
-          run;
-      if (finish < best_finish) best_finish = finish, best = d.id;
-    }
-    if (best != kUnplaced) out.assign(Assignment{t, best});
-  }
-}
-
 double relative_deadline(const ClusterSnapshot& snapshot, JobIndex job) {
   const auto& deadline = snapshot.graph.job(job).deadline_seconds;
   if (!deadline || *deadline <= snapshot.now_seconds) return 0;

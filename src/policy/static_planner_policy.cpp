@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "hetsched/policy/earliest_finish_placement.hpp"
 #include "hetsched/policy/list_scheduling.hpp"
 
 namespace hetsched {
@@ -27,22 +28,7 @@ void StaticPlannerPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobInd
 
 void StaticPlannerPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
                                          std::span<const TaskIndex> ready, AssignmentSink& out) {
-  for (const TaskIndex t : ready) {
-    if (snapshot.placement[t] != kUnplaced) continue;  // placed by the plan
-    const Task& task = snapshot.graph.task(t);
-    DeviceId best = kUnplaced;
-    double best_finish = kCannotRun;
-    for (const Device& d : snapshot.cluster.devices()) {
-      const double run = snapshot.perf.task_seconds(task, d, 0);
-      if (run == kCannotRun) continue;
-      const double finish = std::max({snapshot.now_seconds, snapshot.device_available_seconds[d.id],
-                                      snapshot.data_ready_seconds(t, d.id)}) +
-                            run;
-      if (finish < best_finish) best = d.id, best_finish = finish;
-    }
-    if (best == kUnplaced) continue;  // no device that can run it is up: the loop reports it
-    out.assign(Assignment{t, best, 0, kAppend, best_finish});
-  }
+  place_earliest_finish(snapshot, ready, out);  // tasks the plan left out, re-offered
 }
 
 }  // namespace hetsched

@@ -1,21 +1,18 @@
 // Turning a static DVFS plan of one job into the policy's Assignments (device,
-// P-state and planned start, offset by the job's planning time), and the fallback
-// the static energy policies use for any task left unplaced: the device and
-// P-state 0 where it finishes first.
+// P-state and planned start, offset by the job's planning time). Tasks left unplaced
+// go through the policies' shared fallback (policy/earliest_finish_placement.hpp).
 #pragma once
 
 #include <span>
 
 #include "hetsched/energy/job_energy_model.hpp"
+#include "hetsched/policy/earliest_finish_placement.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
 
 namespace hetsched {
 
 void emit_plan(const ClusterSnapshot& snapshot, const DagInstance& instance,
                const DvfsSchedule& plan, AssignmentSink& out);
-
-void place_earliest_finish(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,
-                           AssignmentSink& out);
 
 // The deadline of `job` relative to now, when it has one and it lies ahead; else 0.
 double relative_deadline(const ClusterSnapshot& snapshot, JobIndex job);

@@ -1,11 +1,13 @@
 // `hetsched serve` end to end on the loopback testbed: DAG jobs submitted over REST
-// run on the real Slurm where the policy placed them (checked with scontrol), a node
+// run on the real Slurm where the policy placed them (checked with scontrol), every
+// registered policy keeps the conformance invariants there, a node
 // drained mid-run has its waiting work moved, and replicas on the real etcd hand
 // leadership over after kill -9 of the leader without losing an acknowledged job.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,6 +16,7 @@
 #include <set>
 
 #include "hetsched/core/rng.hpp"
+#include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/service/replica_deployment.hpp"
 #include "hetsched/service/serve_process.hpp"
 #include "hetsched/service/service_benchmark.hpp"
@@ -249,6 +252,71 @@ TEST(ServeOnSlurm, DrainingANodeMidRunMovesItsWaitingWork) {
     }
   }
   EXPECT_GT(moved, 0u) << "no task planned on " << drained << " moved elsewhere";
+}
+
+// The registry's conformance suite on the Slurm body: every registered policy decides
+// one fork-join job (submitted with ?policy=NAME, all at once on one server), and each
+// must complete with every task on a device that can run it (Slurm's own NodeList and
+// GRES agree), after its inputs, and no device held by two tasks at once across jobs.
+TEST(ServeOnSlurm, EveryRegisteredPolicyKeepsTheInvariantsOnTheRealCluster) {
+  ServeDir dir;
+  ServeProcess server(HETSCHED_CLI_PATH, slurm_serve_arguments(dir, unique_word("serve-every")));
+  const std::string yaml =
+      "jobs:\n"
+      "  - name: fork-join\n"
+      "    tasks:\n"
+      "      - {name: a, kernel: dense_matmul, flops: 1.0e13, bytes: 1.0e9, kinds: [gpu, tpu]}\n"
+      "      - {name: b, kernel: dense_matmul, flops: 1.0e13, bytes: 1.0e9, after: [a], kinds: "
+      "[gpu]}\n"
+      "      - {name: c, kernel: dense_matmul, flops: 1.0e13, bytes: 1.0e9, after: [a], kinds: "
+      "[gpu, tpu]}\n"
+      "      - {name: d, kernel: elementwise, flops: 1.0e11, bytes: 1.0e9, after: [b, c], kinds: "
+      "[gpu, tpu]}\n";
+  std::map<std::string, std::uint64_t> job_of_policy;
+  for (const std::string& name : policy_names()) {
+    const HttpAnswer answer =
+        http_call(server.address(), "POST", "/v1/jobs?policy=" + name, kToken, yaml);
+    ASSERT_EQ(answer.status, 201) << name << ": " << answer.body;
+    job_of_policy[name] = json::parse(answer.body).at("ids").at(0).get<std::uint64_t>();
+  }
+  std::map<std::string, json> jobs;
+  ASSERT_TRUE(eventually(
+      [&] {
+        for (const auto& [policy, id] : job_of_policy) {
+          if (jobs.count(policy)) continue;
+          const json job = job_view(server.address(), id);
+          if (job_ended(job)) jobs[policy] = job;
+        }
+        return jobs.size() == job_of_policy.size();
+      },
+      std::chrono::seconds(240)));
+  std::map<std::string, std::vector<std::pair<double, double>>> held;  // by device
+  for (const auto& [policy, job] : jobs) {
+    SCOPED_TRACE(policy);
+    ASSERT_EQ(job.at("state"), "completed") << job.dump(2);
+    std::map<std::string, double> started, finished;
+    for (const json& task : job.at("tasks")) {
+      const std::string node = task.at("node");
+      const auto slurm = scontrol_show_job(task.at("engine_id"));
+      EXPECT_EQ(slurm.at("NodeList"), node) << task.dump();
+      EXPECT_EQ(slurm.at("JobState"), "COMPLETED") << task.dump();
+      EXPECT_NE(slurm.at("TresPerNode").find(gres_of_testbed_node(node)), std::string::npos);
+      if (task.at("name") == "b") {
+        EXPECT_NE(node, "node3") << "b may run on GPUs only";
+      }
+      started[task.at("name")] = task.at("started_at").get<double>();
+      finished[task.at("name")] = task.at("finished_at").get<double>();
+      held[task.at("device")].emplace_back(started[task.at("name")], finished[task.at("name")]);
+    }
+    EXPECT_GE(started["b"], finished["a"]);
+    EXPECT_GE(started["c"], finished["a"]);
+    EXPECT_GE(started["d"], std::max(finished["b"], finished["c"]));
+  }
+  for (auto& [device, spans] : held) {
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i)
+      EXPECT_LE(spans[i - 1].second, spans[i].first) << "two tasks at once on " << device;
+  }
 }
 
 std::vector<std::string> etcd_serve_arguments(const ServeDir& dir, const std::string& space) {

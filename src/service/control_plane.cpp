@@ -17,6 +17,7 @@
 #include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/service/simulated_engine.hpp"
 #include "hetsched/service/stream_submission.hpp"
+#include "hetsched/stream/gang_placement.hpp"
 
 namespace hetsched {
 namespace {
@@ -1023,21 +1024,26 @@ bool ControlPlane::place_gang(LiveJob& job, const std::vector<double>& preferenc
                    [&](std::size_t a, std::size_t b) { return preference[a] > preference[b]; });
   for (std::size_t k : by_preference) {
     const std::string& model = types[k];
-    std::vector<DeviceId> best;
+    // Free: no task or gang holds it and nothing is placed on it.
+    const auto is_free = [&](DeviceId d) {
+      return cluster.device(d).spec.model == model && !holder_[d] && taken.count(d) == 0 &&
+             loop_->device_idle(d);
+    };
+    std::vector<GangNodeRoom> rooms;
     for (NodeId n = 0; n < cluster.node_count(); ++n) {
       if (!node_up_[n]) continue;
-      std::vector<DeviceId> free;
-      for (DeviceId d : cluster.node(n).devices) {
-        // Free: no task or gang holds it and nothing is placed on it.
-        if (cluster.device(d).spec.model != model || holder_[d] || taken.count(d) != 0 ||
-            !loop_->device_idle(d))
-          continue;
-        free.push_back(d);
-      }
-      if (free.size() >= gang && (best.empty() || free.size() < best.size())) best = free;
+      const auto& devices = cluster.node(n).devices;
+      const auto free = std::count_if(devices.begin(), devices.end(), is_free);
+      if (free > 0)
+        rooms.push_back(GangNodeRoom{static_cast<int>(n), static_cast<int>(cluster.rack_index(n)),
+                                     static_cast<int>(free)});
     }
-    if (best.empty()) continue;
-    best.resize(gang);
+    // One node: the engine launches a task on one node.
+    const auto placed = hetsched::place_gang(rooms, static_cast<int>(gang), GangSpread::one_node);
+    if (!placed) continue;
+    std::vector<DeviceId> best;
+    for (DeviceId d : cluster.node(static_cast<NodeId>(placed->front().first)).devices)
+      if (best.size() < gang && is_free(d)) best.push_back(d);
     const double rate = stream_rate(stream, model);
     const double seconds = stream.total_steps / rate;
     const double now = model_now();

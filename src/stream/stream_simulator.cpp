@@ -20,9 +20,9 @@
 //    Devices the allocation leaves idle in a round (its fractions rounded to whole
 //    rounds) are backfilled: jobs left out, heaviest first by the policy's weight,
 //    then least attained service, take the type where they progress most this round.
-// Gangs are placed preferring one node (the fullest node that fits), then one rack,
-// then the nodes with the most free devices. A gang spread over nodes runs at its
-// spread rate when the job has one.
+// Gangs are placed by the rule the service shares (stream/gang_placement.hpp): one
+// node (the fullest that fits), then one rack, then the nodes with the most free
+// devices. A gang spread over nodes runs at its spread rate when the job has one.
 // Fractional GPUs (milli-GPU requests as in the Alibaba trace, or whole MIG-like
 // slices on a type split into S slices) go to an already opened device with room
 // for their units and memory (best fit: fewest units left), else open a free device
@@ -43,6 +43,7 @@
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/quantile.hpp"
 #include "hetsched/sim/event_queue.hpp"
+#include "hetsched/stream/gang_placement.hpp"
 
 namespace hetsched {
 namespace {
@@ -69,7 +70,7 @@ struct PlacementExtras {
   std::vector<int> cores;
 };
 
-using Placement = std::vector<std::pair<int, int>>;  // (node, devices taken)
+using Placement = GangPlacement;  // (node, devices taken)
 
 enum class JobState { future, rejected, waiting, running, finished };
 
@@ -159,6 +160,7 @@ class StreamRun {
   std::vector<std::string> type_names_;
   std::vector<NodeSlots> nodes_;
   std::vector<std::vector<int>> nodes_of_type_;
+  mutable std::vector<GangNodeRoom> rooms_;  // scratch of place()
   std::vector<int> free_by_type_;
   std::vector<JobRuntime> jobs_;
   std::vector<StreamJobOutcome> outcomes_;
@@ -384,34 +386,10 @@ void StreamRun::submit(std::size_t j) {
 
 std::optional<Placement> StreamRun::place(std::size_t type, int gang) const {
   if (free_by_type_[type] < gang) return std::nullopt;
-  const auto& candidates = nodes_of_type_[type];
-  // One node: the fullest that fits (best fit).
-  int best = -1;
-  for (int node : candidates)
-    if (nodes_[node].free >= gang && (best < 0 || nodes_[node].free < nodes_[best].free))
-      best = node;
-  if (best >= 0) return Placement{{best, gang}};
-  // One rack: the rack with the least free room that still fits.
-  std::map<int, int> rack_free;
-  for (int node : candidates) rack_free[nodes_[node].rack] += nodes_[node].free;
-  int best_rack = -1;
-  for (const auto& [rack, free] : rack_free)
-    if (free >= gang && (best_rack < 0 || free < rack_free[best_rack])) best_rack = rack;
-  std::vector<int> order;
-  for (int node : candidates)
-    if (nodes_[node].free > 0 && (best_rack < 0 || nodes_[node].rack == best_rack))
-      order.push_back(node);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return nodes_[a].free > nodes_[b].free; });
-  Placement placement;
-  int left = gang;
-  for (int node : order) {
-    const int taken = std::min(left, nodes_[node].free);
-    placement.push_back({node, taken});
-    left -= taken;
-    if (left == 0) break;
-  }
-  return placement;
+  rooms_.clear();
+  for (int node : nodes_of_type_[type])
+    rooms_.push_back(GangNodeRoom{node, nodes_[node].rack, nodes_[node].free});
+  return place_gang(rooms_, gang, GangSpread::racks_then_anywhere);
 }
 
 void StreamRun::take(const Placement& placement, int sign) {

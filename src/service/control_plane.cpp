@@ -931,6 +931,13 @@ bool ControlPlane::plan_stream_jobs() {
         user_devices[u] += live->record.stream->gang_size;
     }
 
+  // Stream policies read the model's clock, as in the simulator: a job arrived when it
+  // was submitted, on that clock, and its deadline counts model seconds from then.
+  const double model_time = model_now();
+  const double unix_time = unix_now();
+  const auto arrival_on_model_clock = [&](const ServiceJob& record) {
+    return model_time - (unix_time - record.submitted_at_unix_seconds) * options_.time_scale;
+  };
   bool placed_any = false;
   std::set<DeviceId> taken;
   for (const auto& [first, policy_name] : order) {
@@ -948,16 +955,15 @@ bool ControlPlane::plan_stream_jobs() {
       view.rate = &rates[i];
       view.gang_size = stream.gang_size;
       view.priority_weight = stream.priority_weight;
-      view.arrival_seconds = record.submitted_at_unix_seconds;
+      view.arrival_seconds = arrival_on_model_clock(record);
       view.total_steps = view.remaining_steps = stream.total_steps;
-      view.deadline_seconds = stream.deadline_seconds
-                                  ? record.submitted_at_unix_seconds + *stream.deadline_seconds
-                                  : -1;
+      view.deadline_seconds =
+          stream.deadline_seconds ? view.arrival_seconds + *stream.deadline_seconds : -1;
       view.user = user_of(stream.user);
       views.push_back(view);
     }
     StreamPolicyContext context;
-    context.now = unix_now();
+    context.now = model_time;
     context.capacity = capacity;
     context.price_per_hour = price;
     context.user_running_devices = user_devices;

@@ -141,7 +141,11 @@ bool SimulatedEngine::try_start(SimTask& task, Clock::time_point now) {
   busy += task.launch.device_count;
   task.state = EngineTaskState::running;
   const auto real = std::chrono::duration<double>(task.launch.expected_seconds / time_scale_);
-  task.ends_at = now + std::chrono::duration_cast<Clock::duration>(real);
+  // A task longer than the clock can count to (centuries) never ends by itself; converting
+  // it would overflow and end it at once.
+  const auto left = std::chrono::duration<double>(Clock::time_point::max() - now);
+  task.ends_at = real < left / 2 ? now + std::chrono::duration_cast<Clock::duration>(real)
+                                 : Clock::time_point::max();
   return true;
 }
 

@@ -79,6 +79,25 @@ class RecordingSink final : public AssignmentSink {
   std::vector<Assignment> assignments;
 };
 
+TEST(SimulatedEngine, ATaskLongerThanTheClockCanCountRunsUntilCancelled) {
+  const Cluster cluster = default_cluster();
+  SimulatedEngine engine(cluster, 1.0);
+  const Device& device = cluster.devices().front();
+  EngineLaunch launch;
+  launch.task_key = "job-1/task-0/attempt-0";
+  launch.node = cluster.node(device.node).name;
+  launch.kind = device.spec.kind;
+  launch.device_model = device.spec.model;
+  launch.expected_seconds = 1e300;  // ns since the epoch would overflow: it must not end now
+  engine.launch(launch);
+  for (const EngineTaskStatus& status : engine.poll())
+    EXPECT_EQ(status.state, EngineTaskState::running) << status.reason;
+  engine.cancel(launch.task_key);
+  const std::vector<EngineTaskStatus> ended = engine.poll();
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0].state, EngineTaskState::cancelled);
+}
+
 TEST(ControlPlane, DagJobRunsToCompletionWithThePolicysPlacementInDependencyOrder) {
   TempDir dir;
   Service service(dir.file("state.db"), default_cluster(), 100);

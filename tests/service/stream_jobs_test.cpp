@@ -140,6 +140,27 @@ TEST(StreamJobs, QueuePolicyKeepsItsOrderAndTheHeadWaitsForItsGang) {
         << device << " given to two gangs";
 }
 
+TEST(StreamJobs, StreamPoliciesSeeTheModelsClockAsInTheSimulator) {
+  TempDir dir;
+  // A million model seconds per real second: the fsync between two submissions alone
+  // puts hundreds of model seconds between their arrivals.
+  StreamService service(dir.file("state.db"), 1e6, "edf");
+  const std::string h100 = "{H100-SXM: 1}";
+  const auto blocker = service.plane->submit(stream_job("blocker", 4, 1e9, h100));
+  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(blocker[0])); }));
+  // Deadlines are model seconds after arrival: `early` (arrived first, 1000 s) is due
+  // before `late` (arrived later, 999 s after that). Read on the wall clock plus model
+  // seconds, late would look due first.
+  const auto early = service.plane->submit(stream_job("early", 4, 1, h100, ", deadline: 1000"));
+  const auto late = service.plane->submit(stream_job("late", 4, 1, h100, ", deadline: 999"));
+  EXPECT_EQ(service.plane->cancel(blocker[0]), CancelOutcome::cancelling);
+  ASSERT_TRUE(eventually([&] { return service.in_state(early[0], ServiceJobState::completed); }));
+  ASSERT_TRUE(eventually([&] { return service.in_state(late[0], ServiceJobState::completed); }));
+  EXPECT_LE(*service.job(early[0]).tasks[0].finished_at_unix_seconds,
+            *service.job(late[0]).tasks[0].started_at_unix_seconds)
+      << "the job due first on the model's clock must run first";
+}
+
 TEST(StreamJobs, RoundPolicyPlacesByItsAllocation) {
   TempDir dir;
   StreamService service(dir.file("state.db"), 100, "aware-max-throughput");

@@ -82,7 +82,7 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
 
 void Simulator::launch(const Assignment& a) {
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
-  devices_[a.device].queue.push(key, launch_sequence_++, a.task);
+  devices_[a.device].queue.push(QueuedTask{key, launch_sequence_++, a.task});
   const Task& task = graph_.task(a.task);
   if (task.input_bytes > 0)
     send_input(a.task, graph_.job(graph_.job_of(a.task)).data_node, kUnplaced, task.input_bytes);
@@ -126,7 +126,7 @@ void Simulator::try_start(DeviceId d) {
   // With faults, a busy device may hold a replica that gives way to queued work.
   if (fault_ && cannot_start(d)) return;
   if (device.busy) return;
-  const TaskIndex t = device.queue.top();
+  const TaskIndex t = device.queue.front().task;
   TaskRun& run = runs_[t];
   if (run.unfinished_predecessors != 0) return;  // the head waits for its inputs; order is kept
   if (run.inputs_ready_at > now_) {
@@ -169,7 +169,7 @@ void Simulator::try_start(DeviceId d) {
             "power cap leaves {:.6g} W",
             graph_.job(graph_.job_of(t)).name, task.name,
             perf_.task_watts(task, dev, slowest) - dev.spec.idle_watts, dev.name, headroom));
-        device.queue.pop();
+        device.queue.pop_front();
         try_start(d);
         return;
       }
@@ -181,7 +181,7 @@ void Simulator::try_start(DeviceId d) {
     pstate = static_cast<std::uint8_t>(fits);
   }
   device.waiting_for_power = false;
-  device.queue.pop();
+  device.queue.pop_front();
   device.busy = true;
   double seconds = perf_.task_seconds(task, dev, pstate);
   if (fault_) seconds = begin_attempt(t, d, seconds);

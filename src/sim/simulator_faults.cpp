@@ -321,9 +321,9 @@ bool Simulator::cannot_start(DeviceId d) {
   DeviceState& device = devices_[d];
   // An entry is stale when its task was moved off this device (re-planned, retried
   // elsewhere, cancelled) or already started from another entry on it.
-  while (!device.queue.empty() && (loop_.placement(device.queue.top()) != d ||
-                                   loop_.state(device.queue.top()) != TaskState::placed))
-    device.queue.pop();
+  while (!device.queue.empty() && (loop_.placement(device.queue.front().task) != d ||
+                                   loop_.state(device.queue.front().task) != TaskState::placed))
+    device.queue.pop_front();
   if (device.queue.empty() || !f.alive[d] || loop_.device_is_down(d)) return true;
   // A replica here gives way to the work the policy queued, when another copy of
   // its task lives (replicas only use idle capacity). Its checkpoints stay on

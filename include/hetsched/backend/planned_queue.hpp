@@ -8,13 +8,16 @@
 // front is the smaller of the two fronts, so the order is exactly that of one heap,
 // at a fraction of the cost per task (a heap of 100,000 tasks pays ~17 levels of
 // sifting per pop). The latest-planned tasks (candidates for stealing) are the back
-// of the run and the heap's leaves.
+// of the run and the heap's leaves. Every body keeps its devices' queues in it: the
+// simulator (its entries in one arena for all devices), the local runtime and the
+// service.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory_resource>
 #include <vector>
 
 #include "hetsched/core/reserve_touched.hpp"
@@ -33,6 +36,11 @@ struct QueuedTask {
 
 class PlannedQueue {
  public:
+  // `memory`: where the entries live (the simulator gives every device's queue one
+  // arena, so a million placements do not fault in pages vector by vector).
+  explicit PlannedQueue(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
+      : run_(memory), heap_(memory) {}
+
   bool empty() const { return head_ == run_.size() && heap_.empty(); }
 
   // Room for `count` in-order tasks, written now (see core/reserve_touched.hpp); a
@@ -115,9 +123,9 @@ class PlannedQueue {
     return head_ == run_.size() || run_[head_] > heap_.front();
   }
 
-  std::vector<QueuedTask> run_;  // non-decreasing from head_
+  std::pmr::vector<QueuedTask> run_;  // non-decreasing from head_
   std::size_t head_ = 0;
-  std::vector<QueuedTask> heap_;  // min-heap of the out-of-order pushes
+  std::pmr::vector<QueuedTask> heap_;  // min-heap of the out-of-order pushes
 };
 
 }  // namespace hetsched

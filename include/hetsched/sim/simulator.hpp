@@ -13,11 +13,11 @@
 #include <memory_resource>
 #include <vector>
 
+#include "hetsched/backend/planned_queue.hpp"
 #include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/core/huge_page_allocator.hpp"
 #include "hetsched/energy/thermal_model.hpp"
 #include "hetsched/fault/fault_options.hpp"
-#include "hetsched/sim/device_queue.hpp"
 #include "hetsched/sim/event_queue.hpp"
 #include "hetsched/sim/sim_report.hpp"
 
@@ -70,7 +70,7 @@ class Simulator final : public Backend {
   enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish, thermal_limit };
   struct DeviceState {
     explicit DeviceState(std::pmr::memory_resource* queue_memory) : queue(queue_memory) {}
-    DeviceQueue queue;
+    PlannedQueue queue;
     bool busy = false;
     double busy_seconds = 0;
     double busy_joules = 0;

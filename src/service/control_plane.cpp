@@ -974,12 +974,7 @@ bool ControlPlane::plan_stream_jobs() {
     std::vector<std::vector<double>> preference = rates;  // per job, per type
     const bool queue_mode = policy->mode() == StreamPolicyMode::queue;
     if (queue_mode) {
-      std::vector<double> key(jobs.size());
-      for (std::size_t i = 0; i < jobs.size(); ++i) key[i] = policy->queue_key(views[i], context);
-      std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) {
-        if (key[a] != key[b]) return key[a] < key[b];
-        return jobs[a]->record.id < jobs[b]->record.id;
-      });
+      ranked = policy->queue_order(views, context);  // the simulator's queue, on its clock
     } else {
       const AllocationResult allocation = policy->allocate(views, context);
       std::vector<double> share(jobs.size(), 0);

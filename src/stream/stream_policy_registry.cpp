@@ -19,6 +19,23 @@ double StreamPolicy::queue_key(const StreamJobView& job, const StreamPolicyConte
   return job.arrival_seconds;
 }
 
+std::vector<std::size_t> StreamPolicy::queue_order(std::span<const StreamJobView> jobs,
+                                                   const StreamPolicyContext& context) const {
+  std::vector<double> key(jobs.size());
+  std::vector<std::size_t> order(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    key[i] = queue_key(jobs[i], context);
+    order[i] = i;
+  }
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (key[a] != key[b]) return key[a] < key[b];
+    if (jobs[a].arrival_seconds != jobs[b].arrival_seconds)
+      return jobs[a].arrival_seconds < jobs[b].arrival_seconds;
+    return jobs[a].job < jobs[b].job;
+  });
+  return order;
+}
+
 AllocationResult StreamPolicy::allocate(const std::vector<StreamJobView>& jobs,
                                         const StreamPolicyContext& context) {
   AllocationProblem problem;

@@ -601,21 +601,18 @@ void StreamRun::start_now(std::size_t j, std::size_t type) {
 }
 
 void StreamRun::schedule_queue() {
-  const StreamPolicyContext ctx = context();
-  std::vector<std::pair<double, std::size_t>> order;
-  for (std::size_t j : waiting_) order.push_back({policy_.queue_key(view(j), ctx), j});
-  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first < b.first;
-    const double arrival_a = workload_.jobs[a.second].arrival_seconds;
-    const double arrival_b = workload_.jobs[b.second].arrival_seconds;
-    return arrival_a < arrival_b || (arrival_a == arrival_b && a.second < b.second);
-  });
+  std::vector<StreamJobView> views;
+  views.reserve(waiting_.size());
+  for (std::size_t j : waiting_) views.push_back(view(j));
+  std::vector<std::size_t> order;
+  for (std::size_t position : policy_.queue_order(views, context()))
+    order.push_back(waiting_[position]);
   std::vector<std::size_t> still_waiting;
   bool blocked = false;
   int reserved_type = -1;
   double shadow_time = 0;
   int extra_devices = 0;
-  for (const auto& [key, j] : order) {
+  for (const std::size_t j : order) {
     const int gang = workload_.jobs[j].gang_size;
     if (!blocked) {
       const int type = agnostic_type_with_room(j, free_by_type_);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,10 @@ class StreamPolicy {
   virtual StreamPolicyMode mode() const = 0;
   // queue mode: smaller keys are served first (ties by arrival, then index).
   virtual double queue_key(const StreamJobView& job, const StreamPolicyContext& context) const;
+  // queue mode: the positions in `jobs` in the order they are served — by queue_key,
+  // then arrival, then job index. The simulator and the service both queue by it.
+  std::vector<std::size_t> queue_order(std::span<const StreamJobView> jobs,
+                                       const StreamPolicyContext& context) const;
   // round mode: true when the allocation depends on progress and must be
   // recomputed every round, not only when jobs arrive or finish.
   virtual bool reallocate_every_round() const { return false; }

@@ -27,8 +27,10 @@
 
 namespace hetsched {
 
+// Sentinels of Assignment's two times (no real time is negative); distinct, so one is
+// never read as the other.
 inline constexpr double kAppend = -1.0;
-inline constexpr double kNotPredicted = -1.0;
+inline constexpr double kNotPredicted = -2.0;
 
 struct Assignment {
   TaskIndex task = 0;

@@ -6,8 +6,9 @@
 # name in its output, and ctest --output-on-failure shows it when the suite fails.
 #
 # hetsched_add_gtest_suites(<target> [TIMEOUT <s>] [ENVIRONMENT <VAR=value>]
+#                           [FIXTURES_REQUIRED <fixture>]
 #                           [ISOLATE <Suite.Case> [ISOLATE_ENVIRONMENT <VAR=value>]])
-#   ENVIRONMENT is set for every suite's process. ISOLATE runs one case in a process of its
+#   ENVIRONMENT is set for every suite's process; every suite requires FIXTURES_REQUIRED. ISOLATE runs one case in a process of its
 #   own with ENVIRONMENT and ISOLATE_ENVIRONMENT, and leaves it out of its suite's process.
 #
 # The cases are listed after each build (POST_BUILD runs the binary's --gtest_list_tests),
@@ -16,7 +17,8 @@
 set(_HETSCHED_GTEST_SUITES_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/hetsched_gtest_suites_write.cmake")
 
 function(hetsched_add_gtest_suites target)
-  cmake_parse_arguments(arg "" "TIMEOUT;ENVIRONMENT;ISOLATE;ISOLATE_ENVIRONMENT" "" ${ARGN})
+  cmake_parse_arguments(arg "" "TIMEOUT;ENVIRONMENT;FIXTURES_REQUIRED;ISOLATE;ISOLATE_ENVIRONMENT"
+                        "" ${ARGN})
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT 600)
   endif()
@@ -28,6 +30,7 @@ function(hetsched_add_gtest_suites target)
       -D "WORKING_DIRECTORY=${CMAKE_CURRENT_BINARY_DIR}"
       -D "TIMEOUT=${arg_TIMEOUT}"
       -D "ENVIRONMENT=${arg_ENVIRONMENT}"
+      -D "FIXTURES_REQUIRED=${arg_FIXTURES_REQUIRED}"
       -D "ISOLATE=${arg_ISOLATE}"
       -D "ISOLATE_ENVIRONMENT=${arg_ISOLATE_ENVIRONMENT}"
       -P "${_HETSCHED_GTEST_SUITES_SCRIPT}"

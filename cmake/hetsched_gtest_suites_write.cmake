@@ -42,7 +42,7 @@ foreach(line IN LISTS lines)
   string(APPEND script
     "add_test([=[${suite}]=] \"${EXECUTABLE}\" [=[--gtest_filter=${filter}]=])\n"
     "set_tests_properties([=[${suite}]=] PROPERTIES WORKING_DIRECTORY \"${WORKING_DIRECTORY}\" TIMEOUT ${TIMEOUT}"
-    " ENVIRONMENT [=[${ENVIRONMENT}]=])\n")
+    " ENVIRONMENT [=[${ENVIRONMENT}]=] FIXTURES_REQUIRED [=[${FIXTURES_REQUIRED}]=])\n")
 endforeach()
 
 # A build without the isolated case (its device absent) simply has no such test.
@@ -50,6 +50,7 @@ if(found_isolated)
   string(APPEND script
     "add_test([=[${ISOLATE}]=] \"${EXECUTABLE}\" [=[--gtest_filter=${ISOLATE}]=])\n"
     "set_tests_properties([=[${ISOLATE}]=] PROPERTIES WORKING_DIRECTORY \"${WORKING_DIRECTORY}\" TIMEOUT ${TIMEOUT}"
-    " ENVIRONMENT [=[${ENVIRONMENT};${ISOLATE_ENVIRONMENT}]=])\n")
+    " ENVIRONMENT [=[${ENVIRONMENT};${ISOLATE_ENVIRONMENT}]=]"
+    " FIXTURES_REQUIRED [=[${FIXTURES_REQUIRED}]=])\n")
 endif()
 file(WRITE "${OUTPUT}" "${script}")

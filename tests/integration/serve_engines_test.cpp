@@ -56,8 +56,11 @@ std::vector<std::string> slurm_serve_arguments(const ServeDir& dir, const std::s
           "--policy",        "heft"};
 }
 
-std::uint64_t submit(const std::string& address, const std::string& yaml) {
-  const HttpAnswer answer = http_call(address, "POST", "/v1/jobs", kToken, yaml);
+// Submits over REST (with ?policy=NAME when one is given); the job's id.
+std::uint64_t submit(const std::string& address, const std::string& yaml,
+                     const std::string& policy = "") {
+  const std::string path = policy.empty() ? "/v1/jobs" : "/v1/jobs?policy=" + policy;
+  const HttpAnswer answer = http_call(address, "POST", path, kToken, yaml);
   EXPECT_EQ(answer.status, 201) << answer.body;
   return json::parse(answer.body).at("ids").at(0).get<std::uint64_t>();
 }
@@ -71,6 +74,17 @@ json job_view(const std::string& address, std::uint64_t id) {
 bool job_ended(const json& job) {
   const std::string state = job.value("state", "");
   return state == "completed" || state == "failed" || state == "cancelled";
+}
+
+// Whether the job ended within `limit`; `job` holds its last view either way.
+bool ended_within(const std::string& address, std::uint64_t id, std::chrono::seconds limit,
+                  json& job) {
+  return eventually(
+      [&] {
+        job = job_view(address, id);
+        return job_ended(job);
+      },
+      limit);
 }
 
 std::map<std::string, std::string> scontrol_show_job(const std::string& job_id) {
@@ -112,13 +126,7 @@ TEST(ServeOnSlurm, DagJobRunsToCompletionWhereThePolicyPlacedIt) {
       "[gpu, tpu]}\n";
   const std::uint64_t id = submit(server.address(), yaml);
   json job;
-  ASSERT_TRUE(eventually(
-      [&] {
-        job = job_view(server.address(), id);
-        return job_ended(job);
-      },
-      std::chrono::seconds(90)))
-      << job.dump(2);
+  ASSERT_TRUE(ended_within(server.address(), id, std::chrono::seconds(90), job)) << job.dump(2);
   ASSERT_EQ(job.at("state"), "completed") << job.dump(2);
   std::map<std::string, double> started, finished;
   for (const json& task : job.at("tasks")) {
@@ -275,18 +283,9 @@ TEST_P(SlurmBody, EveryRegisteredPolicyKeepsTheInvariantsOnTheRealCluster) {
       "[gpu, tpu]}\n"
       "      - {name: d, kernel: elementwise, flops: 1.0e11, bytes: 1.0e9, after: [b, c], kinds: "
       "[gpu, tpu]}\n";
-  const HttpAnswer answer =
-      http_call(server.address(), "POST", "/v1/jobs?policy=" + GetParam(), kToken, yaml);
-  ASSERT_EQ(answer.status, 201) << answer.body;
-  const std::uint64_t id = json::parse(answer.body).at("ids").at(0).get<std::uint64_t>();
+  const std::uint64_t id = submit(server.address(), yaml, GetParam());
   json job;
-  ASSERT_TRUE(eventually(
-      [&] {
-        job = job_view(server.address(), id);
-        return job_ended(job);
-      },
-      std::chrono::seconds(90)))
-      << job.dump(2);
+  ASSERT_TRUE(ended_within(server.address(), id, std::chrono::seconds(90), job)) << job.dump(2);
   ASSERT_EQ(job.at("state"), "completed") << job.dump(2);
   std::map<std::string, double> started, finished;
   std::map<std::string, std::vector<std::pair<double, double>>> held;  // by device

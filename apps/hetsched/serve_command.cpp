@@ -74,7 +74,6 @@ void run_serve(const ServeOptions& options) {
   plane_options.default_policy = options.policy;
   plane_options.default_stream_policy = options.stream_policy;
   plane_options.time_scale = options.time_scale;
-  plane_options.node_registry = dynamic_cast<SimulatedEngine*>(engine.get());
   ControlPlane control_plane(*store, *engine, leadership, plane_options);
 
   // SIGINT and SIGTERM end the server; they are taken by sigtimedwait below, never by

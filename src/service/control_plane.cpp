@@ -73,6 +73,7 @@ struct ControlPlane::LiveJob {
   std::vector<std::int64_t> graph_task;    // per task of the record: its graph task, or -1
   std::vector<std::uint32_t> record_task;  // per task of its graph job: its task in the record
   std::vector<double> joules;              // predicted, on the planned device
+  double arrived_seconds = 0;              // submitted at, on the model clock
 
   TaskIndex global(std::uint32_t t) const { return static_cast<TaskIndex>(graph_task[t]); }
   bool in_loop(std::uint32_t t) const { return admitted && graph_task[t] >= 0; }
@@ -80,12 +81,20 @@ struct ControlPlane::LiveJob {
 
 ControlPlane::ControlPlane(StateStore& store, ClusterEngine& engine, Leadership& leadership,
                            ControlPlaneOptions options)
-    : store_(store), engine_(engine), leadership_(leadership), options_(std::move(options)) {
+    : store_(store),
+      engine_(engine),
+      twin_(dynamic_cast<SimulatedEngine*>(&engine)),
+      leadership_(leadership),
+      options_(std::move(options)) {
   started_ = std::chrono::steady_clock::now();
   perf_ = std::make_unique<RooflineModel>(cluster_);
   loop_ = std::make_unique<SchedulingLoop>(cluster_, graph_, *perf_,
                                            policy_named(options_.default_policy),
                                            static_cast<Backend&>(*this));
+  if (twin_ != nullptr) {
+    cluster_.network() = twin_->cluster().network();
+    twin_->attach(graph_, *perf_, *loop_, static_cast<SimulationObserver&>(*this));
+  }
   stream_policies_.emplace(options_.default_stream_policy,
                            make_stream_policy(options_.default_stream_policy));
   if (!options_.device_spec_of) {
@@ -102,7 +111,12 @@ ControlPlane::ControlPlane(StateStore& store, ClusterEngine& engine, Leadership&
 
 ControlPlane::~ControlPlane() { stop(); }
 
+double ControlPlane::submission_now() const {
+  return twin_ != nullptr ? twin_->observed_now() : model_now();
+}
+
 double ControlPlane::model_now() const {
+  if (twin_ != nullptr) return twin_->now();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() *
          options_.time_scale;
 }
@@ -145,6 +159,7 @@ std::vector<std::uint64_t> ControlPlane::submit(std::string_view workload_text,
     live->record = std::move(record);
     live->job = workload.jobs[j];
     live->joules.assign(live->job.tasks.size(), 0);
+    live->arrived_seconds = submission_now();
     jobs.push_back(std::move(live));
   }
   acknowledge(records, std::move(jobs));
@@ -194,7 +209,7 @@ std::vector<EngineNode> ControlPlane::nodes() const {
 }
 
 std::vector<std::string> ControlPlane::register_nodes(std::string_view cluster_text) {
-  if (options_.node_registry == nullptr)
+  if (twin_ == nullptr)
     throw InputError(SourcePosition{"engine"},
                      fmt::format("engine '{}' reads its nodes from the cluster manager; nodes "
                                  "cannot be registered through the API",
@@ -203,7 +218,7 @@ std::vector<std::string> ControlPlane::register_nodes(std::string_view cluster_t
       cluster_text, "body",
       ClusterFileLimits{.max_nodes = 1000, .max_devices_per_node = 1024, .max_devices = 100'000});
   if (added.node_count() == 0) throw InputError(SourcePosition{"body"}, "no nodes given");
-  options_.node_registry->add_nodes(added);  // throws on a taken name
+  twin_->add_nodes(added);  // throws on a taken name
   std::vector<StoredRecord> records;
   std::vector<std::string> names;
   for (const Node& node : added.nodes()) {
@@ -278,12 +293,12 @@ void ControlPlane::scheduling_loop() {
 
 void ControlPlane::recover() {
   // Nodes registered through the API before the restart.
-  if (options_.node_registry != nullptr) {
+  if (twin_ != nullptr) {
     std::set<std::string> texts;
     for (const StoredRecord& r : store_.list(kNodePrefix)) texts.insert(r.value);
     for (const std::string& text : texts) {
       try {
-        options_.node_registry->add_nodes(parse_cluster(text, "stored nodes"));
+        twin_->add_nodes(parse_cluster(text, "stored nodes"));
       } catch (const InputError& e) {
         std::fprintf(stderr, "hetsched serve: stored nodes not re-registered: %s\n", e.what());
       }
@@ -314,6 +329,12 @@ void ControlPlane::recover() {
     if (!live) continue;
     LiveJob& job = *live;
     const std::uint64_t id = job.record.id;
+    // Submitted before the restart: as long ago on the model clock (a fresh twin's clock
+    // starts at 0, so there it arrives now).
+    job.arrived_seconds =
+        twin_ != nullptr
+            ? model_now()
+            : model_now() - (unix_now() - job.record.submitted_at_unix_seconds) * options_.time_scale;
     live_.emplace(id, std::move(live));
     for (std::uint32_t t = 0; t < job.record.tasks.size(); ++t) {
       ServiceTask& task = job.record.tasks[t];
@@ -388,7 +409,21 @@ void ControlPlane::step() {
   if (plan_stream_jobs()) flush();
   launch_planned_gangs();
   dispatch();
+  if (twin_ != nullptr) run_twin();
   flush();
+}
+
+// Each instant of the twin, then the loop's decision over what it changed: the order
+// `hetsched simulate` keeps, so the twin's schedule is the simulator's.
+void ControlPlane::run_twin() {
+  for (;;) {
+    refresh_cluster(false);  // a node that went down stops its work before the next instant
+    if (!twin_->run_due_instant()) return;
+    handle_engine_reports(engine_.poll(), false);
+    decide();
+    if (plan_stream_jobs()) flush();
+    launch_planned_gangs();
+  }
 }
 
 // The loop's cluster only grows: a node the engine names for the first time is added,
@@ -402,7 +437,14 @@ void ControlPlane::refresh_cluster(bool force) {
     force = force || nodes_changed_;
     nodes_changed_ = false;
   }
-  if (!force && now - last_node_refresh_ < options_.node_refresh) return;
+  if (twin_ != nullptr) {  // the twin says when its nodes change
+    const std::uint64_t generation = twin_->node_generation();
+    force = force || generation != twin_node_generation_;
+    twin_node_generation_ = generation;
+    if (!force) return;
+  } else if (!force && now - last_node_refresh_ < options_.node_refresh) {
+    return;
+  }
   last_node_refresh_ = now;
   std::vector<EngineNode> nodes = engine_.nodes();
   const auto same = [](const std::vector<EngineNode>& a, const std::vector<EngineNode>& b) {
@@ -425,14 +467,23 @@ void ControlPlane::refresh_cluster(bool force) {
   const double model_time = model_now();
   bool grew = false;
   std::vector<bool> up(node_up_.size(), false);
-  for (const EngineNode& engine_node : nodes) {
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const EngineNode& engine_node = nodes[i];
     auto known = node_ids_.find(engine_node.name);
     if (known == node_ids_.end()) {
-      Node node;
-      node.name = engine_node.name;
-      node.host_memory_bytes = engine_node.memory_bytes;
-      const NodeId id =
-          cluster_.add_node(std::move(node), devices_of_node(engine_node, options_.device_spec_of));
+      NodeId id = 0;
+      if (twin_ != nullptr) {  // the twin's own model: links, racks, datasheets, order
+        const Node& node = twin_->cluster().node(static_cast<NodeId>(i));
+        std::vector<DeviceSpec> devices;
+        for (DeviceId d : node.devices) devices.push_back(twin_->cluster().device(d).spec);
+        id = cluster_.add_node(node, devices);
+      } else {
+        Node node;
+        node.name = engine_node.name;
+        node.host_memory_bytes = engine_node.memory_bytes;
+        id = cluster_.add_node(std::move(node),
+                               devices_of_node(engine_node, options_.device_spec_of));
+      }
       for (DeviceId d : cluster_.node(id).devices) device_ids_.emplace(cluster_.device(d).name, d);
       known = node_ids_.emplace(engine_node.name, id).first;
       node_up_.push_back(true);  // as the loop sees a new device; a node not up goes below
@@ -467,6 +518,18 @@ void ControlPlane::refresh_cluster(bool force) {
       }
     }
   }
+  // On the twin a node that is down takes its running tasks with it (after the tasks
+  // queued there left, so that none of them starts in their place).
+  if (twin_ != nullptr)
+    for (const EngineNode& engine_node : nodes) {
+      if (engine_node.state != EngineNodeState::down) continue;
+      for (DeviceId d : cluster_.node(node_ids_.at(engine_node.name)).devices)
+        if (const std::optional<TaskIndex> stopped = twin_->simulator().stop(d)) {
+          holder_[d].reset();
+          if (const auto [job, t] = task_of(*stopped); job != nullptr)
+            task_failed(*job, t, fmt::format("node {} went down", engine_node.name));
+        }
+    }
   auto all = std::make_shared<const Cluster>(cluster_);
   std::lock_guard lock(mutex_);
   parse_cluster_ = std::move(all);
@@ -521,6 +584,7 @@ void ControlPlane::admit(LiveJob& job) {
       residual.edges.push_back({static_cast<std::uint32_t>(job.graph_task[e.from]),
                                 static_cast<std::uint32_t>(job.graph_task[e.to]), e.bytes});
   job.index = graph_.append_job(std::move(residual));
+  if (twin_ != nullptr) twin_->simulator().graph_grew();
   job_ids_.push_back(job.record.id);
   job.admitted = true;
   const TaskIndex first = graph_.first_task(job.index);
@@ -609,8 +673,45 @@ void ControlPlane::launch(const Assignment& a) {
   record(*job, t, moved ? "replanned" : "planned",
          fmt::format("by {}, start {:.3f} s", job->record.policy, start));
   if (moved) ++replans_;
+  if (twin_ != nullptr) {  // the simulator queues it and reports its start and end
+    twin_->simulator().launch(a);
+    return;
+  }
   device_queues_[a.device].push({start, placements_++, a.task});
   queued_devices_.insert(a.device);
+}
+
+void ControlPlane::task_started(TaskIndex g, DeviceId d, double now) {
+  const auto [job, t] = task_of(g);
+  if (job == nullptr) return;
+  ServiceTask& task = job->record.tasks[t];
+  ++task.attempts;
+  task.launch_key = launch_key(job->record.id, t, task.attempts);
+  task.engine_id = fmt::format("sim/{}", g);
+  task.state = ServiceTaskState::running;
+  task.started_at_unix_seconds = unix_now();
+  task.started_seconds = now;
+  task.finished_seconds.reset();
+  record(*job, t, "launched", "on the twin");
+  record(*job, t, "started");
+  holder_[d] = TaskRef{job->record.id, t};
+  if (job->record.state == ServiceJobState::queued) job->record.state = ServiceJobState::running;
+}
+
+void ControlPlane::task_finished(TaskIndex g, DeviceId d, double now, double joules) {
+  holder_[d].reset();
+  ++stream_epoch_;
+  const auto [job, t] = task_of(g);
+  if (job == nullptr) return;
+  ServiceTask& task = job->record.tasks[t];
+  task.state = ServiceTaskState::completed;
+  task.finished_at_unix_seconds = unix_now();
+  task.finished_seconds = now;
+  record(*job, t, "finished");
+  energy_joules_ += joules;
+  if (std::all_of(job->record.tasks.begin(), job->record.tasks.end(),
+                  [](const auto& x) { return x.state == ServiceTaskState::completed; }))
+    finish_job(*job, ServiceJobState::completed, {});
 }
 
 void ControlPlane::handle_cancels() {
@@ -677,6 +778,7 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
         if (task.state == ServiceTaskState::launched) {
           task.state = ServiceTaskState::running;
           task.started_at_unix_seconds = unix_now();
+          task.started_seconds = model_now();
           record(job, t, "started");
           if (job.record.state == ServiceJobState::queued)
             job.record.state = ServiceJobState::running;
@@ -685,10 +787,12 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
       case EngineTaskState::completed: {
         if (task.state == ServiceTaskState::launched) {
           task.started_at_unix_seconds = unix_now();
+          task.started_seconds = model_now();
           record(job, t, "started");
         }
         task.state = ServiceTaskState::completed;
         task.finished_at_unix_seconds = unix_now();
+        task.finished_seconds = model_now();
         record(job, t, "finished");
         if (t < job.joules.size()) energy_joules_ += job.joules[t];
         launched_.erase(it);
@@ -834,6 +938,7 @@ std::vector<std::uint64_t> ControlPlane::submit_stream(const std::string& text,
     auto live = std::make_unique<LiveJob>();
     live->record = std::move(record);
     live->joules.assign(1, 0);
+    live->arrived_seconds = submission_now();
     live_jobs.push_back(std::move(live));
   }
   acknowledge(records, std::move(live_jobs));
@@ -934,10 +1039,6 @@ bool ControlPlane::plan_stream_jobs() {
   // Stream policies read the model's clock, as in the simulator: a job arrived when it
   // was submitted, on that clock, and its deadline counts model seconds from then.
   const double model_time = model_now();
-  const double unix_time = unix_now();
-  const auto arrival_on_model_clock = [&](const ServiceJob& record) {
-    return model_time - (unix_time - record.submitted_at_unix_seconds) * options_.time_scale;
-  };
   bool placed_any = false;
   std::set<DeviceId> taken;
   for (const auto& [first, policy_name] : order) {
@@ -955,7 +1056,7 @@ bool ControlPlane::plan_stream_jobs() {
       view.rate = &rates[i];
       view.gang_size = stream.gang_size;
       view.priority_weight = stream.priority_weight;
-      view.arrival_seconds = arrival_on_model_clock(record);
+      view.arrival_seconds = jobs[i]->arrived_seconds;
       view.total_steps = view.remaining_steps = stream.total_steps;
       view.deadline_seconds =
           stream.deadline_seconds ? view.arrival_seconds + *stream.deadline_seconds : -1;
@@ -1163,11 +1264,18 @@ void ControlPlane::dispatch() {
 
 void ControlPlane::finish_job(LiveJob& job, ServiceJobState state, std::string reason) {
   ++stream_epoch_;
+  std::vector<DeviceId> stop_on_twin;  // once no task of the job can start in its place
   for (std::uint32_t t = 0; t < job.record.tasks.size(); ++t) {
     ServiceTask& task = job.record.tasks[t];
     if (task.state == ServiceTaskState::completed) continue;
     if (task.state == ServiceTaskState::planned && job.record.stream) release(job.record.id, t);
-    if (task.state == ServiceTaskState::launched || task.state == ServiceTaskState::running) {
+    if (twin_ != nullptr && !job.record.stream && task.state == ServiceTaskState::running &&
+        job.in_loop(t)) {
+      const DeviceId d = loop_->placement(job.global(t));
+      if (d != kUnplaced && twin_->simulator().running_on(d) == job.global(t))
+        stop_on_twin.push_back(d);
+    } else if (task.state == ServiceTaskState::launched ||
+               task.state == ServiceTaskState::running) {
       try {
         engine_.cancel(task.launch_key);
       } catch (const EngineError& e) {
@@ -1181,6 +1289,10 @@ void ControlPlane::finish_job(LiveJob& job, ServiceJobState state, std::string r
     task.state =
         state == ServiceJobState::failed ? ServiceTaskState::failed : ServiceTaskState::cancelled;
     record(job, t, "cancelled", reason);
+  }
+  for (DeviceId d : stop_on_twin) {
+    twin_->simulator().stop(d);
+    holder_[d].reset();
   }
   job.record.state = state;
   job.record.reason = std::move(reason);

@@ -92,6 +92,8 @@ nlohmann::ordered_json to_json(const ServiceJob& job, bool with_source) {
                      {"expected_seconds", task.expected_seconds},
                      {"started_at", optional_json(task.started_at_unix_seconds)},
                      {"finished_at", optional_json(task.finished_at_unix_seconds)},
+                     {"started_seconds", optional_json(task.started_seconds)},
+                     {"finished_seconds", optional_json(task.finished_seconds)},
                      {"attempts", task.attempts},
                      {"retries", task.retries},
                      {"launch_key", task.launch_key},
@@ -137,6 +139,8 @@ ServiceJob service_job_from_json(const nlohmann::json& json) {
     task.expected_seconds = t.at("expected_seconds").get<double>();
     task.started_at_unix_seconds = optional_from(t, "started_at");
     task.finished_at_unix_seconds = optional_from(t, "finished_at");
+    task.started_seconds = optional_from(t, "started_seconds");
+    task.finished_seconds = optional_from(t, "finished_seconds");
     task.attempts = t.at("attempts").get<std::uint32_t>();
     task.retries = t.at("retries").get<std::uint32_t>();
     task.launch_key = t.at("launch_key").get<std::string>();

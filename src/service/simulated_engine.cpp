@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
 
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
@@ -31,10 +34,13 @@ std::vector<EngineNode> engine_nodes_of(const Cluster& cluster) {
   return nodes;
 }
 
-SimulatedEngine::SimulatedEngine(const Cluster& cluster, double time_scale)
-    : time_scale_(time_scale) {
+SimulatedEngine::SimulatedEngine(const Cluster& cluster, double time_scale,
+                                 SimulationOptions simulation)
+    : time_scale_(time_scale), simulation_(std::move(simulation)) {
   if (!(time_scale > 0)) throw InputError("time scale must be > 0");
+  cluster_.network() = cluster.network();
   add_nodes(cluster);
+  apply_added_nodes();
 }
 
 void SimulatedEngine::add_nodes(const Cluster& cluster) {
@@ -51,6 +57,24 @@ void SimulatedEngine::add_nodes(const Cluster& cluster) {
     });
     if (!known) specs_.push_back(device.spec);
   }
+  added_.push_back(cluster);
+  ++node_generation_;
+}
+
+void SimulatedEngine::apply_added_nodes() {
+  std::vector<Cluster> added;
+  {
+    std::lock_guard lock(mutex_);
+    added.swap(added_);
+  }
+  if (added.empty()) return;
+  for (const Cluster& cluster : added)
+    for (const Node& node : cluster.nodes()) {
+      std::vector<DeviceSpec> devices;
+      for (DeviceId d : node.devices) devices.push_back(cluster.device(d).spec);
+      cluster_.add_node(node, devices);
+    }
+  if (simulator_) simulator_->cluster_grew();
 }
 
 SimulatedEngine::SimNode* SimulatedEngine::find_node(std::string_view name) {
@@ -60,11 +84,17 @@ SimulatedEngine::SimNode* SimulatedEngine::find_node(std::string_view name) {
 }
 
 std::vector<EngineNode> SimulatedEngine::nodes() {
+  apply_added_nodes();
   std::lock_guard lock(mutex_);
   std::vector<EngineNode> out;
   out.reserve(nodes_.size());
   for (const SimNode& node : nodes_) out.push_back(node.info);
   return out;
+}
+
+std::uint64_t SimulatedEngine::node_generation() const {
+  std::lock_guard lock(mutex_);
+  return node_generation_;
 }
 
 std::optional<DeviceSpec> SimulatedEngine::device_spec(DeviceKind kind,
@@ -83,10 +113,12 @@ void SimulatedEngine::set_node_state(std::string_view name, EngineNodeState stat
     for (const SimNode& n : nodes_) names.push_back(n.info.name);
     throw InputError(unknown_name_message("node", name, names));
   }
+  if (node->info.state != state) ++node_generation_;
   node->info.state = state;
   if (state != EngineNodeState::down) return;
-  // A node that goes down takes its running tasks with it; its queued ones can no
-  // longer start there either.
+  // A node that goes down takes its running launches with it; its queued ones can no
+  // longer start there either. (DAG tasks the simulator runs there are the control
+  // plane's to stop: it sees the node down before the next instant.)
   for (auto it = active_.begin(); it != active_.end();) {
     SimTask& task = it->second;
     if (task.launch.node != name) {
@@ -98,6 +130,55 @@ void SimulatedEngine::set_node_state(std::string_view name, EngineNodeState stat
                       fmt::format("node {} went down", name)});
     it = active_.erase(it);
   }
+}
+
+void SimulatedEngine::attach(TaskGraph& graph, const PerfModel& perf, SchedulingLoop& loop,
+                             SimulationObserver& observer) {
+  if (simulator_) throw std::logic_error("SimulatedEngine::attach called twice");
+  apply_added_nodes();
+  simulator_ = std::make_unique<Simulator>(cluster_, graph, perf, loop, observer, simulation_);
+}
+
+double SimulatedEngine::paced_time() const {
+  if (std::isinf(time_scale_)) return std::numeric_limits<double>::infinity();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() *
+         time_scale_;
+}
+
+double SimulatedEngine::next_launch_end() const {
+  double next = std::numeric_limits<double>::infinity();
+  for (const auto& [key, task] : active_)
+    if (task.state == EngineTaskState::running) next = std::min(next, task.ends_at);
+  return next;
+}
+
+bool SimulatedEngine::run_due_instant() {
+  apply_added_nodes();
+  const double limit = paced_time();
+  const double simulated = simulator_ ? simulator_->next_instant()
+                                      : std::numeric_limits<double>::infinity();
+  double next = simulated;
+  {
+    std::lock_guard lock(mutex_);
+    next = std::min(next, next_launch_end());
+  }
+  if (!(next <= limit)) {  // nothing due: the clock follows the pace
+    if (std::isfinite(limit) && limit > now()) {
+      now_ = limit;
+      if (simulator_) simulator_->advance_clock(limit);
+    }
+    return false;
+  }
+  now_ = std::max(now(), next);
+  if (simulator_) {
+    if (simulated == next)
+      simulator_->run_instant();  // its events call the loop and the observer: no lock here
+    else
+      simulator_->advance_clock(now());
+  }
+  std::lock_guard lock(mutex_);
+  end_due_launches();
+  return true;
 }
 
 std::string SimulatedEngine::launch(const EngineLaunch& launch) {
@@ -113,22 +194,22 @@ std::string SimulatedEngine::launch(const EngineLaunch& launch) {
       launch.device_count == 0)
     throw EngineError(fmt::format("sim: node '{}' has no {} x {}", launch.node, launch.device_count,
                                   launch.device_model));
-  if (!(launch.expected_seconds >= 0))
+  if (!(launch.expected_seconds >= 0) || !std::isfinite(launch.expected_seconds))
     throw EngineError(fmt::format("sim: task '{}' has no valid expected time", launch.task_key));
   if (active_.count(launch.task_key) != 0)
     throw EngineError(fmt::format("sim: task '{}' is already launched", launch.task_key));
   SimTask task;
   task.launch = launch;
   task.engine_id = std::to_string(next_engine_id_++);
-  task.queued_at = Clock::now();
+  task.queued = next_engine_id_;
   const std::string id = task.engine_id;
   auto [it, inserted] = active_.emplace(launch.task_key, std::move(task));
   (void)inserted;
-  try_start(it->second, Clock::now());
+  try_start(it->second);
   return id;
 }
 
-bool SimulatedEngine::try_start(SimTask& task, Clock::time_point now) {
+bool SimulatedEngine::try_start(SimTask& task) {
   SimNode* node = find_node(task.launch.node);
   if (node == nullptr || node->info.state != EngineNodeState::up) return false;
   const auto group =
@@ -140,12 +221,7 @@ bool SimulatedEngine::try_start(SimTask& task, Clock::time_point now) {
     return false;
   busy += task.launch.device_count;
   task.state = EngineTaskState::running;
-  const auto real = std::chrono::duration<double>(task.launch.expected_seconds / time_scale_);
-  // A task longer than the clock can count to (centuries) never ends by itself; converting
-  // it would overflow and end it at once.
-  const auto left = std::chrono::duration<double>(Clock::time_point::max() - now);
-  task.ends_at = real < left / 2 ? now + std::chrono::duration_cast<Clock::duration>(real)
-                                 : Clock::time_point::max();
+  task.ends_at = now() + task.launch.expected_seconds;
   return true;
 }
 
@@ -164,12 +240,12 @@ void SimulatedEngine::cancel(std::string_view task_key) {
   active_.erase(it);
 }
 
-void SimulatedEngine::advance(Clock::time_point now) {
-  // End every running task that is due, in order of its end, then start what fits,
+void SimulatedEngine::end_due_launches() {
+  // End every running launch that is due, in order of its end, then start what fits,
   // oldest first (a FIFO queue per node, like a cluster manager's).
   std::vector<std::map<std::string, SimTask>::iterator> due;
   for (auto it = active_.begin(); it != active_.end(); ++it)
-    if (it->second.state == EngineTaskState::running && it->second.ends_at <= now)
+    if (it->second.state == EngineTaskState::running && it->second.ends_at <= now())
       due.push_back(it);
   std::sort(due.begin(), due.end(),
             [](const auto& a, const auto& b) { return a->second.ends_at < b->second.ends_at; });
@@ -183,13 +259,12 @@ void SimulatedEngine::advance(Clock::time_point now) {
   for (auto& [key, task] : active_)
     if (task.state == EngineTaskState::pending) pending.push_back(&task);
   std::sort(pending.begin(), pending.end(),
-            [](const SimTask* a, const SimTask* b) { return a->queued_at < b->queued_at; });
-  for (SimTask* task : pending) try_start(*task, now);
+            [](const SimTask* a, const SimTask* b) { return a->queued < b->queued; });
+  for (SimTask* task : pending) try_start(*task);
 }
 
 std::vector<EngineTaskStatus> SimulatedEngine::poll() {
   std::lock_guard lock(mutex_);
-  advance(Clock::now());
   std::vector<EngineTaskStatus> out = std::move(ended_);
   ended_.clear();
   for (const auto& [key, task] : active_)

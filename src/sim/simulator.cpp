@@ -44,39 +44,68 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
                      SchedulingPolicy& policy, SimulationOptions options)
     : cluster_(cluster),
       perf_(perf),
-      graph_(workload),
+      own_graph_(std::make_unique<TaskGraph>(workload)),
+      graph_(*own_graph_),
       options_(std::move(options)),
-      loop_(cluster, graph_, perf, policy, *this),
-      nics_(cluster.node_count()),
-      runs_(graph_.task_count()) {
+      own_loop_(std::make_unique<SchedulingLoop>(cluster, graph_, perf, policy, *this)),
+      loop_(*own_loop_) {
   if (const std::string problem = power_cap_problem(cluster, options_.power_cap_watts);
       !problem.empty())
     throw InputError(problem);
   if (const std::string problem = node_power_cap_problem(cluster, options_.node_power_cap_watts);
       !problem.empty())
     throw InputError(problem);
-  devices_.reserve(cluster.device_count());
-  for (std::size_t d = 0; d < cluster.device_count(); ++d) devices_.emplace_back(&queue_memory_);
-  node_watts_.assign(cluster.node_count(), 0.0);
-  for (const Device& d : cluster.devices()) {
-    devices_[d.id].watts = d.spec.idle_watts;
-    cluster_watts_ += d.spec.idle_watts;
-    node_watts_[d.node] += d.spec.idle_watts;
-  }
   report_.power_cap_watts = options_.power_cap_watts;
-  report_.peak_power_watts = cluster_watts_;
   report_.node_power_cap_watts = options_.node_power_cap_watts;
-  for (double w : node_watts_)
-    report_.peak_node_power_watts = std::max(report_.peak_node_power_watts, w);
-  if (options_.thermal.enabled) {
-    report_.thermal_modeled = true;
-    for (const Device& d : cluster.devices()) {
-      thermal_.emplace_back(d.spec, options_.thermal);
-      devices_[d.id].celsius = thermal_.back().steady_celsius(d.spec.idle_watts);
-      devices_[d.id].peak_celsius = devices_[d.id].celsius;
+  if (options_.thermal.enabled) report_.thermal_modeled = true;
+  cluster_grew();
+  graph_grew();
+}
+
+Simulator::Simulator(const Cluster& cluster, TaskGraph& graph, const PerfModel& perf,
+                     SchedulingLoop& loop, SimulationObserver& observer, SimulationOptions options)
+    : cluster_(cluster),
+      perf_(perf),
+      graph_(graph),
+      options_(std::move(options)),
+      loop_(loop),
+      observer_(&observer) {
+  if (options_.faults.enabled)
+    throw InputError("the open-world simulator (the service's twin) does not inject faults");
+  if (options_.power_cap_watts > 0 || options_.node_power_cap_watts > 0)
+    throw InputError("the open-world simulator (the service's twin) has no power cap");
+  options_.record_schedule = false;  // the owner keeps its own records
+  if (options_.thermal.enabled) report_.thermal_modeled = true;
+  cluster_grew();
+  graph_grew();
+}
+
+void Simulator::cluster_grew() {
+  const std::size_t first = devices_.size();
+  devices_.reserve(cluster_.device_count());
+  nics_.resize(cluster_.node_count());
+  node_watts_.resize(cluster_.node_count(), 0.0);
+  for (DeviceId d = static_cast<DeviceId>(first); d < cluster_.device_count(); ++d) {
+    const DeviceSpec& spec = cluster_.device(d).spec;
+    DeviceState& device = devices_.emplace_back(&queue_memory_);
+    device.watts = spec.idle_watts;
+    device.celsius_time = now_;
+    cluster_watts_ += spec.idle_watts;
+    node_watts_[cluster_.device(d).node] += spec.idle_watts;
+    if (options_.thermal.enabled) {
+      thermal_.emplace_back(spec, options_.thermal);
+      device.celsius = device.peak_celsius = thermal_.back().steady_celsius(spec.idle_watts);
     }
   }
-  for (TaskIndex t = 0; t < graph_.task_count(); ++t)
+  report_.peak_power_watts = std::max(report_.peak_power_watts, cluster_watts_);
+  for (double w : node_watts_)
+    report_.peak_node_power_watts = std::max(report_.peak_node_power_watts, w);
+}
+
+void Simulator::graph_grew() {
+  const std::size_t first = runs_.size();
+  runs_.resize(graph_.task_count());
+  for (TaskIndex t = static_cast<TaskIndex>(first); t < graph_.task_count(); ++t)
     runs_[t].unfinished_predecessors = static_cast<std::uint32_t>(graph_.predecessors(t).size());
 }
 
@@ -125,6 +154,11 @@ void Simulator::try_start(DeviceId d) {
   if (device.queue.empty() || (device.busy && !fault_)) return;
   // With faults, a busy device may hold a replica that gives way to queued work.
   if (fault_ && cannot_start(d)) return;
+  // In an open world the owner moves and cancels tasks.
+  if (observer_ != nullptr) {
+    pop_stale_heads(d);
+    if (device.queue.empty()) return;
+  }
   if (device.busy) return;
   const TaskIndex t = device.queue.front().task;
   TaskRun& run = runs_[t];
@@ -195,6 +229,7 @@ void Simulator::try_start(DeviceId d) {
   device.done_fraction = 0;
   set_device_watts(d, watts);
   loop_.task_started(t, now_);
+  if (observer_ != nullptr) observer_->task_started(t, d, now_);
   run.expected_finish = now_ + seconds;
   events_.schedule(now_ + seconds, task_finish, t);
   if (!thermal_.empty()) schedule_thermal_event(d);
@@ -292,6 +327,7 @@ void Simulator::finish(TaskIndex t) {
     report_.schedule.push_back(
         TaskRecord{t, d, device.running_pstate, run.start, now_, run.joules});
   loop_.task_finished(t, now_);
+  if (observer_ != nullptr) observer_->task_finished(t, d, now_, run.joules);
   for (const Dependency& s : graph_.successors(t)) {
     --runs_[s.task].unfinished_predecessors;
     const DeviceId consumer_device = loop_.placement(s.task);
@@ -303,6 +339,67 @@ void Simulator::finish(TaskIndex t) {
   retry_power_waiters();
 }
 
+double Simulator::next_instant() const {
+  return events_.empty() ? std::numeric_limits<double>::infinity() : events_.top().time;
+}
+
+void Simulator::advance_clock(double time) {
+  if (time > now_ && time <= next_instant()) now_ = time;
+}
+
+// Every event of the next instant; the loop decides once over what they changed.
+void Simulator::run_instant() {
+  if (events_.empty()) return;
+  now_ = events_.top().time;
+  while (!events_.empty() && events_.top().time == now_) {
+    const Event e = events_.pop();
+    ++report_.events;
+    if (e.kind >= kFaultEventBase) {
+      handle_fault_event(e);
+      continue;
+    }
+    switch (e.kind) {
+      case job_arrival:
+        loop_.job_arrived(e.subject, now_);
+        break;
+      case device_wake:
+        try_start(e.subject);
+        break;
+      case task_finish:
+        // A finish is stale when a throttle moved it, a failure ended the attempt or
+        // the owner stopped the task.
+        if (e.time == runs_[e.subject].expected_finish && (!fault_ || accept_finish(e.subject)))
+          finish(e.subject);
+        break;
+      case thermal_limit:
+        thermal_limit_reached(e.subject);
+        break;
+    }
+  }
+}
+
+std::optional<TaskIndex> Simulator::stop(DeviceId d) {
+  DeviceState& device = devices_[d];
+  if (!device.busy) return std::nullopt;
+  const TaskIndex t = device.running;
+  TaskRun& run = runs_[t];
+  run.expected_finish = -1;  // its finish event is stale now
+  const double ran = now_ - run.start;
+  device.busy = false;
+  device.busy_seconds += ran;
+  device.busy_joules += device.watts * ran;
+  set_device_watts(d, cluster_.device(d).spec.idle_watts);
+  try_start(d);
+  return t;
+}
+
+void Simulator::pop_stale_heads(DeviceId d) {
+  PlannedQueue& queue = devices_[d].queue;
+  while (!queue.empty() && (loop_.placement(queue.front().task) != d ||
+                            loop_.state(queue.front().task) != TaskState::placed))
+    queue.pop_front();
+}
+
 SimReport Simulator::run() {
   for (JobIndex j = 0; j < graph_.job_count(); ++j)
     events_.schedule(graph_.job(j).arrival_seconds, job_arrival, j);
@@ -312,32 +409,7 @@ SimReport Simulator::run() {
   if (options_.faults.enabled) start_faults();
   while (!events_.empty()) {
     if (fault_ && faults_settled()) break;
-    now_ = events_.top().time;
-    // Every event of this instant first, then one decision over what they changed.
-    while (!events_.empty() && events_.top().time == now_) {
-      const Event e = events_.pop();
-      ++report_.events;
-      if (e.kind >= kFaultEventBase) {
-        handle_fault_event(e);
-        continue;
-      }
-      switch (e.kind) {
-        case job_arrival:
-          loop_.job_arrived(e.subject, now_);
-          break;
-        case device_wake:
-          try_start(e.subject);
-          break;
-        case task_finish:
-          // A finish is stale when a throttle moved it or a failure ended the attempt.
-          if (e.time == runs_[e.subject].expected_finish && (!fault_ || accept_finish(e.subject)))
-            finish(e.subject);
-          break;
-        case thermal_limit:
-          thermal_limit_reached(e.subject);
-          break;
-      }
-    }
+    run_instant();
     loop_.decide(now_);
     if (fault_) after_decide();
     if (options_.progress && loop_.finished_count() >= next_progress) {

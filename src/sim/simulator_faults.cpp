@@ -319,11 +319,7 @@ void settle_copy(Simulator::FaultRuntime& f, FaultJobRecord& job, TaskIndex t, c
 bool Simulator::cannot_start(DeviceId d) {
   FaultRuntime& f = *fault_;
   DeviceState& device = devices_[d];
-  // An entry is stale when its task was moved off this device (re-planned, retried
-  // elsewhere, cancelled) or already started from another entry on it.
-  while (!device.queue.empty() && (loop_.placement(device.queue.front().task) != d ||
-                                   loop_.state(device.queue.front().task) != TaskState::placed))
-    device.queue.pop_front();
+  pop_stale_heads(d);
   if (device.queue.empty() || !f.alive[d] || loop_.device_is_down(d)) return true;
   // A replica here gives way to the work the policy queued, when another copy of
   // its task lives (replicas only use idle capacity). Its checkpoints stay on

@@ -21,7 +21,6 @@ struct ControlPlaneFixture {
     options.default_policy = std::move(policy);
     options.default_stream_policy = std::move(stream_policy);
     options.time_scale = time_scale;
-    options.node_registry = &engine;
     options.node_refresh = std::chrono::milliseconds(1);
     plane = std::make_unique<ControlPlane>(store, engine, leader, options);
     plane->start();

@@ -61,7 +61,6 @@ struct RestService {
         leadership(lead ? std::move(lead) : std::make_unique<SoleLeader>("http://127.0.0.1:1")) {
     ControlPlaneOptions options;
     options.time_scale = 1000;
-    options.node_registry = &engine;
     options.node_refresh = std::chrono::milliseconds(1);
     plane = std::make_unique<ControlPlane>(store, engine, *leadership, options);
     plane->start();

@@ -52,6 +52,7 @@
 #include "hetsched/service/service_job.hpp"
 #include "hetsched/service/service_metrics.hpp"
 #include "hetsched/service/state_store.hpp"
+#include "hetsched/sim/simulation_observer.hpp"
 #include "hetsched/stream/stream_policy.hpp"
 #include "hetsched/workload/task_graph.hpp"
 
@@ -70,8 +71,8 @@ struct ControlPlaneOptions {
   // For stream jobs (`kind: stream`) submitted without `?policy=`: a stream policy.
   std::string default_stream_policy = "fifo";
   PolicyOptions policy_options;
-  // Model seconds per real second: the engine's pace (SimulatedEngine's time scale; 1
-  // for a real cluster). Planned start times are in model seconds.
+  // Model seconds per real second on a real cluster (1). The twin (SimulatedEngine)
+  // brings its own clock, which the control plane reads instead.
   double time_scale = 1.0;
   std::uint32_t max_task_retries = 3;
   std::chrono::milliseconds tick{2};  // the scheduling thread's poll interval
@@ -85,9 +86,6 @@ struct ControlPlaneOptions {
                                      .max_cost_entries = 1'000'000};
   // Empty: the device catalog, then the SimulatedEngine's own specs when it is one.
   DeviceSpecResolver device_spec_of;
-  // For nodes registered through the API (register_nodes); null when the engine
-  // reads its nodes from a cluster manager.
-  SimulatedEngine* node_registry = nullptr;
 };
 
 enum class CancelOutcome { cancelling, already_ended, not_found };
@@ -101,7 +99,7 @@ struct ServiceJobSummary {
   std::size_t completed_tasks = 0;
 };
 
-class ControlPlane final : private Backend {
+class ControlPlane final : private Backend, private SimulationObserver {
  public:
   // The store, engine and leadership must outlive the control plane. Throws
   // InputError when the default policy is unknown.
@@ -144,9 +142,15 @@ class ControlPlane final : private Backend {
   struct LiveJob;
   using TaskRef = std::pair<std::uint64_t, std::uint32_t>;  // job id, task of its record
 
-  // Backend: the loop placed a task; it joins its device's planned queue.
+  // Backend: the loop placed a task; it joins its device's planned queue (on the twin:
+  // the simulator's).
   std::string_view name() const override { return "service"; }
   void launch(const Assignment& assignment) override;
+  // SimulationObserver: the twin started or finished a DAG task (the loop knows already).
+  void task_started(TaskIndex task, DeviceId device, double now) override;
+  void task_finished(TaskIndex task, DeviceId device, double now, double joules) override;
+  // The twin's instants, each followed by the loop's decision, as far as its pace allows.
+  void run_twin();
 
   void scheduling_loop();
   void refresh_cluster(bool force);
@@ -182,7 +186,8 @@ class ControlPlane final : private Backend {
   void record(LiveJob& job, std::uint32_t task, std::string event, std::string detail = {});
   void mark_dirty(std::uint64_t id);
   void flush();
-  double model_now() const;
+  double model_now() const;       // the scheduling thread's clock
+  double submission_now() const;  // the model clock as an HTTP thread sees it
   void count_decisions(std::uint64_t placed, double seconds);
   SchedulingPolicy& policy_named(const std::string& name);
   void publish_job(const LiveJob& job);  // copies into the readable view, under the mutex
@@ -192,6 +197,9 @@ class ControlPlane final : private Backend {
 
   StateStore& store_;
   ClusterEngine& engine_;
+  // The engine when it is the twin: it runs DAG tasks on the Simulator, gives the
+  // clock and takes nodes registered through the API. Null for a real cluster.
+  SimulatedEngine* const twin_;
   Leadership& leadership_;
   ControlPlaneOptions options_;
   std::chrono::steady_clock::time_point started_;
@@ -223,6 +231,7 @@ class ControlPlane final : private Backend {
   std::uint64_t stream_planned_epoch_ = 0;
   std::uint64_t explained_epoch_ = 0;  // explain_waiting ran at this stream_epoch_
   std::chrono::steady_clock::time_point last_node_refresh_{};
+  std::uint64_t twin_node_generation_ = 0;
   bool nodes_changed_ = true;
   std::set<std::uint64_t> dirty_;
   std::vector<EngineNode> engine_nodes_;

@@ -40,6 +40,9 @@ struct ServiceTask {
   double expected_seconds = 0;       // the perf model's prediction on `device`
   std::optional<double> started_at_unix_seconds;
   std::optional<double> finished_at_unix_seconds;
+  // The same moments on the control plane's model clock (the twin's virtual seconds).
+  std::optional<double> started_seconds;
+  std::optional<double> finished_seconds;
   std::uint32_t attempts = 0;  // launches so far
   std::uint32_t retries = 0;   // failures and moves off a lost node, against the retry limit
   std::string launch_key;      // the key of the current attempt on the engine

@@ -1,17 +1,33 @@
 // SimulatedEngine: the digital twin as a ClusterEngine, so `hetsched serve` runs with
-// no cluster manager at all (it is the service's default engine). Its nodes come
-// from a cluster model (a cluster file or the built-in default cluster) and can be
-// added while it runs. A launched task takes one or more devices of the named model
-// on the named node, waits (pending, like a Slurm job in the queue) while the node
-// has too few of them free, and completes after its expected seconds divided by
-// the time scale (simulated seconds per real second), on the steady clock. Nodes
-// can be drained (running tasks finish, nothing new starts) or set down (running
-// tasks fail), as an operator does with `scontrol update state=DRAIN|DOWN`.
-// Thread-safe: the control plane's scheduling thread and its HTTP threads may call it.
+// no cluster manager at all (it is the service's default engine). Its nodes come from
+// a cluster model (a cluster file or the built-in default cluster) and can be added
+// while it runs; they can be drained (running work finishes, nothing new starts) or set
+// down (running work fails), as an operator does with `scontrol update state=...`.
+//
+// Time is virtual: the engine's clock runs at `time_scale` simulated seconds per real
+// second, or, with an infinite scale, jumps from event to event as fast as they can be
+// processed. The control plane reads its clock from here (now()).
+//
+// DAG tasks run on the real Simulator (network transfers and contention, energy,
+// thermal) once the control plane attaches its SchedulingLoop and task graph: the loop
+// places, the control plane hands each placement to simulator().launch(), and steps
+// the clock with run_due_instant(), deciding after every instant exactly as `hetsched
+// simulate` does — so both give the same schedule. Launches through the ClusterEngine
+// interface (a gang of devices) take devices of the named model on the named node,
+// wait (pending, like a Slurm job in the queue) while too few are free, and complete
+// after their expected seconds on the same clock.
+//
+// Threads: add_nodes, set_node_state and device_spec may be called from any thread; the
+// rest from the control plane's one scheduling thread.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -19,15 +35,15 @@
 
 #include "hetsched/cluster/cluster.hpp"
 #include "hetsched/service/cluster_engine.hpp"
+#include "hetsched/sim/simulator.hpp"
 
 namespace hetsched {
 
 class SimulatedEngine final : public ClusterEngine {
  public:
-  using Clock = std::chrono::steady_clock;
-
-  // time_scale: simulated seconds per real second (> 0).
-  SimulatedEngine(const Cluster& cluster, double time_scale);
+  // time_scale: simulated seconds per real second (> 0; infinity: as fast as possible).
+  SimulatedEngine(const Cluster& cluster, double time_scale,
+                  SimulationOptions simulation = SimulationOptions{});
 
   std::string_view name() const override { return "sim"; }
   std::vector<EngineNode> nodes() override;
@@ -35,8 +51,8 @@ class SimulatedEngine final : public ClusterEngine {
   void cancel(std::string_view task_key) override;
   std::vector<EngineTaskStatus> poll() override;
 
-  // Adds the nodes of `cluster` (their devices' full specs are kept, see
-  // device_spec). Throws InputError naming the node when a name is taken.
+  // Adds the nodes of `cluster` (their devices' full specs are kept, see device_spec).
+  // Throws InputError naming the node when a name is taken.
   void add_nodes(const Cluster& cluster);
   // Drains, downs or brings back a node; throws InputError for an unknown name.
   void set_node_state(std::string_view node, EngineNodeState state);
@@ -44,33 +60,63 @@ class SimulatedEngine final : public ClusterEngine {
   // define parts the catalog lacks), or nullopt.
   std::optional<DeviceSpec> device_spec(DeviceKind kind, std::string_view model) const override;
   double time_scale() const { return time_scale_; }
+  // Bumped whenever nodes() would answer differently.
+  std::uint64_t node_generation() const;
+
+  // The twin's body for DAG tasks: a Simulator in an open world over the control plane's
+  // loop and graph; its starts and finishes go to `observer`. Once, before any step.
+  void attach(TaskGraph& graph, const PerfModel& perf, SchedulingLoop& loop,
+              SimulationObserver& observer);
+  Simulator& simulator() { return *simulator_; }
+  // The nodes as the simulator models them (links, racks, full datasheets), in order;
+  // up to date after nodes().
+  const Cluster& cluster() const { return cluster_; }
+  double now() const { return now_.load(std::memory_order_relaxed); }  // any thread
+  // The time as an outside observer sees it now (any thread): as far as the pace has
+  // gone, which the scheduling thread's clock reaches at its next step.
+  double observed_now() const {
+    return std::isinf(time_scale_) ? now() : std::max(now(), paced_time());
+  }
+  // Carries out the next instant's events (simulator and launches) when the pace allows;
+  // false when nothing is due (the clock has then moved on to the pace's time).
+  bool run_due_instant();
 
  private:
   struct SimNode {
     EngineNode info;
-    std::map<std::string, std::uint32_t> busy_by_model;  // devices taken by running tasks
+    std::map<std::string, std::uint32_t> busy_by_model;  // devices taken by running launches
   };
   struct SimTask {
     EngineLaunch launch;
     std::string engine_id;
     EngineTaskState state = EngineTaskState::pending;
-    Clock::time_point queued_at;
-    Clock::time_point ends_at;
-    std::string reason;
+    std::uint64_t queued = 0;  // launch order
+    double ends_at = 0;        // virtual seconds
   };
 
-  void advance(Clock::time_point now);  // ends due tasks, starts pending ones
-  bool try_start(SimTask& task, Clock::time_point now);
+  double paced_time() const;  // how far the clock may go now
+  void apply_added_nodes();   // the nodes add_nodes queued join the simulator's cluster
+  void end_due_launches();    // ends launches due at now_, starts pending ones
+  bool try_start(SimTask& task);
   void release(const SimTask& task);
   SimNode* find_node(std::string_view name);
+  double next_launch_end() const;
 
-  mutable std::mutex mutex_;
-  double time_scale_;
+  const double time_scale_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  SimulationOptions simulation_;
+  std::atomic<double> now_{0};  // virtual seconds; written by the scheduling thread only
+  Cluster cluster_;
+  std::unique_ptr<Simulator> simulator_;
+
+  mutable std::mutex mutex_;  // what other threads may touch
   std::vector<SimNode> nodes_;
+  std::vector<Cluster> added_;             // added, not yet in cluster_
   std::vector<DeviceSpec> specs_;          // every model seen, by (kind, model)
-  std::map<std::string, SimTask> active_;  // by task key: pending or running
+  std::map<std::string, SimTask> active_;  // launches by task key: pending or running
   std::vector<EngineTaskStatus> ended_;    // ended since the last poll
   std::uint64_t next_engine_id_ = 1;
+  std::uint64_t node_generation_ = 1;
 };
 
 // The engine's view of a cluster model: one EngineNode per node, its devices

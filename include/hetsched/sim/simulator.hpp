@@ -5,12 +5,20 @@
 // there, which is how network contention shows); busy and idle energy and
 // device-hours are accounted. Same inputs and seed give the same report, byte
 // for byte.
+//
+// It runs either a closed world (run(): the workload's jobs arrive at their arrival
+// times, the simulator's own loop decides after each instant) or an open one, as the
+// service's twin: the loop and the graph belong to the caller, jobs join the graph as
+// they are submitted, and the caller steps the virtual clock an instant at a time and
+// lets its loop decide in between — the same events in the same order, so the same
+// schedule.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <memory_resource>
+#include <optional>
 #include <vector>
 
 #include "hetsched/backend/planned_queue.hpp"
@@ -20,6 +28,7 @@
 #include "hetsched/fault/fault_options.hpp"
 #include "hetsched/sim/event_queue.hpp"
 #include "hetsched/sim/sim_report.hpp"
+#include "hetsched/sim/simulation_observer.hpp"
 
 namespace hetsched {
 
@@ -53,8 +62,14 @@ std::string node_power_cap_problem(const Cluster& cluster, double node_power_cap
 
 class Simulator final : public Backend {
  public:
+  // Closed world: the workload's jobs, decided by `policy`.
   Simulator(const Cluster& cluster, const Workload& workload, const PerfModel& perf,
             SchedulingPolicy& policy, SimulationOptions options = {});
+  // Open world: `loop` decides over `graph`; its backend hands every assignment on to
+  // launch(). Starts and finishes go to the loop and then to `observer`. Faults are
+  // not modeled in this mode (InputError when asked for).
+  Simulator(const Cluster& cluster, TaskGraph& graph, const PerfModel& perf, SchedulingLoop& loop,
+            SimulationObserver& observer, SimulationOptions options = {});
 
   std::string_view name() const override { return "simulator"; }
   void launch(const Assignment& assignment) override;
@@ -63,6 +78,26 @@ class Simulator final : public Backend {
   SimReport run();
 
   const TaskGraph& graph() const { return graph_; }
+
+  // Open world. Jobs were appended to the graph / nodes to the cluster: call before the
+  // loop hears of them.
+  void graph_grew();
+  void cluster_grew();
+  double now() const { return now_; }
+  // When the next event is due (infinity when none is pending).
+  double next_instant() const;
+  // Carries out every event of the next instant; the caller's loop decides after it.
+  void run_instant();
+  // Moves the clock on to `time` (no event is due before it).
+  void advance_clock(double time);
+  // Ends the task running on the device without finishing it (cancelled, or its node
+  // went down) and starts the device's next one; returns the task, or nullopt when idle.
+  std::optional<TaskIndex> stop(DeviceId device);
+  // The task running on the device, or nullopt when it is idle.
+  std::optional<TaskIndex> running_on(DeviceId device) const {
+    if (!devices_[device].busy) return std::nullopt;
+    return devices_[device].running;
+  }
 
   struct FaultRuntime;  // fault-tolerance state, defined in simulator_faults.cpp
 
@@ -123,7 +158,10 @@ class Simulator final : public Backend {
   void start_faults();
   void handle_fault_event(const Event& event);
   bool accept_finish(TaskIndex task);
-  bool cannot_start(DeviceId device);  // pops stale queue entries; true when it must wait
+  bool cannot_start(DeviceId device);  // true when it must wait
+  // Pops entries whose task was moved off the device (re-planned, retried elsewhere,
+  // cancelled) or already started from another entry on it.
+  void pop_stale_heads(DeviceId device);
   double begin_attempt(TaskIndex task, DeviceId device, double seconds);
   void attempt_completed(TaskIndex task);
   void after_decide();
@@ -132,9 +170,12 @@ class Simulator final : public Backend {
 
   const Cluster& cluster_;
   const PerfModel& perf_;
-  TaskGraph graph_;
+  std::unique_ptr<TaskGraph> own_graph_;  // closed world only
+  TaskGraph& graph_;
   SimulationOptions options_;
-  SchedulingLoop loop_;
+  std::unique_ptr<SchedulingLoop> own_loop_;  // closed world only
+  SchedulingLoop& loop_;
+  SimulationObserver* observer_ = nullptr;  // open world only
   EventQueue events_;
   double now_ = 0;
   std::uint64_t launch_sequence_ = 0;

@@ -162,7 +162,7 @@ bool SimulatedEngine::run_due_instant() {
     std::lock_guard lock(mutex_);
     next = std::min(next, next_launch_end());
   }
-  if (!(next <= limit)) {  // nothing due: the clock follows the pace
+  if (std::isinf(next) || next > limit) {  // nothing due: the clock follows the pace
     if (std::isfinite(limit) && limit > now()) {
       now_ = limit;
       if (simulator_) simulator_->advance_clock(limit);

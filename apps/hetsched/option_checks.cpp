@@ -8,9 +8,7 @@
 #include <limits>
 
 namespace hetsched::cli {
-namespace {
 
-// The number `text` spells, or NaN when it is not one whole number.
 double parse_option_number(const std::string& text) {
   double value = 0;
   const char* end = text.data() + text.size();
@@ -19,6 +17,8 @@ double parse_option_number(const std::string& text) {
   if (error != std::errc() || ptr != end) return std::numeric_limits<double>::quiet_NaN();
   return value;
 }
+
+namespace {
 
 CLI::Validator finite_option_check(double min, double max, std::string description) {
   return CLI::Validator(

@@ -9,6 +9,8 @@
 
 namespace hetsched::cli {
 
+// The number `text` spells, or NaN when it is not one whole number.
+double parse_option_number(const std::string& text);
 // A finite number in [min, max].
 CLI::Validator finite_range(double min, double max);
 // A finite number >= 0, and > 0.

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <limits>
 #include <memory>
 
 #include "commands.hpp"
@@ -15,7 +16,6 @@
 #include "hetsched/service/deferred_leadership.hpp"
 #include "hetsched/service/service_factories.hpp"
 #include "hetsched/service/service_http_server.hpp"
-#include "hetsched/service/simulated_engine.hpp"
 #include "hetsched/stream/stream_policy.hpp"
 #include "option_checks.hpp"
 
@@ -29,7 +29,7 @@ struct ServeOptions {
   std::string policy = "heft";
   std::string stream_policy = "fifo";
   std::string token_file;
-  double time_scale = 1.0;
+  std::string time_scale = "1";  // a positive number, or max
   std::string slurm_job_tag;
   std::size_t max_body_bytes = 1u << 20;
   std::size_t threads = 8;
@@ -54,9 +54,11 @@ void run_serve(const ServeOptions& options) {
   const auto [host, port] = parse_listen(options.listen);
   make_policy(options.policy, {});  // an unknown name is an InputError before anything is created
   make_stream_policy(options.stream_policy);
+  const double time_scale = options.time_scale == "max" ? std::numeric_limits<double>::infinity()
+                                                        : parse_option_number(options.time_scale);
   std::unique_ptr<ClusterEngine> engine = open_cluster_engine(
       options.engine,
-      EngineSpecOptions{.time_scale = options.time_scale, .slurm_job_tag = options.slurm_job_tag});
+      EngineSpecOptions{.time_scale = time_scale, .slurm_job_tag = options.slurm_job_tag});
   std::unique_ptr<StateStore> store;  // last of the checks: it creates files
   try {
     store = open_state_store(options.state);
@@ -73,7 +75,7 @@ void run_serve(const ServeOptions& options) {
   ControlPlaneOptions plane_options;
   plane_options.default_policy = options.policy;
   plane_options.default_stream_policy = options.stream_policy;
-  plane_options.time_scale = options.time_scale;
+  plane_options.time_scale = time_scale;
   ControlPlane control_plane(*store, *engine, leadership, plane_options);
 
   // SIGINT and SIGTERM end the server; they are taken by sigtimedwait below, never by
@@ -152,9 +154,15 @@ void add_serve_command(CLI::App& app) {
       "file holding the bearer token (default: generated into the state directory)");
   command
       ->add_option("--time-scale", options->time_scale,
-                   "sim engine: simulated seconds per real second")
+                   "simulated seconds per real second (sim engine: max runs the twin as fast "
+                   "as it can; slurm engine: stand-in tasks sleep their predicted time "
+                   "divided by it)")
       ->capture_default_str()
-      ->check(finite_positive);
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return text == "max" ? "" : finite_positive(text);
+          },
+          "POSITIVE|max"));
   command->add_option(
       "--slurm-job-tag", options->slurm_job_tag,
       "slurm engine: the Slurm job comment marking this service's jobs (default hetsched)");

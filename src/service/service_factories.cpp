@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -106,8 +107,10 @@ std::unique_ptr<ClusterEngine> open_cluster_engine(std::string_view spec,
     return std::make_unique<SimulatedEngine>(cluster, options.time_scale);
   }
   if (name == "slurm") {
-    if (!(options.time_scale > 0))
-      throw InputError(SourcePosition{"--time-scale"}, "the time scale must be > 0");
+    if (!(options.time_scale > 0) || std::isinf(options.time_scale))
+      throw InputError(SourcePosition{"--time-scale"},
+                       "a real Slurm runs on the wall clock: the time scale must be a finite "
+                       "number > 0 (max is for the sim engine)");
     SlurmEngineOptions slurm;
     slurm.slurm_conf = rest;  // empty: SLURM_CONF or Slurm's default
     // Tasks without a command sleep their predicted (model) seconds, compressed by

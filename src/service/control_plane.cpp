@@ -335,6 +335,7 @@ void ControlPlane::recover() {
         twin_ != nullptr
             ? model_now()
             : model_now() - (unix_now() - job.record.submitted_at_unix_seconds) * options_.time_scale;
+    if (job.record.stream) ++live_stream_jobs_;
     live_.emplace(id, std::move(live));
     for (std::uint32_t t = 0; t < job.record.tasks.size(); ++t) {
       ServiceTask& task = job.record.tasks[t];
@@ -545,6 +546,7 @@ void ControlPlane::take_submissions() {
   if (!arrived.empty()) ++stream_epoch_;
   for (auto& live : arrived) {
     LiveJob& job = *live;
+    if (job.record.stream) ++live_stream_jobs_;
     live_.emplace(job.record.id, std::move(live));
     if (!job.record.stream) admit(job);
   }
@@ -992,6 +994,7 @@ void ControlPlane::release(std::uint64_t id, std::uint32_t t) {
 // their most-allocated type that fits. A gang takes `gang` devices of one model on
 // one node (the node where it fits most tightly); its expected time is steps / rate.
 bool ControlPlane::plan_stream_jobs() {
+  if (live_stream_jobs_ == 0) return false;
   std::map<std::string, std::vector<LiveJob*>> waiting;  // by policy
   std::map<std::string, std::uint64_t> oldest;
   for (auto& [id, live] : live_) {
@@ -1174,6 +1177,7 @@ bool ControlPlane::place_gang(LiveJob& job, const std::vector<double>& preferenc
 }
 
 void ControlPlane::launch_planned_gangs() {
+  if (live_stream_jobs_ == 0) return;
   for (auto& [id, live] : live_) {
     LiveJob& job = *live;
     if (!job.record.stream || is_terminal(job.record.state)) continue;
@@ -1323,6 +1327,7 @@ void ControlPlane::flush() {
       if (it == live_.end()) continue;
       changed.push_back(it->second->record);
       if (is_terminal(it->second->record.state)) {
+        if (it->second->record.stream) --live_stream_jobs_;
         live_.erase(it);
         // The job's end is durable: its cancel request has been carried out.
         if (stored_cancels_.erase(id) != 0) store_.erase(cancel_key(id));

@@ -134,7 +134,6 @@ void SimulatedEngine::set_node_state(std::string_view name, EngineNodeState stat
 
 void SimulatedEngine::attach(TaskGraph& graph, const PerfModel& perf, SchedulingLoop& loop,
                              SimulationObserver& observer) {
-  if (simulator_) throw std::logic_error("SimulatedEngine::attach called twice");
   apply_added_nodes();
   simulator_ = std::make_unique<Simulator>(cluster_, graph, perf, loop, observer, simulation_);
 }
@@ -154,7 +153,7 @@ double SimulatedEngine::next_launch_end() const {
 
 bool SimulatedEngine::run_due_instant() {
   apply_added_nodes();
-  const double limit = paced_time();
+  const double limit = std::min(paced_time(), limit_.load(std::memory_order_relaxed));
   const double simulated = simulator_ ? simulator_->next_instant()
                                       : std::numeric_limits<double>::infinity();
   double next = simulated;

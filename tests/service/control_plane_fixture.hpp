@@ -1,9 +1,13 @@
-// A control plane under test: a SQLite store in `db`, a SimulatedEngine over `cluster`
-// running `time_scale` times faster than real time, and this process as sole leader.
+// Control planes under test: a SQLite store in `db`, a SimulatedEngine over `cluster`,
+// this process as sole leader. ControlPlaneFixture runs its scheduling thread with the
+// twin paced at `time_scale` times real time (for what the wall clock matters to: HTTP,
+// restarts); SteppedControlPlane has no thread and the test steps the twin's virtual
+// clock itself, so nothing waits on the wall clock.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -30,6 +34,30 @@ struct ControlPlaneFixture {
     const auto j = plane->job(id);
     return j && j->state == state;
   }
+  SqliteStateStore store;
+  SimulatedEngine engine;
+  SoleLeader leader;
+  std::unique_ptr<ControlPlane> plane;
+};
+
+struct SteppedControlPlane {
+  SteppedControlPlane(const std::string& db, const Cluster& cluster, std::string policy = "heft")
+      : store(db),
+        engine(cluster, std::numeric_limits<double>::infinity()),
+        leader("http://127.0.0.1:1") {
+    ControlPlaneOptions options;
+    options.default_policy = std::move(policy);
+    options.policy_options.time_budget_seconds = 0.05;  // searching policies: a short search
+    plane = std::make_unique<ControlPlane>(store, engine, leader, options);
+    plane->recover();
+  }
+  // One scheduling step with the twin's clock allowed up to `seconds` (the default: until
+  // nothing is left to do).
+  void run_until(double seconds = std::numeric_limits<double>::infinity()) {
+    engine.limit_clock(seconds);
+    plane->step();
+  }
+  ServiceJob job(std::uint64_t id) const { return *plane->job(id); }
   SqliteStateStore store;
   SimulatedEngine engine;
   SoleLeader leader;

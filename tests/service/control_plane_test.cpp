@@ -1,7 +1,8 @@
-// ControlPlane on the SimulatedEngine and a real SQLite store: a DAG job runs to
-// completion with the placement its policy chose, in dependency order; cancel; a drained
-// node's unstarted work moves; a downed node's running task is launched elsewhere; a new
-// control plane on the same file recovers every job and finishes it.
+// ControlPlane on the SimulatedEngine and a real SQLite store, stepped on the twin's
+// virtual clock: a DAG job runs to completion with the placement its policy chose, in
+// dependency order; cancel; a drained node's unstarted work moves; a downed node's
+// running task is launched elsewhere. On the wall clock, with the scheduling thread: a
+// new control plane on the same file recovers every job and finishes it.
 #include "hetsched/service/control_plane.hpp"
 
 #include <gtest/gtest.h>
@@ -10,7 +11,6 @@
 
 #include "control_plane_fixture.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
-#include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
@@ -49,28 +49,18 @@ jobs:
 )";
 
 using Service = testing::ControlPlaneFixture;
+using Stepped = testing::SteppedControlPlane;
 using testing::has_event;
+
+std::size_t count_in_state(const ServiceJob& job, ServiceTaskState state) {
+  return static_cast<std::size_t>(std::count_if(
+      job.tasks.begin(), job.tasks.end(), [&](const ServiceTask& t) { return t.state == state; }));
+}
 
 const ServiceTask& task_named(const ServiceJob& job, const std::string& name) {
   for (const ServiceTask& t : job.tasks)
     if (t.name == name) return t;
   throw std::runtime_error("no task " + name);
-}
-
-// The cluster model the control plane builds from the engine's nodes: catalog parts,
-// default links.
-Cluster model_of(const Cluster& cluster) {
-  Cluster model;
-  for (const EngineNode& n : engine_nodes_of(cluster)) {
-    Node node;
-    node.name = n.name;
-    node.host_memory_bytes = n.memory_bytes;
-    std::vector<DeviceSpec> devices;
-    for (const EngineDeviceGroup& g : n.devices)
-      devices.insert(devices.end(), g.count, *find_catalog_part(g.model));
-    model.add_node(node, devices);
-  }
-  return model;
 }
 
 class RecordingSink final : public AssignmentSink {
@@ -100,15 +90,15 @@ TEST(SimulatedEngine, ATaskLongerThanTheClockCanCountRunsUntilCancelled) {
 
 TEST(ControlPlane, DagJobRunsToCompletionWithThePolicysPlacementInDependencyOrder) {
   TempDir dir;
-  Service service(dir.file("state.db"), default_cluster(), 100);
+  Stepped service(dir.file("state.db"), default_cluster());
   const std::vector<std::uint64_t> ids = service.plane->submit(kPipeline);
   ASSERT_EQ(ids.size(), 1u);
-  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
-      << to_json(service.job(ids[0]), false).dump(2);
+  service.run_until();
   const ServiceJob job = service.job(ids[0]);
+  ASSERT_EQ(job.state, ServiceJobState::completed) << to_json(job, false).dump(2);
 
-  // HEFT's own plan of the same job on an idle copy of the service's cluster model.
-  const Cluster model = model_of(default_cluster());
+  // HEFT's own plan of the same job on an idle copy of the twin's cluster.
+  const Cluster model = default_cluster();
   const Workload workload = parse_workload(kPipeline, "expected", model);
   const TaskGraph graph(workload);
   const RooflineModel perf(model);
@@ -136,7 +126,7 @@ TEST(ControlPlane, DagJobRunsToCompletionWithThePolicysPlacementInDependencyOrde
   EXPECT_NE(task_named(job, "load").device.find("EPYC"), std::string::npos);
   EXPECT_NE(task_named(job, "report").device.find("EPYC"), std::string::npos);
   for (const Edge& e : workload.jobs[0].edges)
-    EXPECT_LE(*job.tasks[e.from].finished_at_unix_seconds, *job.tasks[e.to].started_at_unix_seconds)
+    EXPECT_LE(*job.tasks[e.from].finished_seconds, *job.tasks[e.to].started_seconds)
         << job.tasks[e.from].name << " -> " << job.tasks[e.to].name;
   const ServiceMetrics metrics = service.plane->metrics();
   EXPECT_EQ(metrics.decisions_total, 5u);
@@ -157,21 +147,22 @@ TEST(ControlPlane, BadSubmissionsAreInputErrorsAndStoreNothing) {
 
 TEST(ControlPlane, CancelStopsTheRunningTaskAndEndsTheJob) {
   TempDir dir;
-  Service service(dir.file("state.db"), default_cluster(), 1);  // the task runs for minutes
+  Stepped service(dir.file("state.db"), default_cluster());
   const auto ids = service.plane->submit(
       "jobs:\n  - name: long\n    tasks:\n      - {name: t, kernel: dense_matmul, precision: "
       "bf16, flops: 1.0e18, bytes: 1.0e9, kinds: [gpu]}\n");
-  ASSERT_TRUE(
-      eventually([&] { return service.job(ids[0]).tasks[0].state == ServiceTaskState::running; }));
+  service.run_until(60);  // the task runs for far longer
+  ASSERT_EQ(service.job(ids[0]).tasks[0].state, ServiceTaskState::running);
   EXPECT_EQ(service.plane->cancel(ids[0]), CancelOutcome::cancelling);
-  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::cancelled); }));
+  service.run_until(61);
+  ASSERT_EQ(service.job(ids[0]).state, ServiceJobState::cancelled);
   EXPECT_EQ(service.plane->cancel(ids[0]), CancelOutcome::already_ended);
   EXPECT_EQ(service.plane->cancel(999), CancelOutcome::not_found);
   EXPECT_TRUE(has_event(service.job(ids[0]).tasks[0], "cancelled"));
   EXPECT_EQ(service.plane->metrics().running_tasks, 0u);
-  // The engine has nothing left running (its devices are all free again).
-  for (const EngineTaskStatus& s : service.engine.poll())
-    EXPECT_NE(s.state, EngineTaskState::running) << s.task_key;
+  // The twin has nothing left running (its devices are all free again).
+  for (DeviceId d = 0; d < service.engine.cluster().device_count(); ++d)
+    EXPECT_FALSE(service.engine.simulator().running_on(d)) << d;
   // The stored record says so too.
   const auto stored =
       service_job_from_json(nlohmann::json::parse(*service.store.get(service_job_key(ids[0]))));
@@ -180,15 +171,11 @@ TEST(ControlPlane, CancelStopsTheRunningTaskAndEndsTheJob) {
 
 TEST(ControlPlane, DrainedNodesUnstartedTasksMoveAndItsRunningTaskFinishesThere) {
   TempDir dir;
-  Service service(dir.file("state.db"), parse_cluster(testing::kTwoGpuNodes, "test"), 5);
+  Stepped service(dir.file("state.db"), parse_cluster(testing::kTwoGpuNodes, "test"));
   const auto ids = service.plane->submit(kFourGpuTasks);
-  // HEFT spreads the four tasks over both GPUs, two each; wait until both run.
-  ASSERT_TRUE(eventually([&] {
-    const ServiceJob j = service.job(ids[0]);
-    return std::count_if(j.tasks.begin(), j.tasks.end(), [](const ServiceTask& t) {
-             return t.state == ServiceTaskState::running;
-           }) == 2;
-  }));
+  // HEFT spreads the four tasks over both GPUs, two each: one runs on each at first.
+  service.run_until(0.5);
+  ASSERT_EQ(count_in_state(service.job(ids[0]), ServiceTaskState::running), 2u);
   const ServiceJob before = service.job(ids[0]);
   std::string running_on_b, waiting_on_b;
   for (const ServiceTask& t : before.tasks) {
@@ -198,10 +185,9 @@ TEST(ControlPlane, DrainedNodesUnstartedTasksMoveAndItsRunningTaskFinishesThere)
   ASSERT_FALSE(running_on_b.empty());
   ASSERT_FALSE(waiting_on_b.empty());
   service.engine.set_node_state("gpu-b", EngineNodeState::draining);
-
-  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
-      << to_json(service.job(ids[0]), false).dump(2);
+  service.run_until();
   const ServiceJob job = service.job(ids[0]);
+  ASSERT_EQ(job.state, ServiceJobState::completed) << to_json(job, false).dump(2);
   const ServiceTask& moved = task_named(job, waiting_on_b);
   EXPECT_TRUE(has_event(moved, "moved", "gpu-b"));
   EXPECT_TRUE(has_event(moved, "replanned", "gpu-a"));
@@ -214,46 +200,47 @@ TEST(ControlPlane, DrainedNodesUnstartedTasksMoveAndItsRunningTaskFinishesThere)
 
 TEST(ControlPlane, DownedNodesRunningTaskIsLaunchedElsewhere) {
   TempDir dir;
-  Service service(dir.file("state.db"), parse_cluster(testing::kTwoGpuNodes, "test"), 5);
+  Stepped service(dir.file("state.db"), parse_cluster(testing::kTwoGpuNodes, "test"));
   const auto ids = service.plane->submit(kFourGpuTasks);
+  service.run_until(0.5);
   std::string running_on_b;
-  ASSERT_TRUE(eventually([&] {
-    for (const ServiceTask& t : service.job(ids[0]).tasks)
-      if (t.node == "gpu-b" && t.state == ServiceTaskState::running) running_on_b = t.name;
-    return !running_on_b.empty();
-  }));
+  for (const ServiceTask& t : service.job(ids[0]).tasks)
+    if (t.node == "gpu-b" && t.state == ServiceTaskState::running) running_on_b = t.name;
+  ASSERT_FALSE(running_on_b.empty());
   service.engine.set_node_state("gpu-b", EngineNodeState::down);
-  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
-      << to_json(service.job(ids[0]), false).dump(2);
+  service.run_until();
   const ServiceJob job = service.job(ids[0]);  // a copy: the reference below points into it
+  ASSERT_EQ(job.state, ServiceJobState::completed) << to_json(job, false).dump(2);
   const ServiceTask& task = task_named(job, running_on_b);
   EXPECT_TRUE(has_event(task, "failed", "gpu-b"));
   EXPECT_EQ(task.node, "gpu-a");
-  EXPECT_GE(task.attempts, 2u);  // one more when a launch raced the node going down
+  EXPECT_EQ(task.attempts, 2u);
+  // Stopped at 0.5 s on the twin's clock: it started again no earlier.
+  EXPECT_GE(*task.started_seconds, 0.5);
   for (const ServiceTask& t : service.job(ids[0]).tasks) EXPECT_EQ(t.node, "gpu-a") << t.name;
   EXPECT_GE(service.plane->metrics().task_failures_total, 1u);
 }
 
 TEST(ControlPlane, AJobNoUpNodeCanRunWaitsShowingWhyAndRunsWhenOneComesBack) {
   TempDir dir;
-  Service service(dir.file("state.db"), parse_cluster(testing::kTwoGpuNodes, "test"), 5);
+  Stepped service(dir.file("state.db"), parse_cluster(testing::kTwoGpuNodes, "test"));
   service.engine.set_node_state("gpu-a", EngineNodeState::down);
   service.engine.set_node_state("gpu-b", EngineNodeState::down);
   const auto ids = service.plane->submit(kFourGpuTasks);
+  service.run_until(100);
   // Unschedulable, not unresolvable: the job waits and says why.
-  ASSERT_TRUE(eventually([&] {
-    return service.job(ids[0]).reason.find("is up") != std::string::npos;
-  })) << to_json(service.job(ids[0]), false).dump(2);
   const ServiceJob waiting = service.job(ids[0]);
+  ASSERT_NE(waiting.reason.find("is up"), std::string::npos) << to_json(waiting, false).dump(2);
   EXPECT_EQ(waiting.state, ServiceJobState::queued);
   EXPECT_NE(waiting.reason.find("no device that can run task"), std::string::npos)
       << waiting.reason;
   EXPECT_TRUE(std::any_of(waiting.tasks.begin(), waiting.tasks.end(),
                           [](const ServiceTask& t) { return has_event(t, "unschedulable"); }));
   service.engine.set_node_state("gpu-b", EngineNodeState::up);
-  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
-      << to_json(service.job(ids[0]), false).dump(2);
+  service.run_until();
   const ServiceJob done = service.job(ids[0]);
+  ASSERT_EQ(done.state, ServiceJobState::completed) << to_json(done, false).dump(2);
+  EXPECT_GE(*done.tasks[0].started_seconds, 100.0);  // not before its node came back
   EXPECT_TRUE(done.reason.empty()) << done.reason;
   for (const ServiceTask& t : done.tasks) EXPECT_EQ(t.node, "gpu-b") << t.name;
 }

@@ -206,6 +206,7 @@ class ControlPlane final : private Backend, private SimulationObserver {
 
   // Scheduling-thread state.
   std::map<std::uint64_t, std::unique_ptr<LiveJob>> live_;
+  std::size_t live_stream_jobs_ = 0;  // of live_: no gang work at all while 0
   // The loop's world: every node the engine has named (devices only ever added), the
   // graph of every admitted job, and per device the tasks placed and not yet launched.
   Cluster cluster_;

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -64,7 +65,9 @@ class SimulatedEngine final : public ClusterEngine {
   std::uint64_t node_generation() const;
 
   // The twin's body for DAG tasks: a Simulator in an open world over the control plane's
-  // loop and graph; its starts and finishes go to `observer`. Once, before any step.
+  // loop and graph; its starts and finishes go to `observer`. A control plane attaching
+  // again (a restart on the same engine) gets a fresh simulator: what ran is lost, as it
+  // is when the process restarts.
   void attach(TaskGraph& graph, const PerfModel& perf, SchedulingLoop& loop,
               SimulationObserver& observer);
   Simulator& simulator() { return *simulator_; }
@@ -75,11 +78,15 @@ class SimulatedEngine final : public ClusterEngine {
   // The time as an outside observer sees it now (any thread): as far as the pace has
   // gone, which the scheduling thread's clock reaches at its next step.
   double observed_now() const {
-    return std::isinf(time_scale_) ? now() : std::max(now(), paced_time());
+    if (std::isinf(time_scale_)) return now();  // nothing moves it between steps
+    return std::max(now(), std::min(paced_time(), limit_.load(std::memory_order_relaxed)));
   }
   // Carries out the next instant's events (simulator and launches) when the pace allows;
   // false when nothing is due (the clock has then moved on to the pace's time).
   bool run_due_instant();
+  // The clock goes no further than `seconds` whatever the pace (infinity: no limit), so
+  // a test can step the twin by hand. Any thread.
+  void limit_clock(double seconds) { limit_.store(seconds, std::memory_order_relaxed); }
 
  private:
   struct SimNode {
@@ -94,7 +101,7 @@ class SimulatedEngine final : public ClusterEngine {
     double ends_at = 0;        // virtual seconds
   };
 
-  double paced_time() const;  // how far the clock may go now
+  double paced_time() const;  // how far the pace lets the clock go now
   void apply_added_nodes();   // the nodes add_nodes queued join the simulator's cluster
   void end_due_launches();    // ends launches due at now_, starts pending ones
   bool try_start(SimTask& task);
@@ -106,6 +113,7 @@ class SimulatedEngine final : public ClusterEngine {
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   SimulationOptions simulation_;
   std::atomic<double> now_{0};  // virtual seconds; written by the scheduling thread only
+  std::atomic<double> limit_{std::numeric_limits<double>::infinity()};
   Cluster cluster_;
   std::unique_ptr<Simulator> simulator_;
 

@@ -780,7 +780,7 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
         if (task.state == ServiceTaskState::launched) {
           task.state = ServiceTaskState::running;
           task.started_at_unix_seconds = unix_now();
-          task.started_seconds = model_now();
+          task.started_seconds = status.started_seconds.value_or(model_now());
           record(job, t, "started");
           if (job.record.state == ServiceJobState::queued)
             job.record.state = ServiceJobState::running;
@@ -789,12 +789,12 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
       case EngineTaskState::completed: {
         if (task.state == ServiceTaskState::launched) {
           task.started_at_unix_seconds = unix_now();
-          task.started_seconds = model_now();
+          task.started_seconds = status.started_seconds.value_or(model_now());
           record(job, t, "started");
         }
         task.state = ServiceTaskState::completed;
         task.finished_at_unix_seconds = unix_now();
-        task.finished_seconds = model_now();
+        task.finished_seconds = status.ended_seconds.value_or(model_now());
         record(job, t, "finished");
         if (t < job.joules.size()) energy_joules_ += job.joules[t];
         launched_.erase(it);

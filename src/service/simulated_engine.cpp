@@ -220,7 +220,8 @@ bool SimulatedEngine::try_start(SimTask& task) {
     return false;
   busy += task.launch.device_count;
   task.state = EngineTaskState::running;
-  task.ends_at = now() + task.launch.expected_seconds;
+  task.started_at = now();
+  task.ends_at = task.started_at + task.launch.expected_seconds;
   return true;
 }
 
@@ -249,9 +250,10 @@ void SimulatedEngine::end_due_launches() {
   std::sort(due.begin(), due.end(),
             [](const auto& a, const auto& b) { return a->second.ends_at < b->second.ends_at; });
   for (auto it : due) {
-    release(it->second);
-    ended_.push_back(
-        {it->first, it->second.engine_id, EngineTaskState::completed, it->second.launch.node, {}});
+    const SimTask& task = it->second;
+    release(task);
+    ended_.push_back({it->first, task.engine_id, EngineTaskState::completed, task.launch.node, {},
+                      task.started_at, task.ends_at});
     active_.erase(it);
   }
   std::vector<SimTask*> pending;
@@ -266,8 +268,10 @@ std::vector<EngineTaskStatus> SimulatedEngine::poll() {
   std::lock_guard lock(mutex_);
   std::vector<EngineTaskStatus> out = std::move(ended_);
   ended_.clear();
-  for (const auto& [key, task] : active_)
+  for (const auto& [key, task] : active_) {
     out.push_back({key, task.engine_id, task.state, task.launch.node, {}});
+    if (task.state == EngineTaskState::running) out.back().started_seconds = task.started_at;
+  }
   return out;
 }
 

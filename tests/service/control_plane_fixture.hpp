@@ -41,12 +41,14 @@ struct ControlPlaneFixture {
 };
 
 struct SteppedControlPlane {
-  SteppedControlPlane(const std::string& db, const Cluster& cluster, std::string policy = "heft")
+  SteppedControlPlane(const std::string& db, const Cluster& cluster, std::string policy = "heft",
+                      std::string stream_policy = "fifo")
       : store(db),
         engine(cluster, std::numeric_limits<double>::infinity()),
         leader("http://127.0.0.1:1") {
     ControlPlaneOptions options;
     options.default_policy = std::move(policy);
+    options.default_stream_policy = std::move(stream_policy);
     options.policy_options.time_budget_seconds = 0.05;  // searching policies: a short search
     plane = std::make_unique<ControlPlane>(store, engine, leader, options);
     plane->recover();
@@ -58,6 +60,10 @@ struct SteppedControlPlane {
     plane->step();
   }
   ServiceJob job(std::uint64_t id) const { return *plane->job(id); }
+  bool in_state(std::uint64_t id, ServiceJobState state) const {
+    const auto j = plane->job(id);
+    return j && j->state == state;
+  }
   SqliteStateStore store;
   SimulatedEngine engine;
   SoleLeader leader;

@@ -1,5 +1,5 @@
 // Stream jobs (gangs) in the control plane on the SimulatedEngine and a real SQLite
-// store: a gang takes devices of its fastest type on one node and runs to completion;
+// store, stepped on the twin's virtual clock but for the restarts: a gang takes devices of its fastest type on one node and runs to completion;
 // a queue policy keeps its order (the head waits for its gang, nothing jumps it); a
 // round policy (Gavel's LP family) places too; a cancelled gang frees its devices; a
 // restart finds stream jobs again; and a cancel acknowledged before a crash is carried
@@ -41,6 +41,13 @@ struct StreamService : testing::ControlPlaneFixture {
   ServiceTaskState gang_state(std::uint64_t id) const { return job(id).tasks.at(0).state; }
 };
 
+struct SteppedStreamService : testing::SteppedControlPlane {
+  SteppedStreamService(const std::string& db, std::string stream_policy = "fifo")
+      : SteppedControlPlane(db, parse_cluster(kGangCluster, "test"), "heft",
+                            std::move(stream_policy)) {}
+  ServiceTaskState gang_state(std::uint64_t id) const { return job(id).tasks.at(0).state; }
+};
+
 std::string stream_job(const std::string& name, int gang, double steps,
                        const std::string& rates = "{H100-SXM: 10, A100-80GB: 5}",
                        const std::string& extra = "") {
@@ -56,11 +63,12 @@ bool running_or_launched(ServiceTaskState s) {
 
 TEST(StreamJobs, GangTakesItsFastestTypeOnOneNodeAndCompletes) {
   TempDir dir;
-  StreamService service(dir.file("state.db"), 100);
+  SteppedStreamService service(dir.file("state.db"));
   const auto ids = service.plane->submit(stream_job("train", 3, 100, "{H100-SXM: 10, A100-80GB: 5}",
                                                     ", spread_rates: {H100-SXM: 7}, deadline: 60"));
   ASSERT_EQ(ids.size(), 1u);
-  ASSERT_TRUE(eventually([&] { return service.in_state(ids[0], ServiceJobState::completed); }))
+  service.run_until();
+  ASSERT_TRUE(service.in_state(ids[0], ServiceJobState::completed))
       << to_json(service.job(ids[0]), false).dump(2);
   const ServiceJob job = service.job(ids[0]);
   ASSERT_TRUE(job.stream.has_value());
@@ -71,6 +79,7 @@ TEST(StreamJobs, GangTakesItsFastestTypeOnOneNodeAndCompletes) {
   ASSERT_EQ(gang.gang_devices.size(), 3u);
   for (const std::string& device : gang.gang_devices) EXPECT_EQ(device.rfind("h100s/", 0), 0u);
   EXPECT_DOUBLE_EQ(gang.expected_seconds, 10.0);  // 100 steps at 10 steps/s
+  EXPECT_DOUBLE_EQ(*gang.finished_seconds - *gang.started_seconds, 10.0);  // on the twin's clock
   for (const char* event : {"planned", "launched", "started", "finished"})
     EXPECT_TRUE(has_event(gang, event)) << event;
   EXPECT_EQ(gang.attempts, 1u);
@@ -88,7 +97,7 @@ TEST(StreamJobs, GangTakesItsFastestTypeOnOneNodeAndCompletes) {
 
 TEST(StreamJobs, AGangTooBigForTheFastestNodeGoesWhereItFits) {
   TempDir dir;
-  StreamService service(dir.file("state.db"), 100);
+  SteppedStreamService service(dir.file("state.db"));
   // Five devices: no node has five of anything, so it is refused naming the gang.
   try {
     service.plane->submit(stream_job("huge", 5, 10));
@@ -98,20 +107,23 @@ TEST(StreamJobs, AGangTooBigForTheFastestNodeGoesWhereItFits) {
   }
   // The H100s are taken by a long gang: the next goes to the A100s rather than wait.
   const auto long_one = service.plane->submit(stream_job("long", 4, 1e9));
-  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(long_one[0])); }));
+  service.run_until(1);
+  ASSERT_TRUE(running_or_launched(service.gang_state(long_one[0])));
   const auto next = service.plane->submit(stream_job("next", 2, 10));
-  ASSERT_TRUE(eventually([&] { return service.in_state(next[0], ServiceJobState::completed); }));
+  service.run_until(100);
+  ASSERT_TRUE(service.in_state(next[0], ServiceJobState::completed));
   EXPECT_EQ(service.job(next[0]).tasks[0].node, "a100s");
   EXPECT_DOUBLE_EQ(service.job(next[0]).tasks[0].expected_seconds, 2.0);  // 10 steps at 5/s
 }
 
 TEST(StreamJobs, QueuePolicyKeepsItsOrderAndTheHeadWaitsForItsGang) {
   TempDir dir;
-  StreamService service(dir.file("state.db"), 1, "priority");
+  SteppedStreamService service(dir.file("state.db"), "priority");
   // Only the H100s: a rate for one type.
   const std::string h100 = "{H100-SXM: 1}";
   const auto blocker = service.plane->submit(stream_job("blocker", 3, 1e9, h100));
-  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(blocker[0])); }));
+  service.run_until(1);
+  ASSERT_TRUE(running_or_launched(service.gang_state(blocker[0])));
   // One H100 left. A heavy job wanting two is the head; a light one wanting one
   // arrives later and must not jump it (no backfilling).
   const auto heavy = service.plane->submit(stream_job("heavy", 2, 1e9, h100, ", weight: 5"));
@@ -120,18 +132,20 @@ TEST(StreamJobs, QueuePolicyKeepsItsOrderAndTheHeadWaitsForItsGang) {
     return service.gang_state(heavy[0]) == ServiceTaskState::waiting &&
            service.gang_state(light[0]) == ServiceTaskState::waiting;
   };
-  // A job under another policy (its own queue) runs on the A100s meanwhile; by the
-  // time it has completed, several scheduling steps have passed: both still wait.
+  // A job under another policy (its own queue) runs on the A100s meanwhile; once it has
+  // completed, several scheduling steps have passed: both still wait.
   const auto probe = service.plane->submit(stream_job("probe", 1, 0.1, "{A100-80GB: 1}"), "fifo");
-  ASSERT_TRUE(eventually([&] { return service.in_state(probe[0], ServiceJobState::completed); }));
+  service.run_until(10);
+  ASSERT_TRUE(service.in_state(probe[0], ServiceJobState::completed));
   EXPECT_TRUE(both_waiting());
-  // The blocker ends: the heavy job (higher priority) starts first.
+  // The blocker ends: the heavy job (higher priority) starts first, and with two H100s
+  // free after it, the light one starts too.
   EXPECT_EQ(service.plane->cancel(blocker[0]), CancelOutcome::cancelling);
-  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(heavy[0])); }));
+  service.run_until(11);
+  ASSERT_TRUE(running_or_launched(service.gang_state(heavy[0])));
   const ServiceJob heavy_job = service.job(heavy[0]);
   EXPECT_EQ(heavy_job.tasks[0].gang_devices.size(), 2u);
-  // And with two H100s free after it, the light one starts too.
-  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(light[0])); }));
+  ASSERT_TRUE(running_or_launched(service.gang_state(light[0])));
   const ServiceJob light_job = service.job(light[0]);
   for (const std::string& device : light_job.tasks[0].gang_devices)
     EXPECT_EQ(std::count(heavy_job.tasks[0].gang_devices.begin(),
@@ -142,35 +156,37 @@ TEST(StreamJobs, QueuePolicyKeepsItsOrderAndTheHeadWaitsForItsGang) {
 
 TEST(StreamJobs, StreamPoliciesSeeTheModelsClockAsInTheSimulator) {
   TempDir dir;
-  // A million model seconds per real second: the fsync between two submissions alone
-  // puts hundreds of model seconds between their arrivals.
-  StreamService service(dir.file("state.db"), 1e6, "edf");
+  SteppedStreamService service(dir.file("state.db"), "edf");
   const std::string h100 = "{H100-SXM: 1}";
   const auto blocker = service.plane->submit(stream_job("blocker", 4, 1e9, h100));
-  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(blocker[0])); }));
-  // Deadlines are model seconds after arrival: `early` (arrived first, 1000 s) is due
-  // before `late` (arrived later, 999 s after that). Read on the wall clock plus model
-  // seconds, late would look due first.
+  service.run_until(1);
+  ASSERT_TRUE(running_or_launched(service.gang_state(blocker[0])));
+  // Deadlines are model seconds after arrival: `early` (arrives at 1 s, 1000 s) is due
+  // before `late` (arrives at 10 s, 999 s). Read on the wall clock plus model seconds,
+  // late would look due first.
   const auto early = service.plane->submit(stream_job("early", 4, 1, h100, ", deadline: 1000"));
+  service.run_until(10);
   const auto late = service.plane->submit(stream_job("late", 4, 1, h100, ", deadline: 999"));
   EXPECT_EQ(service.plane->cancel(blocker[0]), CancelOutcome::cancelling);
-  ASSERT_TRUE(eventually([&] { return service.in_state(early[0], ServiceJobState::completed); }));
-  ASSERT_TRUE(eventually([&] { return service.in_state(late[0], ServiceJobState::completed); }));
-  EXPECT_LE(*service.job(early[0]).tasks[0].finished_at_unix_seconds,
-            *service.job(late[0]).tasks[0].started_at_unix_seconds)
+  service.run_until();
+  ASSERT_TRUE(service.in_state(early[0], ServiceJobState::completed));
+  ASSERT_TRUE(service.in_state(late[0], ServiceJobState::completed));
+  EXPECT_LE(*service.job(early[0]).tasks[0].finished_seconds,
+            *service.job(late[0]).tasks[0].started_seconds)
       << "the job due first on the model's clock must run first";
 }
 
 TEST(StreamJobs, RoundPolicyPlacesByItsAllocation) {
   TempDir dir;
-  StreamService service(dir.file("state.db"), 100, "aware-max-throughput");
+  SteppedStreamService service(dir.file("state.db"), "aware-max-throughput");
   const auto ids = service.plane->submit(
       "kind: stream\njobs:\n"
       "  - {name: a, gang: 2, steps: 100, rates: {H100-SXM: 10, A100-80GB: 9}}\n"
       "  - {name: b, gang: 2, steps: 100, rates: {H100-SXM: 2, A100-80GB: 8}}\n");
   ASSERT_EQ(ids.size(), 2u);
+  service.run_until();
   for (std::uint64_t id : ids)
-    ASSERT_TRUE(eventually([&] { return service.in_state(id, ServiceJobState::completed); }))
+    ASSERT_TRUE(service.in_state(id, ServiceJobState::completed))
         << to_json(service.job(id), false).dump(2);
   // Maximum total normalised throughput: a on the H100s, b on the A100s.
   EXPECT_EQ(service.job(ids[0]).tasks[0].node, "h100s");
@@ -179,15 +195,17 @@ TEST(StreamJobs, RoundPolicyPlacesByItsAllocation) {
 
 TEST(StreamJobs, CancelledGangFreesItsDevices) {
   TempDir dir;
-  StreamService service(dir.file("state.db"), 1);
+  SteppedStreamService service(dir.file("state.db"));
   const std::string h100 = "{H100-SXM: 1}";
   const auto first = service.plane->submit(stream_job("first", 4, 1e9, h100));
-  ASSERT_TRUE(eventually([&] { return running_or_launched(service.gang_state(first[0])); }));
+  service.run_until(1);
+  ASSERT_TRUE(running_or_launched(service.gang_state(first[0])));
   const auto second = service.plane->submit(stream_job("second", 4, 0.1, h100));
   EXPECT_EQ(service.plane->cancel(first[0]), CancelOutcome::cancelling);
-  ASSERT_TRUE(eventually([&] { return service.in_state(first[0], ServiceJobState::cancelled); }));
+  service.run_until(2);
+  ASSERT_TRUE(service.in_state(first[0], ServiceJobState::cancelled));
   EXPECT_TRUE(has_event(service.job(first[0]).tasks[0], "cancelled"));
-  ASSERT_TRUE(eventually([&] { return service.in_state(second[0], ServiceJobState::completed); }));
+  ASSERT_TRUE(service.in_state(second[0], ServiceJobState::completed));
   EXPECT_EQ(service.job(second[0]).tasks[0].gang_devices.size(), 4u);
 }
 

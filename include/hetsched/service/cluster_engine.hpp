@@ -62,6 +62,10 @@ struct EngineTaskStatus {
   EngineTaskState state = EngineTaskState::pending;
   std::string node;    // where the engine says it runs or ran
   std::string reason;  // why it failed or was cancelled, in the engine's words
+  // When it started and ended on the engine's own model clock, for an engine that has
+  // one (the twin); otherwise the service reads its clock when it learns of the change.
+  std::optional<double> started_seconds;
+  std::optional<double> ended_seconds;
 };
 
 class ClusterEngine {

@@ -98,7 +98,8 @@ class SimulatedEngine final : public ClusterEngine {
     std::string engine_id;
     EngineTaskState state = EngineTaskState::pending;
     std::uint64_t queued = 0;  // launch order
-    double ends_at = 0;        // virtual seconds
+    double started_at = 0;     // virtual seconds
+    double ends_at = 0;
   };
 
   double paced_time() const;  // how far the pace lets the clock go now

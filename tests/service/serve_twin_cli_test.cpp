@@ -1,0 +1,87 @@
+// The twin predicts what the service does, through the command line: the example
+// workload (every job arriving at once) is submitted over REST to `hetsched serve
+// --engine sim:examples/cluster.yaml --time-scale max`, and `hetsched simulate` runs it
+// on the same cluster with the same policy and seed; every task has the same device,
+// start and finish in both — for a static planner and an online policy.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "../support/cli_runner.hpp"
+#include "hetsched/core/text_file.hpp"
+#include "hetsched/service/serve_process.hpp"
+#include "hetsched/service/service_benchmark.hpp"
+#include "service_test_support.hpp"
+
+namespace hetsched {
+namespace {
+
+class ServeTwinCli : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ServeTwinCli, ServeOnTheTwinAndSimulateGiveTheSameSchedule) {
+  const std::string policy = GetParam();
+  testing::TempDir dir;
+  const std::string source(HETSCHED_SOURCE_DIR);
+  const std::string cluster_file = source + "/examples/cluster.yaml";
+  const std::string workload = std::regex_replace(
+      std::regex_replace(read_text_file(source + "/examples/workload.yaml", "workload"),
+                         std::regex("arrival_seconds: *[0-9.e+]+"), "arrival_seconds: 0"),
+      std::regex("\ncluster: [^\n]*"), "");
+  std::ofstream(dir.file("workload.yaml")) << workload;
+  const std::string token = "twin-cli-test-token-0123456789";
+  std::ofstream(dir.file("token")) << token << "\n";
+
+  // hetsched simulate --schedule: every task's device, start and finish.
+  const testing::CliResult simulated = testing::run_cli(
+      "simulate --cluster " + cluster_file + " --workload " + dir.file("workload.yaml") +
+      " --policy " + policy + " --seed 1 --quiet --schedule " + dir.file("schedule.json"));
+  ASSERT_EQ(simulated.status, 0) << simulated.err;
+  const nlohmann::json schedule =
+      nlohmann::json::parse(read_text_file(dir.file("schedule.json"), "schedule")).at(0);
+
+  // hetsched serve on the twin, as fast as it goes.
+  ServeProcess serve(HETSCHED_CLI_PATH,
+                     {"--state", "sqlite:" + dir.file("state.db"), "--engine", "sim:" + cluster_file,
+                      "--time-scale", "max", "--policy", policy, "--token-file", dir.file("token")});
+  const HttpAnswer created = http_call(serve.address(), "POST", "/v1/jobs", token, workload);
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::vector<std::uint64_t> ids =
+      nlohmann::json::parse(created.body).at("ids").get<std::vector<std::uint64_t>>();
+  std::map<std::string, nlohmann::json> served;  // "job/task" -> the task's record
+  for (std::uint64_t id : ids) {
+    nlohmann::json job;
+    ASSERT_TRUE(testing::eventually([&] {
+      const HttpAnswer answer =
+          http_call(serve.address(), "GET", "/v1/jobs/" + std::to_string(id), token);
+      if (answer.status != 200) return false;
+      job = nlohmann::json::parse(answer.body);
+      return job.at("state") != "queued" && job.at("state") != "running";
+    }));
+    ASSERT_EQ(job.at("state"), "completed") << job.dump(2);
+    for (const nlohmann::json& task : job.at("tasks"))
+      served[job.at("name").get<std::string>() + "/" + task.at("name").get<std::string>()] = task;
+  }
+
+  ASSERT_EQ(schedule.at("tasks").size(), served.size());
+  for (const nlohmann::json& run : schedule.at("tasks")) {
+    const std::string name = run.at("job").get<std::string>() + "/" + run.at("task").get<std::string>();
+    SCOPED_TRACE(name);
+    ASSERT_EQ(served.count(name), 1u);
+    const nlohmann::json& task = served.at(name);
+    EXPECT_EQ(task.at("device"), run.at("device"));
+    EXPECT_EQ(task.at("started_seconds").get<double>(), run.at("start_seconds").get<double>());
+    EXPECT_EQ(task.at("finished_seconds").get<double>(), run.at("finish_seconds").get<double>());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(StaticAndOnline, ServeTwinCli, ::testing::Values("heft", "greedy-eft"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param == "heft" ? std::string("heft")
+                                                       : std::string("greedy_eft");
+                         });
+
+}  // namespace
+}  // namespace hetsched

@@ -331,10 +331,10 @@ void ControlPlane::recover() {
     const std::uint64_t id = job.record.id;
     // Submitted before the restart: as long ago on the model clock (a fresh twin's clock
     // starts at 0, so there it arrives now).
-    job.arrived_seconds =
-        twin_ != nullptr
-            ? model_now()
-            : model_now() - (unix_now() - job.record.submitted_at_unix_seconds) * options_.time_scale;
+    job.arrived_seconds = twin_ != nullptr
+                              ? model_now()
+                              : model_now() - (unix_now() - job.record.submitted_at_unix_seconds) *
+                                                  options_.time_scale;
     if (job.record.stream) ++live_stream_jobs_;
     live_.emplace(id, std::move(live));
     for (std::uint32_t t = 0; t < job.record.tasks.size(); ++t) {

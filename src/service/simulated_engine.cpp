@@ -154,8 +154,8 @@ double SimulatedEngine::next_launch_end() const {
 bool SimulatedEngine::run_due_instant() {
   apply_added_nodes();
   const double limit = std::min(paced_time(), limit_.load(std::memory_order_relaxed));
-  const double simulated = simulator_ ? simulator_->next_instant()
-                                      : std::numeric_limits<double>::infinity();
+  const double simulated =
+      simulator_ ? simulator_->next_instant() : std::numeric_limits<double>::infinity();
   double next = simulated;
   {
     std::lock_guard lock(mutex_);
@@ -252,8 +252,13 @@ void SimulatedEngine::end_due_launches() {
   for (auto it : due) {
     const SimTask& task = it->second;
     release(task);
-    ended_.push_back({it->first, task.engine_id, EngineTaskState::completed, task.launch.node, {},
-                      task.started_at, task.ends_at});
+    ended_.push_back({it->first,
+                      task.engine_id,
+                      EngineTaskState::completed,
+                      task.launch.node,
+                      {},
+                      task.started_at,
+                      task.ends_at});
     active_.erase(it);
   }
   std::vector<SimTask*> pending;

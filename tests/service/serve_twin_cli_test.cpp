@@ -43,9 +43,9 @@ TEST_P(ServeTwinCli, ServeOnTheTwinAndSimulateGiveTheSameSchedule) {
       nlohmann::json::parse(read_text_file(dir.file("schedule.json"), "schedule")).at(0);
 
   // hetsched serve on the twin, as fast as it goes.
-  ServeProcess serve(HETSCHED_CLI_PATH,
-                     {"--state", "sqlite:" + dir.file("state.db"), "--engine", "sim:" + cluster_file,
-                      "--time-scale", "max", "--policy", policy, "--token-file", dir.file("token")});
+  ServeProcess serve(HETSCHED_CLI_PATH, {"--state", "sqlite:" + dir.file("state.db"), "--engine",
+                                         "sim:" + cluster_file, "--time-scale", "max", "--policy",
+                                         policy, "--token-file", dir.file("token")});
   const HttpAnswer created = http_call(serve.address(), "POST", "/v1/jobs", token, workload);
   ASSERT_EQ(created.status, 201) << created.body;
   const std::vector<std::uint64_t> ids =
@@ -67,7 +67,8 @@ TEST_P(ServeTwinCli, ServeOnTheTwinAndSimulateGiveTheSameSchedule) {
 
   ASSERT_EQ(schedule.at("tasks").size(), served.size());
   for (const nlohmann::json& run : schedule.at("tasks")) {
-    const std::string name = run.at("job").get<std::string>() + "/" + run.at("task").get<std::string>();
+    const std::string name =
+        run.at("job").get<std::string>() + "/" + run.at("task").get<std::string>();
     SCOPED_TRACE(name);
     ASSERT_EQ(served.count(name), 1u);
     const nlohmann::json& task = served.at(name);

@@ -1,9 +1,9 @@
 // Stream jobs (gangs) in the control plane on the SimulatedEngine and a real SQLite
-// store, stepped on the twin's virtual clock but for the restarts: a gang takes devices of its fastest type on one node and runs to completion;
-// a queue policy keeps its order (the head waits for its gang, nothing jumps it); a
-// round policy (Gavel's LP family) places too; a cancelled gang frees its devices; a
-// restart finds stream jobs again; and a cancel acknowledged before a crash is carried
-// out after it (never resurrected).
+// store, stepped on the twin's virtual clock but for the restarts: a gang takes devices of its
+// fastest type on one node and runs to completion; a queue policy keeps its order (the head waits
+// for its gang, nothing jumps it); a round policy (Gavel's LP family) places too; a cancelled gang
+// frees its devices; a restart finds stream jobs again; and a cancel acknowledged before a crash is
+// carried out after it (never resurrected).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -15,7 +15,10 @@
 // device runs its placed tasks in planned order: the head is launched on the engine
 // once its inputs are done and the device is idle. Engine reports go back to the loop
 // (finished; failed: the task is offered again, at most max_task_retries times, then
-// the job fails). A task the policy cannot place now shows why on its job
+// the job fails). On the twin (SimulatedEngine) the Simulator itself is the body: each
+// placement goes to it, it reports starts and finishes (SimulationObserver), the
+// control plane's clock is the twin's, and the loop decides after each of the twin's
+// instants — so the service's schedule is the one `hetsched simulate` computes. A task the policy cannot place now shows why on its job
 // (unschedulable: no device that can run it is up, the policy waits for one); one no
 // device can ever run fails its job (unresolvable).
 // Stream jobs (`kind: stream`, gangs of devices of one type) are one task each, offered

@@ -160,7 +160,8 @@ void add_serve_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
-            return text == "max" ? "" : finite_positive(text);
+            if (text == "max" || finite_positive(text).empty()) return "";
+            return fmt::format("expected a positive number or max, got '{}'", text);
           },
           "POSITIVE|max"));
   command->add_option(

@@ -58,7 +58,8 @@ TEST(ServeProcess, KillNineDuringSubmissionsLosesNoAcknowledgedJob) {
 TEST(ServeProcess, BadFlagsAreOneLineAndExitStatusTwo) {
   for (const char* flags :
        {"--state etcdd://127.0.0.1:2379", "--engine slurmm", "--listen nonsense",
-        "--policy hefty --state sqlite:/tmp/hetsched-x/s.db", "--time-scale -1"}) {
+        "--policy hefty --state sqlite:/tmp/hetsched-x/s.db", "--time-scale -1",
+        "--time-scale maximum", "--engine slurm --time-scale max"}) {
     const auto r = testing::run_cli(std::string("serve ") + flags);
     EXPECT_EQ(r.status, 2) << flags << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << flags << ": " << r.err;

@@ -22,6 +22,8 @@
 namespace hetsched {
 namespace {
 
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -402,6 +404,7 @@ std::unique_ptr<ControlPlane::LiveJob> ControlPlane::make_live_job(
 void ControlPlane::step() {
   refresh_cluster(false);
   take_submissions();
+  if (twin_ == nullptr) admit_arrived(model_now());  // the twin's instants do it
   handle_cancels();
   handle_engine_reports(engine_.poll(), false);
   decide();
@@ -419,7 +422,8 @@ void ControlPlane::step() {
 void ControlPlane::run_twin() {
   for (;;) {
     refresh_cluster(false);  // a node that went down stops its work before the next instant
-    if (!twin_->run_due_instant()) return;
+    const double arrivals_at = deferred_.empty() ? kNever : deferred_.begin()->first;
+    if (!twin_->run_due_instant(arrivals_at, [&] { admit_arrived(arrivals_at); })) return;
     handle_engine_reports(engine_.poll(), false);
     decide();
     if (plan_stream_jobs()) flush();
@@ -544,11 +548,27 @@ void ControlPlane::take_submissions() {
     arrived.swap(submitted_);
   }
   if (!arrived.empty()) ++stream_epoch_;
+  const double now = model_now();
   for (auto& live : arrived) {
     LiveJob& job = *live;
     if (job.record.stream) ++live_stream_jobs_;
     live_.emplace(job.record.id, std::move(live));
-    if (!job.record.stream) admit(job);
+    if (job.record.stream) continue;
+    // A DAG job arrives its arrival_seconds after it was submitted, on the model clock.
+    const double arrival = job.arrived_seconds + job.job.arrival_seconds;
+    if (arrival > now)
+      deferred_.insert({arrival, job.record.id});
+    else
+      admit(job);
+  }
+}
+
+void ControlPlane::admit_arrived(double now) {
+  while (!deferred_.empty() && deferred_.begin()->first <= now) {
+    const std::uint64_t id = deferred_.begin()->second;
+    deferred_.erase(deferred_.begin());
+    const auto it = live_.find(id);
+    if (it != live_.end() && !is_terminal(it->second->record.state)) admit(*it->second);
   }
 }
 
@@ -585,6 +605,7 @@ void ControlPlane::admit(LiveJob& job) {
     if (job.graph_task[e.from] >= 0 && job.graph_task[e.to] >= 0)
       residual.edges.push_back({static_cast<std::uint32_t>(job.graph_task[e.from]),
                                 static_cast<std::uint32_t>(job.graph_task[e.to]), e.bytes});
+  residual.arrival_seconds = model_now();  // on the model clock, as the loop sees it
   job.index = graph_.append_job(std::move(residual));
   if (twin_ != nullptr) twin_->simulator().graph_grew();
   job_ids_.push_back(job.record.id);

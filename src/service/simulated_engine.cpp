@@ -151,12 +151,12 @@ double SimulatedEngine::next_launch_end() const {
   return next;
 }
 
-bool SimulatedEngine::run_due_instant() {
+bool SimulatedEngine::run_due_instant(double arrivals_at, const std::function<void()>& arrive) {
   apply_added_nodes();
   const double limit = std::min(paced_time(), limit_.load(std::memory_order_relaxed));
   const double simulated =
       simulator_ ? simulator_->next_instant() : std::numeric_limits<double>::infinity();
-  double next = simulated;
+  double next = std::min(simulated, arrivals_at);
   {
     std::lock_guard lock(mutex_);
     next = std::min(next, next_launch_end());
@@ -169,12 +169,11 @@ bool SimulatedEngine::run_due_instant() {
     return false;
   }
   now_ = std::max(now(), next);
-  if (simulator_) {
-    if (simulated == next)
-      simulator_->run_instant();  // its events call the loop and the observer: no lock here
-    else
-      simulator_->advance_clock(now());
-  }
+  if (simulator_) simulator_->advance_clock(now());
+  // The simulator's events and the owner's calls reach the loop and the observer: no
+  // lock is held across them.
+  if (arrivals_at == next && arrive) arrive();
+  if (simulator_ && simulated == next) simulator_->run_instant();
   std::lock_guard lock(mutex_);
   end_due_launches();
   return true;

@@ -18,16 +18,15 @@
 // the job fails). On the twin (SimulatedEngine) the Simulator itself is the body: each
 // placement goes to it, it reports starts and finishes (SimulationObserver), the
 // control plane's clock is the twin's, and the loop decides after each of the twin's
-// instants — so the service's schedule is the one `hetsched simulate` computes. A task the policy cannot place now shows why on its job
-// (unschedulable: no device that can run it is up, the policy waits for one); one no
-// device can ever run fails its job (unresolvable).
-// Stream jobs (`kind: stream`, gangs of devices of one type) are one task each, offered
-// while they wait to a stream policy from the stream registry (queue policies in their
-// order, the head waiting for its gang; round policies by their LP allocation) and
-// placed on free devices of one model on one node, stored as planned, then launched as
-// one engine launch of `gang` devices. A cancel is stored (cancels/<id>) before it is
-// acknowledged and carried out at the next step or, after a crash, at recovery.
-// HTTP threads only call submit/cancel and read copies under the mutex.
+// instants — so the service's schedule is the one `hetsched simulate` computes. A task the policy
+// cannot place now shows why on its job (unschedulable: no device that can run it is up, the policy
+// waits for one); one no device can ever run fails its job (unresolvable). Stream jobs (`kind:
+// stream`, gangs of devices of one type) are one task each, offered while they wait to a stream
+// policy from the stream registry (queue policies in their order, the head waiting for its gang;
+// round policies by their LP allocation) and placed on free devices of one model on one node,
+// stored as planned, then launched as one engine launch of `gang` devices. A cancel is stored
+// (cancels/<id>) before it is acknowledged and carried out at the next step or, after a crash, at
+// recovery. HTTP threads only call submit/cancel and read copies under the mutex.
 #pragma once
 
 #include <chrono>
@@ -162,6 +161,8 @@ class ControlPlane final : private Backend, private SimulationObserver {
   // Hands a DAG job to the loop: its tasks not completed, those the engine runs adopted.
   void admit(LiveJob& job);
   void take_submissions();
+  // Admits the DAG jobs whose arrival (submission + arrival_seconds) is at or before now.
+  void admit_arrived(double now);
   void handle_cancels();
   void handle_engine_reports(const std::vector<EngineTaskStatus>& reports,
                              bool first_after_recovery);
@@ -210,6 +211,8 @@ class ControlPlane final : private Backend, private SimulationObserver {
   // Scheduling-thread state.
   std::map<std::uint64_t, std::unique_ptr<LiveJob>> live_;
   std::size_t live_stream_jobs_ = 0;  // of live_: no gang work at all while 0
+  // DAG jobs submitted and not yet arrived, by (arrival on the model clock, id).
+  std::set<std::pair<double, std::uint64_t>> deferred_;
   // The loop's world: every node the engine has named (devices only ever added), the
   // graph of every admitted job, and per device the tasks placed and not yet launched.
   Cluster cluster_;

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -82,8 +83,12 @@ class SimulatedEngine final : public ClusterEngine {
     return std::max(now(), std::min(paced_time(), limit_.load(std::memory_order_relaxed)));
   }
   // Carries out the next instant's events (simulator and launches) when the pace allows;
-  // false when nothing is due (the clock has then moved on to the pace's time).
-  bool run_due_instant();
+  // false when nothing is due (the clock has then moved on to the pace's time). Jobs the
+  // owner lets arrive at `arrivals_at` make that an instant too: `arrive` is called at
+  // it before the simulator's own events of that instant, as `hetsched simulate` takes
+  // a job's arrival before the other events of its time.
+  bool run_due_instant(double arrivals_at = std::numeric_limits<double>::infinity(),
+                       const std::function<void()>& arrive = {});
   // The clock goes no further than `seconds` whatever the pace (infinity: no limit), so
   // a test can step the twin by hand. Any thread.
   void limit_clock(double seconds) { limit_.store(seconds, std::memory_order_relaxed); }

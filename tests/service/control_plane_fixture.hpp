@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
@@ -18,43 +19,24 @@
 namespace hetsched::testing {
 
 struct ControlPlaneFixture {
+  // `time_scale`: the twin's pace, with the scheduling thread running; infinity: no
+  // thread, and the test steps the twin's clock itself (run_until).
   ControlPlaneFixture(const std::string& db, const Cluster& cluster, double time_scale,
                       std::string policy = "heft", std::string stream_policy = "fifo")
       : store(db), engine(cluster, time_scale), leader("http://127.0.0.1:1") {
     ControlPlaneOptions options;
     options.default_policy = std::move(policy);
     options.default_stream_policy = std::move(stream_policy);
-    options.time_scale = time_scale;
+    options.policy_options.time_budget_seconds = 0.05;  // searching policies: a short search
     options.node_refresh = std::chrono::milliseconds(1);
     plane = std::make_unique<ControlPlane>(store, engine, leader, options);
-    plane->start();
-  }
-  ServiceJob job(std::uint64_t id) const { return *plane->job(id); }
-  bool in_state(std::uint64_t id, ServiceJobState state) const {
-    const auto j = plane->job(id);
-    return j && j->state == state;
-  }
-  SqliteStateStore store;
-  SimulatedEngine engine;
-  SoleLeader leader;
-  std::unique_ptr<ControlPlane> plane;
-};
-
-struct SteppedControlPlane {
-  SteppedControlPlane(const std::string& db, const Cluster& cluster, std::string policy = "heft",
-                      std::string stream_policy = "fifo")
-      : store(db),
-        engine(cluster, std::numeric_limits<double>::infinity()),
-        leader("http://127.0.0.1:1") {
-    ControlPlaneOptions options;
-    options.default_policy = std::move(policy);
-    options.default_stream_policy = std::move(stream_policy);
-    options.policy_options.time_budget_seconds = 0.05;  // searching policies: a short search
-    plane = std::make_unique<ControlPlane>(store, engine, leader, options);
-    plane->recover();
+    if (std::isinf(time_scale))
+      plane->recover();
+    else
+      plane->start();
   }
   // One scheduling step with the twin's clock allowed up to `seconds` (the default: until
-  // nothing is left to do).
+  // nothing is left to do). Only without the thread.
   void run_until(double seconds = std::numeric_limits<double>::infinity()) {
     engine.limit_clock(seconds);
     plane->step();
@@ -68,6 +50,13 @@ struct SteppedControlPlane {
   SimulatedEngine engine;
   SoleLeader leader;
   std::unique_ptr<ControlPlane> plane;
+};
+
+struct SteppedControlPlane : ControlPlaneFixture {
+  SteppedControlPlane(const std::string& db, const Cluster& cluster, std::string policy = "heft",
+                      std::string stream_policy = "fifo")
+      : ControlPlaneFixture(db, cluster, std::numeric_limits<double>::infinity(), std::move(policy),
+                            std::move(stream_policy)) {}
 };
 
 // Whether the task's history has `event` (on `node`, when one is named).

@@ -421,10 +421,12 @@ void ControlPlane::step() {
 // `hetsched simulate` keeps, so the twin's schedule is the simulator's.
 void ControlPlane::run_twin() {
   for (;;) {
-    refresh_cluster(false);  // a node that went down stops its work before the next instant
+    // A node that went down stops its work before the next instant.
+    if (twin_->node_generation() != twin_node_generation_) refresh_cluster(false);
     const double arrivals_at = deferred_.empty() ? kNever : deferred_.begin()->first;
     if (!twin_->run_due_instant(arrivals_at, [&] { admit_arrived(arrivals_at); })) return;
-    handle_engine_reports(engine_.poll(), false);
+    // Only gangs are the engine's launches on the twin; DAG tasks report as observer.
+    if (live_stream_jobs_ > 0) handle_engine_reports(engine_.poll(), false);
     decide();
     if (plan_stream_jobs()) flush();
     launch_planned_gangs();

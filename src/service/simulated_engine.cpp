@@ -58,7 +58,7 @@ void SimulatedEngine::add_nodes(const Cluster& cluster) {
     if (!known) specs_.push_back(device.spec);
   }
   added_.push_back(cluster);
-  ++node_generation_;
+  node_generation_.fetch_add(1, std::memory_order_release);
 }
 
 void SimulatedEngine::apply_added_nodes() {
@@ -92,11 +92,6 @@ std::vector<EngineNode> SimulatedEngine::nodes() {
   return out;
 }
 
-std::uint64_t SimulatedEngine::node_generation() const {
-  std::lock_guard lock(mutex_);
-  return node_generation_;
-}
-
 std::optional<DeviceSpec> SimulatedEngine::device_spec(DeviceKind kind,
                                                        std::string_view model) const {
   std::lock_guard lock(mutex_);
@@ -113,7 +108,7 @@ void SimulatedEngine::set_node_state(std::string_view name, EngineNodeState stat
     for (const SimNode& n : nodes_) names.push_back(n.info.name);
     throw InputError(unknown_name_message("node", name, names));
   }
-  if (node->info.state != state) ++node_generation_;
+  if (node->info.state != state) node_generation_.fetch_add(1, std::memory_order_release);
   node->info.state = state;
   if (state != EngineNodeState::down) return;
   // A node that goes down takes its running launches with it; its queued ones can no

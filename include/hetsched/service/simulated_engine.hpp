@@ -62,8 +62,8 @@ class SimulatedEngine final : public ClusterEngine {
   // define parts the catalog lacks), or nullopt.
   std::optional<DeviceSpec> device_spec(DeviceKind kind, std::string_view model) const override;
   double time_scale() const { return time_scale_; }
-  // Bumped whenever nodes() would answer differently.
-  std::uint64_t node_generation() const;
+  // Bumped whenever nodes() would answer differently. Any thread, without a lock.
+  std::uint64_t node_generation() const { return node_generation_.load(std::memory_order_acquire); }
 
   // The twin's body for DAG tasks: a Simulator in an open world over the control plane's
   // loop and graph; its starts and finishes go to `observer`. A control plane attaching
@@ -130,7 +130,7 @@ class SimulatedEngine final : public ClusterEngine {
   std::map<std::string, SimTask> active_;  // launches by task key: pending or running
   std::vector<EngineTaskStatus> ended_;    // ended since the last poll
   std::uint64_t next_engine_id_ = 1;
-  std::uint64_t node_generation_ = 1;
+  std::atomic<std::uint64_t> node_generation_{1};  // bumped under mutex_, read without it
 };
 
 // The engine's view of a cluster model: one EngineNode per node, its devices

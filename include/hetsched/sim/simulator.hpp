@@ -66,8 +66,8 @@ class Simulator final : public Backend {
   Simulator(const Cluster& cluster, const Workload& workload, const PerfModel& perf,
             SchedulingPolicy& policy, SimulationOptions options = {});
   // Open world: `loop` decides over `graph`; its backend hands every assignment on to
-  // launch(). Starts and finishes go to the loop and then to `observer`. Faults are
-  // not modeled in this mode (InputError when asked for).
+  // launch(). Starts and finishes go to the loop and then to `observer`. Faults and
+  // power caps are not modeled in this mode (InputError when asked for).
   Simulator(const Cluster& cluster, TaskGraph& graph, const PerfModel& perf, SchedulingLoop& loop,
             SimulationObserver& observer, SimulationOptions options = {});
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -26,6 +27,18 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The record of a submission's j-th job before anything has happened to it (no tasks yet).
+ServiceJob new_job_record(const ServiceSubmission& submission, std::uint32_t j, std::string name) {
+  ServiceJob record;
+  record.id = submission.first_id + j;
+  record.name = std::move(name);
+  record.policy = submission.policy;
+  record.submitted_at_unix_seconds = submission.submitted_at_unix_seconds;
+  record.submission = submission.first_id;
+  record.source_job = j;
+  return record;
 }
 
 std::string launch_key(std::uint64_t job, std::uint32_t task, std::uint32_t attempt) {
@@ -140,32 +153,28 @@ std::vector<std::uint64_t> ControlPlane::submit(std::string_view workload_text,
   }
   if (!cluster) throw StateStoreError("the control plane has not started");
   const std::string text(workload_text);
-  const Workload workload = parse_workload(text, "body", *cluster, options_.workload_limits);
+  Workload workload = parse_workload(text, "body", *cluster, options_.workload_limits);
   if (workload.jobs.empty()) throw InputError(SourcePosition{"body"}, "the workload has no jobs");
 
+  const auto count = static_cast<std::uint32_t>(workload.jobs.size());
+  const ServiceSubmission submission{.first_id = store_.reserve_sequence("jobs", count),
+                                     .jobs = count,
+                                     .policy = policy,
+                                     .stream = false,
+                                     .submitted_at_unix_seconds = unix_now(),
+                                     .text = text};
   std::vector<std::unique_ptr<LiveJob>> jobs;
-  std::vector<StoredRecord> records;
-  std::vector<std::uint64_t> ids;
-  for (std::uint32_t j = 0; j < workload.jobs.size(); ++j) {
-    ServiceJob record;
-    record.id = store_.next_sequence("jobs");
-    record.name = workload.jobs[j].name;
-    record.policy = policy;
-    record.submitted_at_unix_seconds = unix_now();
-    record.source_text = text;
-    record.source_job = j;
-    for (const Task& task : workload.jobs[j].tasks) record.tasks.push_back({.name = task.name});
-    records.push_back({service_job_key(record.id), to_json(record).dump()});
-    ids.push_back(record.id);
+  for (std::uint32_t j = 0; j < count; ++j) {
     auto live = std::make_unique<LiveJob>();
-    live->record = std::move(record);
-    live->job = workload.jobs[j];
+    live->record = new_job_record(submission, j, workload.jobs[j].name);
+    for (const Task& task : workload.jobs[j].tasks)
+      live->record.tasks.push_back({.name = task.name});
+    live->job = std::move(workload.jobs[j]);
     live->joules.assign(live->job.tasks.size(), 0);
     live->arrived_seconds = submission_now();
     jobs.push_back(std::move(live));
   }
-  acknowledge(records, std::move(jobs));
-  return ids;
+  return acknowledge(submission, std::move(jobs));
 }
 
 CancelOutcome ControlPlane::cancel(std::uint64_t id) {
@@ -312,56 +321,114 @@ void ControlPlane::recover() {
     std::lock_guard lock(mutex_);
     parse_cluster = parse_cluster_;
   }
+  // The jobs' records, headers and pages of tasks: those ended are only shown; the others
+  // wait for their submission.
+  std::map<std::uint64_t, ServiceJob> unended;
   for (const StoredRecord& stored : store_.list(kServiceJobPrefix)) {
-    ServiceJob record;
     try {
-      record = service_job_from_json(nlohmann::json::parse(stored.value));
+      ServiceJob record = service_job_from_json(nlohmann::json::parse(stored.value));
+      unended.emplace(record.id, std::move(record));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "hetsched serve: unreadable record %s: %s\n", stored.key.c_str(),
+                   e.what());
+    }
+  }
+  for (const StoredRecord& stored : store_.list(kServiceJobTasksPrefix)) {
+    // "job-tasks/<id>/<page>"
+    const std::string_view key = std::string_view(stored.key).substr(kServiceJobTasksPrefix.size());
+    std::uint64_t id = 0;
+    std::uint32_t page = 0;
+    const auto slash = key.find('/');
+    const auto id_read = std::from_chars(key.data(), key.data() + std::min(slash, key.size()), id);
+    const auto it = unended.find(id);
+    try {
+      if (slash == std::string_view::npos || id_read.ec != std::errc() ||
+          std::from_chars(key.data() + slash + 1, key.data() + key.size(), page).ec !=
+              std::errc() ||
+          it == unended.end())
+        throw std::runtime_error("no job of this page is stored");
+      read_task_page(it->second, page, nlohmann::json::parse(stored.value));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "hetsched serve: unreadable record %s: %s\n", stored.key.c_str(),
+                   e.what());
+    }
+  }
+  for (auto it = unended.begin(); it != unended.end();) {
+    if (!is_terminal(it->second.state)) {
+      ++it;
+      continue;
+    }
+    std::lock_guard lock(mutex_);
+    view_[it->first] = std::move(it->second);
+    it = unended.erase(it);
+  }
+  // Each submission's text is read once, however many jobs it gives; a job with no record
+  // of its own has not been touched since it was accepted, and waits as it did then.
+  for (const StoredRecord& stored : store_.list(kServiceSubmissionPrefix)) {
+    ServiceSubmission submission;
+    try {
+      submission = service_submission_from_stored(stored.value);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "hetsched serve: unreadable record %s: %s\n", stored.key.c_str(),
                    e.what());
       continue;
     }
-    if (is_terminal(record.state)) {
-      std::lock_guard lock(mutex_);
-      view_[record.id] = std::move(record);
-      continue;
+    std::vector<Job> dag_jobs;
+    std::vector<StreamJob> stream_jobs;
+    std::string unreadable;
+    try {
+      if (submission.stream)
+        stream_jobs = parse_stream_submission(submission.text, options_.workload_limits.max_jobs);
+      else
+        dag_jobs =
+            parse_workload(submission.text, fmt::format("submission {}", submission.first_id),
+                           *parse_cluster, options_.workload_limits)
+                .jobs;
+      if (std::max(dag_jobs.size(), stream_jobs.size()) != submission.jobs)
+        throw InputError("the stored text no longer gives its jobs");
+    } catch (const InputError& e) {
+      unreadable = e.what();  // the cluster changed under it (a node it names is gone)
     }
-    const std::string text = record.source_text;
-    std::unique_ptr<LiveJob> live = make_live_job(std::move(record), text, parse_cluster);
-    if (!live) continue;
-    LiveJob& job = *live;
-    const std::uint64_t id = job.record.id;
-    // Submitted before the restart: as long ago on the model clock (a fresh twin's clock
-    // starts at 0, so there it arrives now).
-    job.arrived_seconds = twin_ != nullptr
-                              ? model_now()
-                              : model_now() - (unix_now() - job.record.submitted_at_unix_seconds) *
-                                                  options_.time_scale;
-    if (job.record.stream) ++live_stream_jobs_;
-    live_.emplace(id, std::move(live));
-    for (std::uint32_t t = 0; t < job.record.tasks.size(); ++t) {
-      ServiceTask& task = job.record.tasks[t];
-      switch (task.state) {
-        case ServiceTaskState::planned:
-          // A gang placed and not yet launched holds its devices; a DAG task is placed
-          // again by its policy when its job joins the loop (unless the engine runs it).
-          if (job.record.stream) occupy(id, t);
-          break;
-        case ServiceTaskState::launched:
-        case ServiceTaskState::running:
-          launched_[task.launch_key] = {id, t};
-          occupy(id, t);
-          break;
-        case ServiceTaskState::waiting:
-        case ServiceTaskState::failed:
-          task.state = ServiceTaskState::waiting;
-          break;
-        default:
-          break;
+    bool any_unended = false;
+    for (std::uint32_t j = 0; j < submission.jobs; ++j) {
+      const std::uint64_t id = submission.first_id + j;
+      ServiceJob record;
+      if (const auto stored_record = unended.find(id); stored_record != unended.end()) {
+        record = std::move(stored_record->second);
+        unended.erase(stored_record);
+        // Pages are stored as their tasks change: a task on a page never written has not
+        // changed since it was accepted, and its name is the submission's.
+        if (!dag_jobs.empty() && dag_jobs[j].tasks.size() == record.tasks.size())
+          for (std::size_t t = 0; t < record.tasks.size(); ++t)
+            if (record.tasks[t].name.empty()) record.tasks[t].name = dag_jobs[j].tasks[t].name;
+      } else {
+        bool ended = false;
+        {
+          std::lock_guard lock(mutex_);
+          ended = view_.count(id) != 0;
+        }
+        if (ended) continue;
+        record = new_job_record(submission, j, fmt::format("job {}", id));
+        if (unreadable.empty() && submission.stream) {
+          record.name = stream_jobs[j].name;
+          record.tasks.push_back({.name = stream_jobs[j].name});
+          record.stream = stream_jobs[j];
+        } else if (unreadable.empty()) {
+          record.name = dag_jobs[j].name;
+          for (const Task& task : dag_jobs[j].tasks) record.tasks.push_back({.name = task.name});
+        }
       }
+      std::unique_ptr<LiveJob> live =
+          make_live_job(std::move(record), dag_jobs.empty() ? nullptr : &dag_jobs[j], unreadable);
+      if (!live) continue;
+      any_unended = true;
+      ++live_in_submission_[submission.first_id];
+      resume(std::move(live));
     }
-    publish_job(job);
+    if (!any_unended) store_.erase(stored.key);  // every job of it ended before the restart
   }
+  for (auto& [id, record] : unended)  // a job whose submission is not in the store
+    make_live_job(std::move(record), nullptr, "its submission is not in the state store");
   apply_stored_cancels();
   handle_engine_reports(engine_.poll(), true);
   // The engine has said what it runs: the DAG jobs join the loop.
@@ -371,34 +438,65 @@ void ControlPlane::recover() {
   flush();
 }
 
-std::unique_ptr<ControlPlane::LiveJob> ControlPlane::make_live_job(
-    ServiceJob record, const std::string& text, const std::shared_ptr<const Cluster>& parsed_on) {
+std::unique_ptr<ControlPlane::LiveJob> ControlPlane::make_live_job(ServiceJob record, Job* job,
+                                                                   std::string_view unreadable) {
   auto live = std::make_unique<LiveJob>();
-  if (record.stream) {
+  if (record.stream) {  // its record holds the job as submitted
     live->record = std::move(record);
     live->joules.assign(1, 0);
     return live;
   }
-  try {
-    Workload workload = parse_workload(text, fmt::format("job {}", record.id), *parsed_on,
-                                       options_.workload_limits);
-    if (record.source_job >= workload.jobs.size() ||
-        workload.jobs[record.source_job].tasks.size() != record.tasks.size())
-      throw InputError("the stored text no longer gives this job");
-    live->job = std::move(workload.jobs[record.source_job]);
-  } catch (const InputError& e) {
-    // The cluster changed under the job (a node it names is gone): it cannot be re-read.
+  std::string reason(unreadable);
+  if (reason.empty() && (job == nullptr || job->tasks.size() != record.tasks.size()))
+    reason = "the stored text no longer gives this job";
+  if (!reason.empty()) {
     record.state = ServiceJobState::failed;
-    record.reason = fmt::format("cannot be re-read after a restart: {}", e.what());
+    record.reason = fmt::format("cannot be re-read after a restart: {}", reason);
     record.finished_at_unix_seconds = unix_now();
-    store_.put(std::vector<StoredRecord>{{service_job_key(record.id), to_json(record).dump()}});
+    store_.put(stored_job_records(record));
     std::lock_guard lock(mutex_);
     view_[record.id] = std::move(record);
     return nullptr;
   }
+  live->job = std::move(*job);
   live->record = std::move(record);
   live->joules.assign(live->job.tasks.size(), 0);
   return live;
+}
+
+void ControlPlane::resume(std::unique_ptr<LiveJob> live) {
+  LiveJob& job = *live;
+  const std::uint64_t id = job.record.id;
+  // Submitted before the restart: as long ago on the model clock (a fresh twin's clock
+  // starts at 0, so there it arrives now).
+  job.arrived_seconds =
+      twin_ != nullptr
+          ? model_now()
+          : model_now() - (unix_now() - job.record.submitted_at_unix_seconds) * options_.time_scale;
+  if (job.record.stream) ++live_stream_jobs_;
+  live_.emplace(id, std::move(live));
+  for (std::uint32_t t = 0; t < job.record.tasks.size(); ++t) {
+    ServiceTask& task = job.record.tasks[t];
+    switch (task.state) {
+      case ServiceTaskState::planned:
+        // A gang placed and not yet launched holds its devices; a DAG task is placed
+        // again by its policy when its job joins the loop (unless the engine runs it).
+        if (job.record.stream) occupy(id, t);
+        break;
+      case ServiceTaskState::launched:
+      case ServiceTaskState::running:
+        launched_[task.launch_key] = {id, t};
+        occupy(id, t);
+        break;
+      case ServiceTaskState::waiting:
+      case ServiceTaskState::failed:
+        task.state = ServiceTaskState::waiting;
+        break;
+      default:
+        break;
+    }
+  }
+  publish_job(job);
 }
 
 void ControlPlane::step() {
@@ -554,6 +652,7 @@ void ControlPlane::take_submissions() {
   for (auto& live : arrived) {
     LiveJob& job = *live;
     if (job.record.stream) ++live_stream_jobs_;
+    ++live_in_submission_[job.record.submission];
     live_.emplace(job.record.id, std::move(live));
     if (job.record.stream) continue;
     // A DAG job arrives its arrival_seconds after it was submitted, on the model clock.
@@ -945,29 +1044,24 @@ std::vector<std::uint64_t> ControlPlane::submit_stream(const std::string& text,
                                    job.gang_size));
   }
 
+  const auto count = static_cast<std::uint32_t>(jobs.size());
+  const ServiceSubmission submission{.first_id = store_.reserve_sequence("jobs", count),
+                                     .jobs = count,
+                                     .policy = policy,
+                                     .stream = true,
+                                     .submitted_at_unix_seconds = unix_now(),
+                                     .text = text};
   std::vector<std::unique_ptr<LiveJob>> live_jobs;
-  std::vector<StoredRecord> records;
-  std::vector<std::uint64_t> ids;
-  for (std::uint32_t j = 0; j < jobs.size(); ++j) {
-    ServiceJob record;
-    record.id = store_.next_sequence("jobs");
-    record.name = jobs[j].name;
-    record.policy = policy;
-    record.submitted_at_unix_seconds = unix_now();
-    record.source_text = text;
-    record.source_job = j;
-    record.tasks.push_back({.name = jobs[j].name});
-    record.stream = jobs[j];
-    records.push_back({service_job_key(record.id), to_json(record).dump()});
-    ids.push_back(record.id);
+  for (std::uint32_t j = 0; j < count; ++j) {
     auto live = std::make_unique<LiveJob>();
-    live->record = std::move(record);
+    live->record = new_job_record(submission, j, jobs[j].name);
+    live->record.tasks.push_back({.name = jobs[j].name});
+    live->record.stream = std::move(jobs[j]);
     live->joules.assign(1, 0);
     live->arrived_seconds = submission_now();
     live_jobs.push_back(std::move(live));
   }
-  acknowledge(records, std::move(live_jobs));
-  return ids;
+  return acknowledge(submission, std::move(live_jobs));
 }
 
 std::vector<DeviceId> ControlPlane::devices_of(const ServiceTask& task) const {
@@ -1331,6 +1425,7 @@ void ControlPlane::record(LiveJob& job, std::uint32_t t, std::string event, std:
   ServiceTask& task = job.record.tasks[t];
   task.history.push_back({unix_now(), std::move(event), task.device, task.node, std::move(detail)});
   mark_dirty(job.record.id);
+  dirty_pages_.insert({job.record.id, t / kTasksPerPage});
 }
 
 void ControlPlane::mark_dirty(std::uint64_t id) { dirty_.insert(id); }
@@ -1338,41 +1433,59 @@ void ControlPlane::mark_dirty(std::uint64_t id) { dirty_.insert(id); }
 void ControlPlane::flush() {
   std::vector<ServiceJob> changed;
   if (!dirty_.empty()) {
+    // Each changed job's header and the pages of its tasks that changed.
     std::vector<StoredRecord> records;
+    auto page = dirty_pages_.begin();
     for (std::uint64_t id : dirty_) {
       const auto it = live_.find(id);
-      if (it == live_.end()) continue;
-      records.push_back({service_job_key(id), to_json(it->second->record).dump()});
+      for (; page != dirty_pages_.end() && page->first <= id; ++page)
+        if (page->first == id && it != live_.end())
+          records.push_back(stored_task_page(it->second->record, page->second));
+      if (it != live_.end()) records.push_back(stored_job_header(it->second->record));
     }
-    store_.put(records);  // one transaction: the step's changes land together
+    store_.put(records);  // the pages before the header that counts them
     for (std::uint64_t id : dirty_) {
       const auto it = live_.find(id);
       if (it == live_.end()) continue;
       changed.push_back(it->second->record);
       if (is_terminal(it->second->record.state)) {
         if (it->second->record.stream) --live_stream_jobs_;
+        forget_ended(it->second->record);
         live_.erase(it);
         // The job's end is durable: its cancel request has been carried out.
         if (stored_cancels_.erase(id) != 0) store_.erase(cancel_key(id));
       }
     }
     dirty_.clear();
+    dirty_pages_.clear();
   }
   publish(std::move(changed));
 }
 
-void ControlPlane::acknowledge(const std::vector<StoredRecord>& records,
-                               std::vector<std::unique_ptr<LiveJob>> jobs) {
-  store_.put(records);  // durable before anyone hears of the ids
+std::vector<std::uint64_t> ControlPlane::acknowledge(const ServiceSubmission& submission,
+                                                     std::vector<std::unique_ptr<LiveJob>> jobs) {
+  // Durable before anyone hears of the ids: the text once, however many jobs it gives.
+  store_.put(std::vector<StoredRecord>{
+      {service_submission_key(submission.first_id), to_stored_text(submission)}});
+  std::vector<std::uint64_t> ids;
   {
     std::lock_guard lock(mutex_);
     for (auto& live : jobs) {
+      ids.push_back(live->record.id);
       view_[live->record.id] = live->record;
       submitted_.push_back(std::move(live));
     }
     submitted_total_ += jobs.size();
   }
   wake_.notify_one();
+  return ids;
+}
+
+void ControlPlane::forget_ended(const ServiceJob& record) {
+  const auto it = live_in_submission_.find(record.submission);
+  if (it == live_in_submission_.end() || --it->second != 0) return;
+  live_in_submission_.erase(it);
+  store_.erase(service_submission_key(record.submission));
 }
 
 void ControlPlane::publish_job(const LiveJob& job) {

@@ -368,7 +368,7 @@ void ServiceHttpServer::install_routes() {
     if (!id) return error_answer(res, 400, "the job id must be a non-negative integer", "id");
     const std::optional<ServiceJob> job = control_plane_.job(*id);
     if (!job) return error_answer(res, 404, fmt::format("no job {}", *id), "id");
-    answer(res, 200, to_json(*job, false));
+    answer(res, 200, to_json(*job));
   });
 
   s.Delete(R"(/v1/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {

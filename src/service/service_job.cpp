@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
@@ -73,34 +74,68 @@ std::string service_job_key(std::uint64_t id) {
   return fmt::format("{}{:012}", kServiceJobPrefix, id);
 }
 
-nlohmann::ordered_json to_json(const ServiceJob& job, bool with_source) {
-  nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
-  for (const ServiceTask& task : job.tasks) {
-    nlohmann::ordered_json history = nlohmann::ordered_json::array();
-    for (const ServiceTaskEvent& e : task.history) {
-      nlohmann::ordered_json event{{"at", e.at_unix_seconds}, {"event", e.event}};
-      if (!e.device.empty()) event["device"] = e.device;
-      if (!e.node.empty()) event["node"] = e.node;
-      if (!e.detail.empty()) event["detail"] = e.detail;
-      history.push_back(std::move(event));
-    }
-    tasks.push_back({{"name", task.name},
-                     {"state", to_string(task.state)},
-                     {"device", task.device},
-                     {"node", task.node},
-                     {"planned_start_seconds", task.planned_start_seconds},
-                     {"expected_seconds", task.expected_seconds},
-                     {"started_at", optional_json(task.started_at_unix_seconds)},
-                     {"finished_at", optional_json(task.finished_at_unix_seconds)},
-                     {"started_seconds", optional_json(task.started_seconds)},
-                     {"finished_seconds", optional_json(task.finished_seconds)},
-                     {"attempts", task.attempts},
-                     {"retries", task.retries},
-                     {"launch_key", task.launch_key},
-                     {"engine_id", task.engine_id},
-                     {"history", std::move(history)}});
-    if (!task.gang_devices.empty()) tasks.back()["gang_devices"] = task.gang_devices;
+namespace {
+
+nlohmann::ordered_json task_json(const ServiceTask& task) {
+  nlohmann::ordered_json history = nlohmann::ordered_json::array();
+  for (const ServiceTaskEvent& e : task.history) {
+    nlohmann::ordered_json event{{"at", e.at_unix_seconds}, {"event", e.event}};
+    if (!e.device.empty()) event["device"] = e.device;
+    if (!e.node.empty()) event["node"] = e.node;
+    if (!e.detail.empty()) event["detail"] = e.detail;
+    history.push_back(std::move(event));
   }
+  nlohmann::ordered_json out{{"name", task.name},
+                             {"state", to_string(task.state)},
+                             {"device", task.device},
+                             {"node", task.node},
+                             {"planned_start_seconds", task.planned_start_seconds},
+                             {"expected_seconds", task.expected_seconds},
+                             {"started_at", optional_json(task.started_at_unix_seconds)},
+                             {"finished_at", optional_json(task.finished_at_unix_seconds)},
+                             {"started_seconds", optional_json(task.started_seconds)},
+                             {"finished_seconds", optional_json(task.finished_seconds)},
+                             {"attempts", task.attempts},
+                             {"retries", task.retries},
+                             {"launch_key", task.launch_key},
+                             {"engine_id", task.engine_id},
+                             {"history", std::move(history)}};
+  if (!task.gang_devices.empty()) out["gang_devices"] = task.gang_devices;
+  return out;
+}
+
+ServiceTask task_from_json(const nlohmann::json& t) {
+  ServiceTask task;
+  task.name = t.at("name").get<std::string>();
+  task.state = parse_state<ServiceTaskState>(t.at("state").get<std::string>(), kTaskStates);
+  task.device = t.at("device").get<std::string>();
+  task.node = t.at("node").get<std::string>();
+  task.planned_start_seconds = t.at("planned_start_seconds").get<double>();
+  task.expected_seconds = t.at("expected_seconds").get<double>();
+  task.started_at_unix_seconds = optional_from(t, "started_at");
+  task.finished_at_unix_seconds = optional_from(t, "finished_at");
+  task.started_seconds = optional_from(t, "started_seconds");
+  task.finished_seconds = optional_from(t, "finished_seconds");
+  task.attempts = t.at("attempts").get<std::uint32_t>();
+  task.retries = t.at("retries").get<std::uint32_t>();
+  task.launch_key = t.at("launch_key").get<std::string>();
+  task.engine_id = t.at("engine_id").get<std::string>();
+  if (t.contains("gang_devices"))
+    task.gang_devices = t.at("gang_devices").get<std::vector<std::string>>();
+  for (const auto& e : t.at("history")) {
+    ServiceTaskEvent event;
+    event.at_unix_seconds = e.at("at").get<double>();
+    event.event = e.at("event").get<std::string>();
+    event.device = e.value("device", "");
+    event.node = e.value("node", "");
+    event.detail = e.value("detail", "");
+    task.history.push_back(std::move(event));
+  }
+  return task;
+}
+
+// The job without its tasks.
+nlohmann::ordered_json header_json(const ServiceJob& job) {
   nlohmann::ordered_json out{{"id", job.id},
                              {"kind", job.stream ? "stream" : "dag"},
                              {"name", job.name},
@@ -108,14 +143,50 @@ nlohmann::ordered_json to_json(const ServiceJob& job, bool with_source) {
                              {"state", to_string(job.state)},
                              {"submitted_at", job.submitted_at_unix_seconds},
                              {"finished_at", optional_json(job.finished_at_unix_seconds)},
-                             {"reason", job.reason},
-                             {"tasks", std::move(tasks)}};
+                             {"reason", job.reason}};
   if (job.stream) out["stream"] = stream_job_json(*job.stream);
-  if (with_source) {
-    out["source_text"] = job.source_text;
-    out["source_job"] = job.source_job;
-  }
   return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const ServiceJob& job) {
+  nlohmann::ordered_json out = header_json(job);
+  nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+  for (const ServiceTask& task : job.tasks) tasks.push_back(task_json(task));
+  out["tasks"] = std::move(tasks);
+  return out;
+}
+
+std::string service_job_tasks_key(std::uint64_t id, std::uint32_t page) {
+  return fmt::format("{}{:012}/{:06}", kServiceJobTasksPrefix, id, page);
+}
+
+std::uint32_t task_pages(const ServiceJob& job) {
+  return static_cast<std::uint32_t>((job.tasks.size() + kTasksPerPage - 1) / kTasksPerPage);
+}
+
+StoredRecord stored_job_header(const ServiceJob& job) {
+  nlohmann::ordered_json out = header_json(job);
+  out["submission"] = job.submission;
+  out["source_job"] = job.source_job;
+  out["task_count"] = job.tasks.size();
+  return {service_job_key(job.id), out.dump()};
+}
+
+StoredRecord stored_task_page(const ServiceJob& job, std::uint32_t page) {
+  nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+  const std::size_t first = static_cast<std::size_t>(page) * kTasksPerPage;
+  for (std::size_t t = first; t < std::min(job.tasks.size(), first + kTasksPerPage); ++t)
+    tasks.push_back(task_json(job.tasks[t]));
+  return {service_job_tasks_key(job.id, page), tasks.dump()};
+}
+
+std::vector<StoredRecord> stored_job_records(const ServiceJob& job) {
+  std::vector<StoredRecord> records{stored_job_header(job)};
+  for (std::uint32_t page = 0; page < task_pages(job); ++page)
+    records.push_back(stored_task_page(job, page));
+  return records;
 }
 
 ServiceJob service_job_from_json(const nlohmann::json& json) {
@@ -127,39 +198,23 @@ ServiceJob service_job_from_json(const nlohmann::json& json) {
   job.submitted_at_unix_seconds = json.at("submitted_at").get<double>();
   job.finished_at_unix_seconds = optional_from(json, "finished_at");
   job.reason = json.at("reason").get<std::string>();
-  job.source_text = json.at("source_text").get<std::string>();
-  job.source_job = json.at("source_job").get<std::uint32_t>();
-  for (const auto& t : json.at("tasks")) {
-    ServiceTask task;
-    task.name = t.at("name").get<std::string>();
-    task.state = parse_state<ServiceTaskState>(t.at("state").get<std::string>(), kTaskStates);
-    task.device = t.at("device").get<std::string>();
-    task.node = t.at("node").get<std::string>();
-    task.planned_start_seconds = t.at("planned_start_seconds").get<double>();
-    task.expected_seconds = t.at("expected_seconds").get<double>();
-    task.started_at_unix_seconds = optional_from(t, "started_at");
-    task.finished_at_unix_seconds = optional_from(t, "finished_at");
-    task.started_seconds = optional_from(t, "started_seconds");
-    task.finished_seconds = optional_from(t, "finished_seconds");
-    task.attempts = t.at("attempts").get<std::uint32_t>();
-    task.retries = t.at("retries").get<std::uint32_t>();
-    task.launch_key = t.at("launch_key").get<std::string>();
-    task.engine_id = t.at("engine_id").get<std::string>();
-    if (t.contains("gang_devices"))
-      task.gang_devices = t.at("gang_devices").get<std::vector<std::string>>();
-    for (const auto& e : t.at("history")) {
-      ServiceTaskEvent event;
-      event.at_unix_seconds = e.at("at").get<double>();
-      event.event = e.at("event").get<std::string>();
-      event.device = e.value("device", "");
-      event.node = e.value("node", "");
-      event.detail = e.value("detail", "");
-      task.history.push_back(std::move(event));
-    }
-    job.tasks.push_back(std::move(task));
+  job.submission = json.value("submission", std::uint64_t{0});
+  job.source_job = json.value("source_job", std::uint32_t{0});
+  if (json.contains("tasks")) {
+    for (const auto& t : json.at("tasks")) job.tasks.push_back(task_from_json(t));
+  } else {
+    job.tasks.resize(json.at("task_count").get<std::size_t>());
   }
   if (json.value("kind", "dag") == "stream") job.stream = stream_job_from_json(json.at("stream"));
   return job;
+}
+
+void read_task_page(ServiceJob& job, std::uint32_t page, const nlohmann::json& tasks) {
+  const std::size_t first = static_cast<std::size_t>(page) * kTasksPerPage;
+  if (!tasks.is_array() || first >= job.tasks.size() ||
+      tasks.size() != std::min<std::size_t>(kTasksPerPage, job.tasks.size() - first))
+    throw std::runtime_error(fmt::format("task page {} does not fit job {}", page, job.id));
+  for (std::size_t i = 0; i < tasks.size(); ++i) job.tasks[first + i] = task_from_json(tasks[i]);
 }
 
 }  // namespace hetsched

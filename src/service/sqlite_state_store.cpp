@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <exception>
 
 namespace hetsched {
@@ -220,28 +221,33 @@ void SqliteStateStore::erase(std::string_view key) {
   transaction.commit();
 }
 
-std::uint64_t SqliteStateStore::next_sequence(std::string_view counter) {
+std::uint64_t SqliteStateStore::reserve_sequence(std::string_view counter, std::uint64_t count) {
+  if (count == 0) throw StateStoreError("sqlite: a sequence reservation of no values");
   std::lock_guard lock(mutex_);
   auto block = sequences_.find(counter);
   if (block == sequences_.end())
     block = sequences_.emplace(std::string(counter), SequenceBlock{}).first;
-  if (block->second.next == block->second.end) {
-    // Reserve the next block durably: its values are never handed out again.
+  if (block->second.end - block->second.next < count) {
+    // Reserve the next block durably: its values are never handed out again. (What was
+    // left of the block before is skipped: values stay consecutive within a reservation.)
+    const std::uint64_t size = std::max(kSequenceBlock, count);
     Transaction transaction(db_);
     Statement bump(db_,
                    "INSERT INTO counters(name, value) VALUES(?1, ?2) "
                    "ON CONFLICT(name) DO UPDATE SET value = value + ?2 RETURNING value");
     bump.bind(1, counter);
-    bump.bind_int(2, static_cast<std::int64_t>(kSequenceBlock));
+    bump.bind_int(2, static_cast<std::int64_t>(size));
     if (!bump.step()) throw StateStoreError("sqlite: counter update returned nothing");
     const auto last = static_cast<std::uint64_t>(bump.column_int(0));
     while (bump.step()) {
     }
     bump.reset();
     transaction.commit();
-    block->second = {last - kSequenceBlock + 1, last + 1};
+    block->second = {last - size + 1, last + 1};
   }
-  return block->second.next++;
+  const std::uint64_t first = block->second.next;
+  block->second.next += count;
+  return first;
 }
 
 }  // namespace hetsched

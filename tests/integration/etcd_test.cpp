@@ -46,19 +46,65 @@ TEST(EtcdStateStoreIntegration, PutGetListErase) {
   EXPECT_EQ(store.list("jobs/").size(), 1u);
 }
 
-TEST(EtcdStateStoreIntegration, MultiRecordPutIsAllOrNothing) {
+TEST(EtcdStateStoreIntegration, MultiRecordPutIsAllOrNothingWhenItFitsOneTransaction) {
   auto store = make_store("/" + unique_word("atomic") + "/");
   std::vector<StoredRecord> batch;
-  for (int i = 0; i < 200; ++i) batch.push_back({"jobs/" + std::to_string(1000 + i), "v"});
+  for (int i = 0; i < 100; ++i) batch.push_back({"jobs/" + std::to_string(1000 + i), "v"});
   store.put(batch);
-  EXPECT_EQ(store.list("jobs/").size(), 200u);
+  EXPECT_EQ(store.list("jobs/").size(), 100u);
 
-  // Over the testbed's --max-txn-ops (1024): etcd refuses the whole transaction,
-  // and not one of its records is written.
-  std::vector<StoredRecord> too_many;
-  for (int i = 0; i < 1100; ++i) too_many.push_back({"big/" + std::to_string(10000 + i), "v"});
-  EXPECT_THROW(store.put(too_many), StateStoreError);
-  EXPECT_TRUE(store.list("big/").empty());
+  // A put that fails changes nothing: a transaction that etcd refuses (the same key
+  // twice) writes none of its records.
+  std::vector<StoredRecord> twice{{"twice/a", "1"}, {"twice/b", "2"}, {"twice/a", "3"}};
+  EXPECT_THROW(store.put(twice), StateStoreError);
+  EXPECT_TRUE(store.list("twice/").empty());
+}
+
+TEST(EtcdStateStoreIntegration, WritesBeyondEtcdsRequestLimitsAreSplitAndReadBackWhole) {
+  // etcd's own defaults (the testbed allows 1024 operations): 128 operations and
+  // 1.5 MiB per request.
+  const std::string prefix = "/" + unique_word("sized") + "/";
+  auto store = make_store(prefix);
+  std::vector<StoredRecord> many;
+  for (int i = 0; i < 1100; ++i) many.push_back({"many/" + std::to_string(10000 + i), "v"});
+  store.put(many);
+  EXPECT_EQ(store.list("many/").size(), 1100u);
+
+  // Values of 5 MB and 3 MB: each is staged in chunks and flips whole.
+  std::string big(5'000'000, 'x');
+  for (std::size_t i = 0; i < big.size(); i += 4096) big[i] = static_cast<char>('a' + i % 26);
+  const std::string other(3'000'000, 'y');
+  store.put(std::vector<StoredRecord>{{"big/a", big}, {"big/a/b", other}, {"big/c", "small"}});
+  EXPECT_EQ(store.get("big/a"), big);
+  EXPECT_EQ(store.get("big/a/b"), other);
+  const auto listed = store.list("big/");
+  ASSERT_EQ(listed.size(), 3u);  // the chunks are not records
+  EXPECT_EQ(listed[0].value, big);
+  EXPECT_EQ(listed[1].value, other);
+  std::size_t records = 0;  // besides the store's counters ("sequences/")
+  for (const StoredRecord& r : store.list("")) records += r.key.rfind("sequences/", 0) != 0;
+  EXPECT_EQ(records, 1100u + 3u);
+
+  // Written again (a new generation), then small, then erased: no chunk is left behind.
+  const std::string bigger(7'000'000, 'z');
+  store.put(std::vector<StoredRecord>{{"big/a", bigger}});
+  EXPECT_EQ(store.get("big/a"), bigger);
+  EXPECT_EQ(store.get("big/a/b"), other);  // "a"'s chunks lie apart from "a/b"'s
+  store.put(std::vector<StoredRecord>{{"big/a", "now small"}});
+  EXPECT_EQ(store.get("big/a"), "now small");
+  store.erase("big/a/b");
+  EXPECT_FALSE(store.get("big/a/b").has_value());
+  EtcdClient raw(etcd_endpoints());
+  const std::string chunks = prefix + "~chunks/";
+  EXPECT_TRUE(raw.range(chunks, EtcdClient::prefix_end(chunks)).empty());
+}
+
+TEST(EtcdStateStoreIntegration, ReservedSequenceValuesAreConsecutiveAndNeverGivenTwice) {
+  auto store = make_store("/" + unique_word("reserve") + "/");
+  EXPECT_EQ(store.reserve_sequence("jobs", 50), 1u);
+  EXPECT_EQ(store.next_sequence("jobs"), 51u);
+  EXPECT_EQ(store.reserve_sequence("jobs", 1000), 52u);
+  EXPECT_EQ(store.next_sequence("jobs"), 1052u);
 }
 
 TEST(EtcdStateStoreIntegration, NextSequenceIsStrictlyIncreasingAcrossRacingClients) {

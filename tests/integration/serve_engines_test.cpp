@@ -388,6 +388,43 @@ TEST(ServeOnEtcd, KillingTheLeaderHandsOverWithinFiveSecondsAndLosesNoAcknowledg
   for (std::uint64_t id : acknowledged) EXPECT_TRUE(present.count(id)) << "job " << id << " lost";
 }
 
+// A chain of `tasks` small tasks, replicated `count` times, as one workload text.
+std::string chain_workload(const std::string& name, int tasks, int count) {
+  std::string yaml = fmt::format("jobs:\n  - name: {}\n    count: {}\n    tasks:\n", name, count);
+  for (int t = 0; t < tasks; ++t)
+    yaml +=
+        fmt::format("      - {{name: t{}, kernel: elementwise, flops: 1.0e6, bytes: 1.0e6{}}}\n", t,
+                    t == 0 ? "" : fmt::format(", after: [t{}]", t - 1));
+  return yaml;
+}
+
+TEST(ServeOnEtcd, LargeAcceptedJobsNeverWedgeTheLeader) {
+  // The case: 50 replicas of a 100-task chain (their records once made one
+  // transaction over etcd's 2 MiB message limit, and every later step failed), and one
+  // job of 5,000 tasks whose own record is over etcd's request limit. Every job, and a
+  // one-task job sent after them, completes.
+  ServeDir dir;
+  std::vector<std::string> arguments = etcd_serve_arguments(dir, unique_word("large"));
+  arguments.back() = "max";  // --time-scale: the twin runs from event to event
+  ReplicaDeployment replica(HETSCHED_CLI_PATH, arguments, kToken, 1);
+  const std::string leader = replica.wait_for_leader(std::chrono::seconds(10));
+  ASSERT_FALSE(leader.empty());
+  const HttpAnswer replicated =
+      http_call(leader, "POST", "/v1/jobs", kToken, chain_workload("replicated", 100, 50));
+  ASSERT_EQ(replicated.status, 201) << replicated.body;
+  const std::uint64_t large = submit(leader, chain_workload("large", 5000, 1));
+  const std::uint64_t small = submit(leader, chain_workload("small", 1, 1));
+  json job;
+  ASSERT_TRUE(ended_within(leader, small, std::chrono::seconds(60), job)) << job.dump();
+  EXPECT_EQ(job.at("state"), "completed") << job.value("reason", "");
+  ASSERT_TRUE(ended_within(leader, large, std::chrono::seconds(120), job)) << job.dump();
+  EXPECT_EQ(job.at("state"), "completed") << job.value("reason", "");
+  for (const json& id : json::parse(replicated.body).at("ids")) {
+    ASSERT_TRUE(ended_within(leader, id.get<std::uint64_t>(), std::chrono::seconds(60), job));
+    EXPECT_EQ(job.at("state"), "completed") << job.value("reason", "");
+  }
+}
+
 TEST(ServeOnEtcd, KillNineDuringSubmissionsLosesNoAcknowledgedJob) {
   ServeDir dir;
   ReplicaDeployment replicas(HETSCHED_CLI_PATH, etcd_serve_arguments(dir, unique_word("kill")),

@@ -95,7 +95,7 @@ TEST(ControlPlane, DagJobRunsToCompletionWithThePolicysPlacementInDependencyOrde
   ASSERT_EQ(ids.size(), 1u);
   service.run_until();
   const ServiceJob job = service.job(ids[0]);
-  ASSERT_EQ(job.state, ServiceJobState::completed) << to_json(job, false).dump(2);
+  ASSERT_EQ(job.state, ServiceJobState::completed) << to_json(job).dump(2);
 
   // HEFT's own plan of the same job on an idle copy of the twin's cluster.
   const Cluster model = default_cluster();
@@ -141,7 +141,7 @@ TEST(ControlPlane, BadSubmissionsAreInputErrorsAndStoreNothing) {
                InputError);
   EXPECT_THROW(service.plane->submit(kPipeline, "hefty"), InputError);
   EXPECT_THROW(service.plane->submit("jobs: []"), InputError);
-  EXPECT_TRUE(service.store.list("jobs/").empty());
+  EXPECT_TRUE(testing::stored_job_ids(service.store).empty());
   EXPECT_TRUE(service.plane->jobs().empty());
 }
 
@@ -187,7 +187,7 @@ TEST(ControlPlane, DrainedNodesUnstartedTasksMoveAndItsRunningTaskFinishesThere)
   service.engine.set_node_state("gpu-b", EngineNodeState::draining);
   service.run_until();
   const ServiceJob job = service.job(ids[0]);
-  ASSERT_EQ(job.state, ServiceJobState::completed) << to_json(job, false).dump(2);
+  ASSERT_EQ(job.state, ServiceJobState::completed) << to_json(job).dump(2);
   const ServiceTask& moved = task_named(job, waiting_on_b);
   EXPECT_TRUE(has_event(moved, "moved", "gpu-b"));
   EXPECT_TRUE(has_event(moved, "replanned", "gpu-a"));
@@ -210,7 +210,7 @@ TEST(ControlPlane, DownedNodesRunningTaskIsLaunchedElsewhere) {
   service.engine.set_node_state("gpu-b", EngineNodeState::down);
   service.run_until();
   const ServiceJob job = service.job(ids[0]);  // a copy: the reference below points into it
-  ASSERT_EQ(job.state, ServiceJobState::completed) << to_json(job, false).dump(2);
+  ASSERT_EQ(job.state, ServiceJobState::completed) << to_json(job).dump(2);
   const ServiceTask& task = task_named(job, running_on_b);
   EXPECT_TRUE(has_event(task, "failed", "gpu-b"));
   EXPECT_EQ(task.node, "gpu-a");
@@ -230,7 +230,7 @@ TEST(ControlPlane, AJobNoUpNodeCanRunWaitsShowingWhyAndRunsWhenOneComesBack) {
   service.run_until(100);
   // Unschedulable, not unresolvable: the job waits and says why.
   const ServiceJob waiting = service.job(ids[0]);
-  ASSERT_NE(waiting.reason.find("is up"), std::string::npos) << to_json(waiting, false).dump(2);
+  ASSERT_NE(waiting.reason.find("is up"), std::string::npos) << to_json(waiting).dump(2);
   EXPECT_EQ(waiting.state, ServiceJobState::queued);
   EXPECT_NE(waiting.reason.find("no device that can run task"), std::string::npos)
       << waiting.reason;
@@ -239,7 +239,7 @@ TEST(ControlPlane, AJobNoUpNodeCanRunWaitsShowingWhyAndRunsWhenOneComesBack) {
   service.engine.set_node_state("gpu-b", EngineNodeState::up);
   service.run_until();
   const ServiceJob done = service.job(ids[0]);
-  ASSERT_EQ(done.state, ServiceJobState::completed) << to_json(done, false).dump(2);
+  ASSERT_EQ(done.state, ServiceJobState::completed) << to_json(done).dump(2);
   EXPECT_GE(*done.tasks[0].started_seconds, 100.0);  // not before its node came back
   EXPECT_TRUE(done.reason.empty()) << done.reason;
   for (const ServiceTask& t : done.tasks) EXPECT_EQ(t.node, "gpu-b") << t.name;
@@ -269,13 +269,49 @@ TEST(ControlPlane, RestartReloadsEveryJobAndRelaunchesWhatTheEngineLost) {
   EXPECT_EQ(second.job(quick).state, ServiceJobState::completed);
   ASSERT_TRUE(second.plane->job(slow).has_value());
   ASSERT_TRUE(eventually([&] { return second.in_state(slow, ServiceJobState::completed); }))
-      << to_json(second.job(slow), false).dump(2);
+      << to_json(second.job(slow)).dump(2);
   const ServiceJob job = second.job(slow);
   EXPECT_TRUE(std::any_of(job.tasks.begin(), job.tasks.end(),
                           [](const ServiceTask& t) { return has_event(t, "lost"); }));
   for (const ServiceTask& t : job.tasks) EXPECT_EQ(t.state, ServiceTaskState::completed);
   const auto next = second.plane->submit(kFourGpuTasks);
   EXPECT_GT(next[0], slow);  // ids keep growing across restarts
+}
+
+TEST(ControlPlane, AReplicatedSubmissionIsStoredOnceAndComesBackWholeAfterARestart) {
+  TempDir dir;
+  const std::string db = dir.file("state.db");
+  const Cluster cluster = parse_cluster(testing::kTwoGpuNodes, "test");
+  const std::string text =
+      "jobs:\n  - name: many\n    count: 1000\n    arrival_seconds: 60\n    tasks:\n"
+      "      - {name: a, kernel: elementwise, flops: 1.0e6, bytes: 1.0e6, kinds: [cpu]}\n"
+      "      - {name: b, kernel: elementwise, flops: 1.0e6, bytes: 1.0e6, after: [a]}\n";
+  std::vector<std::uint64_t> ids;
+  std::string last_name;
+  {
+    Stepped first(db, cluster);
+    ids = first.plane->submit(text);
+    ASSERT_EQ(ids.size(), 1000u);
+    EXPECT_EQ(ids.back() - ids.front(), 999u);  // one reservation of consecutive ids
+    // Acknowledged: the text once, and no record per job (nothing has happened to them).
+    const auto submissions = first.store.list(kServiceSubmissionPrefix);
+    ASSERT_EQ(submissions.size(), 1u);
+    EXPECT_LT(submissions[0].value.size(), text.size() + 200);
+    EXPECT_TRUE(first.store.list(kServiceJobPrefix).empty());
+    first.run_until(30.0);  // steps before the jobs arrive: nothing happens to them
+    EXPECT_TRUE(first.store.list(kServiceJobPrefix).empty());
+    last_name = first.job(ids.back()).name;
+  }  // the process "dies"
+  Stepped second(db, cluster);
+  EXPECT_EQ(second.plane->jobs().size(), 1000u);
+  for (std::uint64_t id : ids) ASSERT_TRUE(second.plane->job(id).has_value()) << id;
+  EXPECT_EQ(second.job(ids.back()).tasks.size(), 2u);
+  EXPECT_EQ(second.job(ids.back()).name, last_name);
+  second.run_until();
+  for (std::uint64_t id : ids) ASSERT_EQ(second.job(id).state, ServiceJobState::completed) << id;
+  // Every job ended and is stored: the submission's text is no longer kept.
+  EXPECT_TRUE(second.store.list(kServiceSubmissionPrefix).empty());
+  EXPECT_EQ(second.store.list(kServiceJobPrefix).size(), 1000u);
 }
 
 }  // namespace

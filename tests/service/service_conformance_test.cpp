@@ -55,8 +55,7 @@ TEST_P(ServiceBody, EveryPolicyKeepsTheInvariantsThroughTheService) {
     return service.job(ids.at(0));
   };
   const ServiceJob job = run("first.db");
-  ASSERT_EQ(job.state, ServiceJobState::completed) << job.reason << "\n"
-                                                   << to_json(job, false).dump(2);
+  ASSERT_EQ(job.state, ServiceJobState::completed) << job.reason << "\n" << to_json(job).dump(2);
   const ServiceJob again = run("again.db");
   ASSERT_EQ(again.tasks.size(), job.tasks.size());
   for (std::size_t t = 0; t < job.tasks.size(); ++t) {

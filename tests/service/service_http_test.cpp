@@ -148,7 +148,9 @@ TEST(ServiceHttp, CancelOverRestEndsARunningJob) {
 TEST(ServiceHttp, UnauthenticatedAndMalformedRequestsAreRefusedAndChangeNothing) {
   RestService s;
   ASSERT_EQ(s.call("POST", "/v1/jobs", kJob).status, 201);
-  const auto stored_before = s.store.list("");
+  // What is accepted: the jobs (their records change as they run) and the nodes.
+  const auto stored_before = testing::stored_job_ids(s.store);
+  const auto nodes_before = s.store.list("nodes/").size();
 
   EXPECT_EQ(s.call("POST", "/v1/jobs", kJob, "").status, 401);
   EXPECT_EQ(s.call("POST", "/v1/jobs", kJob, "wrong-token").status, 401);
@@ -185,7 +187,8 @@ TEST(ServiceHttp, UnauthenticatedAndMalformedRequestsAreRefusedAndChangeNothing)
       s.call("POST", "/v1/nodes", "nodes: [ {name: gpu-x, devices: [{model: H900}]} ]").status,
       400);
 
-  EXPECT_EQ(s.store.list("").size(), stored_before.size());
+  EXPECT_EQ(testing::stored_job_ids(s.store), stored_before);
+  EXPECT_EQ(s.store.list("nodes/").size(), nodes_before);
   EXPECT_EQ(s.json("/v1/jobs").at("jobs").size(), 1u);
 }
 
@@ -222,7 +225,7 @@ TEST(ServiceHttp, FollowerRedirectsWritesAndJobReadsToTheLeader) {
   EXPECT_EQ(s.call("GET", "/healthz", {}, "").status, 200);
   EXPECT_EQ(s.call("GET", "/metrics").status, 200);
   EXPECT_EQ(s.call("GET", "/v1/jobs", {}, "wrong").status, 401);
-  EXPECT_TRUE(s.store.list("jobs/").empty());
+  EXPECT_TRUE(testing::stored_job_ids(s.store).empty());
 }
 
 TEST(ServiceHttp, StreamJobsOverRestNameTheFieldOfEveryMistake) {
@@ -282,7 +285,7 @@ TEST(ServiceHttp, StreamJobsOverRestNameTheFieldOfEveryMistake) {
   const HttpAnswer wrong_policy = s.call("POST", "/v1/jobs?policy=heft", good);
   EXPECT_EQ(wrong_policy.status, 400);
   EXPECT_EQ(nlohmann::json::parse(wrong_policy.body).at("field"), "policy");
-  EXPECT_EQ(s.store.list("jobs/").size(), 1u);  // only the good one was stored
+  EXPECT_EQ(testing::stored_job_ids(s.store).size(), 1u);  // only the good one was stored
 }
 
 TEST(ServiceHttp, BadBytesInABodyAreA400NamingTheFieldAndStoreNothing) {
@@ -325,7 +328,7 @@ TEST(ServiceHttp, BadBytesInABodyAreA400NamingTheFieldAndStoreNothing) {
       s.call("POST", "/v1/nodes", "nodes: [ {name: \"n\xFF\", devices: [{model: H100-SXM}]} ]")
           .status,
       400);
-  EXPECT_TRUE(s.store.list("jobs/").empty());
+  EXPECT_TRUE(testing::stored_job_ids(s.store).empty());
   EXPECT_TRUE(s.store.list("nodes/").empty());
 }
 
@@ -371,7 +374,7 @@ TEST(ServiceHttp, ChunkedBodiesAreHeldToTheBodyLimit) {
   const httplib::Result small = send_chunked(s, "POST", "/v1/jobs", kJob);
   ASSERT_TRUE(small) << httplib::to_string(small.error());
   EXPECT_EQ(small->status, 201) << small->body;
-  const std::size_t stored = s.store.list("jobs/").size();
+  const std::size_t stored = testing::stored_job_ids(s.store).size();
   // Over it: a valid workload padded with a comment, which would be stored were the limit
   // not applied.
   const std::string padded = "# " + std::string(80 * 1024, 'x') + "\n" + kJob;
@@ -395,7 +398,7 @@ TEST(ServiceHttp, ChunkedBodiesAreHeldToTheBodyLimit) {
   if (elsewhere) {
     EXPECT_EQ(elsewhere->status, 411) << elsewhere->body;
   }
-  EXPECT_EQ(s.store.list("jobs/").size(), stored);
+  EXPECT_EQ(testing::stored_job_ids(s.store).size(), stored);
   EXPECT_TRUE(s.store.list("nodes/").empty());
   EXPECT_EQ(s.call("GET", "/healthz", {}, "").status, 200);
 }
@@ -429,7 +432,7 @@ TEST(ServiceHttp, AMegabyteOfBracketsIsA400InBoundedMemory) {
     // client's, the server's, the parser's padded copy).
     EXPECT_LT(peak_kb - before_kb, 50'000) << body->substr(0, 20);
   }
-  EXPECT_TRUE(s.store.list("jobs/").empty());
+  EXPECT_TRUE(testing::stored_job_ids(s.store).empty());
 }
 
 TEST(ServiceFactories, UnknownSchemesAndEnginesNameTheValidOnes) {

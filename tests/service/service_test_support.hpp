@@ -8,8 +8,14 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
+
+#include "hetsched/service/service_job.hpp"
+#include "hetsched/service/service_submission.hpp"
+#include "hetsched/service/state_store.hpp"
 
 namespace hetsched::testing {
 
@@ -42,6 +48,19 @@ inline bool eventually(const std::function<bool()>& condition,
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return condition();
+}
+
+// The ids of every job the store holds: those with a record of their own and those only
+// their submission's record names (accepted, nothing has happened to them yet).
+inline std::set<std::uint64_t> stored_job_ids(StateStore& store) {
+  std::set<std::uint64_t> ids;
+  for (const StoredRecord& r : store.list(kServiceJobPrefix))
+    ids.insert(nlohmann::json::parse(r.value).at("id").get<std::uint64_t>());
+  for (const StoredRecord& r : store.list(kServiceSubmissionPrefix)) {
+    const ServiceSubmission submission = service_submission_from_stored(r.value);
+    for (std::uint32_t j = 0; j < submission.jobs; ++j) ids.insert(submission.first_id + j);
+  }
+  return ids;
 }
 
 // Two nodes with one H100 each and one CPU node: small enough to reason about placements.

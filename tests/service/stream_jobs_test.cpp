@@ -69,7 +69,7 @@ TEST(StreamJobs, GangTakesItsFastestTypeOnOneNodeAndCompletes) {
   ASSERT_EQ(ids.size(), 1u);
   service.run_until();
   ASSERT_TRUE(service.in_state(ids[0], ServiceJobState::completed))
-      << to_json(service.job(ids[0]), false).dump(2);
+      << to_json(service.job(ids[0])).dump(2);
   const ServiceJob job = service.job(ids[0]);
   ASSERT_TRUE(job.stream.has_value());
   EXPECT_EQ(job.policy, "fifo");
@@ -84,8 +84,10 @@ TEST(StreamJobs, GangTakesItsFastestTypeOnOneNodeAndCompletes) {
     EXPECT_TRUE(has_event(gang, event)) << event;
   EXPECT_EQ(gang.attempts, 1u);
   // The stored record is the same job (it survives a restart as a stream job).
-  const ServiceJob stored =
+  ServiceJob stored =
       service_job_from_json(nlohmann::json::parse(*service.store.get(service_job_key(ids[0]))));
+  read_task_page(stored, 0,
+                 nlohmann::json::parse(*service.store.get(service_job_tasks_key(ids[0], 0))));
   ASSERT_TRUE(stored.stream.has_value());
   EXPECT_EQ(stored.stream->gang_size, 3);
   EXPECT_EQ(stored.stream->spread_steps_per_second.at("H100-SXM"), 7);
@@ -187,7 +189,7 @@ TEST(StreamJobs, RoundPolicyPlacesByItsAllocation) {
   service.run_until();
   for (std::uint64_t id : ids)
     ASSERT_TRUE(service.in_state(id, ServiceJobState::completed))
-        << to_json(service.job(id), false).dump(2);
+        << to_json(service.job(id)).dump(2);
   // Maximum total normalised throughput: a on the H100s, b on the A100s.
   EXPECT_EQ(service.job(ids[0]).tasks[0].node, "h100s");
   EXPECT_EQ(service.job(ids[1]).tasks[0].node, "a100s");
@@ -222,9 +224,9 @@ TEST(StreamJobs, RestartFindsStreamJobsAndFinishesThem) {
   }  // the process dies; its engine with it
   StreamService second(db, 1e6);
   ASSERT_TRUE(eventually([&] { return second.in_state(running, ServiceJobState::completed); }))
-      << to_json(second.job(running), false).dump(2);
+      << to_json(second.job(running)).dump(2);
   ASSERT_TRUE(eventually([&] { return second.in_state(waiting, ServiceJobState::completed); }))
-      << to_json(second.job(waiting), false).dump(2);
+      << to_json(second.job(waiting)).dump(2);
   EXPECT_TRUE(has_event(second.job(running).tasks[0], "lost"));
   EXPECT_TRUE(second.job(running).stream.has_value());
 }
@@ -253,8 +255,7 @@ TEST(CancelDurability, AnAcknowledgedCancelSurvivesACrashAndIsCarriedOut) {
   StreamService second(db, 1e6);  // fast: were they resurrected, they would complete
   for (std::uint64_t id : {dag, gang}) {
     ASSERT_TRUE(second.plane->job(id).has_value());
-    EXPECT_EQ(second.job(id).state, ServiceJobState::cancelled)
-        << to_json(second.job(id), false).dump(2);
+    EXPECT_EQ(second.job(id).state, ServiceJobState::cancelled) << to_json(second.job(id)).dump(2);
     const ServiceJob stored =
         service_job_from_json(nlohmann::json::parse(*second.store.get(service_job_key(id))));
     EXPECT_EQ(stored.state, ServiceJobState::cancelled);

@@ -53,6 +53,7 @@
 #include "hetsched/service/leadership.hpp"
 #include "hetsched/service/service_job.hpp"
 #include "hetsched/service/service_metrics.hpp"
+#include "hetsched/service/service_submission.hpp"
 #include "hetsched/service/state_store.hpp"
 #include "hetsched/sim/simulation_observer.hpp"
 #include "hetsched/stream/stream_policy.hpp"
@@ -156,8 +157,12 @@ class ControlPlane final : private Backend, private SimulationObserver {
 
   void scheduling_loop();
   void refresh_cluster(bool force);
-  std::unique_ptr<LiveJob> make_live_job(ServiceJob record, const std::string& text,
-                                         const std::shared_ptr<const Cluster>& parsed_on);
+  // A stored job that had not ended, made live again from its record and its submission's
+  // job (null when the text no longer gives it: the job is failed, and stored so).
+  std::unique_ptr<LiveJob> make_live_job(ServiceJob record, Job* job, std::string_view unreadable);
+  // A stored job that had not ended joins the scheduling thread as it was (its devices held,
+  // its launches known) and the readable view.
+  void resume(std::unique_ptr<LiveJob> live);
   // Hands a DAG job to the loop: its tasks not completed, those the engine runs adopted.
   void admit(LiveJob& job);
   void take_submissions();
@@ -187,6 +192,8 @@ class ControlPlane final : private Backend, private SimulationObserver {
   void apply_stored_cancels();
   void dispatch();
   void finish_job(LiveJob& job, ServiceJobState state, std::string reason);
+  // Every change of a task goes with an event in its history, recorded here: the task's
+  // page and its job's header are stored at the next flush.
   void record(LiveJob& job, std::uint32_t task, std::string event, std::string detail = {});
   void mark_dirty(std::uint64_t id);
   void flush();
@@ -195,9 +202,11 @@ class ControlPlane final : private Backend, private SimulationObserver {
   void count_decisions(std::uint64_t placed, double seconds);
   SchedulingPolicy& policy_named(const std::string& name);
   void publish_job(const LiveJob& job);  // copies into the readable view, under the mutex
-  // Stores new jobs' records in one transaction, then hands the jobs to the scheduling loop.
-  void acknowledge(const std::vector<StoredRecord>& records,
-                   std::vector<std::unique_ptr<LiveJob>> jobs);
+  // Stores the submission (one record), then hands its jobs to the scheduling loop.
+  std::vector<std::uint64_t> acknowledge(const ServiceSubmission& submission,
+                                         std::vector<std::unique_ptr<LiveJob>> jobs);
+  // The job has ended and its end is stored: its submission's record goes with its last job.
+  void forget_ended(const ServiceJob& record);
 
   StateStore& store_;
   ClusterEngine& engine_;
@@ -240,7 +249,9 @@ class ControlPlane final : private Backend, private SimulationObserver {
   std::chrono::steady_clock::time_point last_node_refresh_{};
   std::uint64_t twin_node_generation_ = 0;
   bool nodes_changed_ = true;
-  std::set<std::uint64_t> dirty_;
+  std::set<std::uint64_t> dirty_;                                  // jobs whose header changed
+  std::set<std::pair<std::uint64_t, std::uint32_t>> dirty_pages_;  // (job, page) of tasks
+  std::map<std::uint64_t, std::uint32_t> live_in_submission_;      // by first id: jobs not ended
   std::vector<EngineNode> engine_nodes_;
 
   // Shared with the HTTP threads, under mutex_.

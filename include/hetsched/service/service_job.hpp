@@ -1,8 +1,9 @@
 // ServiceJob: what the control plane knows and keeps about one submitted job — the
-// workload text it came from, its state, and per task where it was placed, when it
-// started and finished and every event of its history (planned on a device,
-// launched, started, finished, failed, re-planned, cancelled). It is stored as JSON
-// under "jobs/<12-digit id>" and is the whole truth about the job after a restart.
+// submission it came from (whose text is stored once: ServiceSubmission), its state, and
+// per task where it was placed, when it started and finished and every event of its
+// history (planned on a device, launched, started, finished, failed, re-planned,
+// cancelled). It is stored as JSON (a header and pages of tasks, below) once something
+// has happened to it, and with its submission is the whole truth about it after a restart.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hetsched/service/state_store.hpp"
 #include "hetsched/stream/stream_job.hpp"
 
 namespace hetsched {
@@ -61,8 +63,8 @@ struct ServiceJob {
   double submitted_at_unix_seconds = 0;
   std::optional<double> finished_at_unix_seconds;
   std::string reason;            // why it failed or was cancelled
-  std::string source_text;       // the submitted workload text
-  std::uint32_t source_job = 0;  // index of this job among the text's jobs
+  std::uint64_t submission = 0;  // the submission's first job id (ServiceSubmission)
+  std::uint32_t source_job = 0;  // index of this job among the submission's jobs
   std::vector<ServiceTask> tasks;
   // Set for a stream job (a gang of devices of one type; its one task is the gang):
   // the job as submitted, its deadline in seconds after submission.
@@ -73,8 +75,23 @@ struct ServiceJob {
 std::string service_job_key(std::uint64_t id);
 inline constexpr std::string_view kServiceJobPrefix = "jobs/";
 
-nlohmann::ordered_json to_json(const ServiceJob& job, bool with_source = true);
-// Throws std::runtime_error (nlohmann's) on a malformed record.
+// The job whole, as the API shows it.
+nlohmann::ordered_json to_json(const ServiceJob& job);
+
+// As the store keeps it: a header under service_job_key (the job without its tasks) and
+// its tasks in pages of kTasksPerPage under "job-tasks/<12-digit id>/<6-digit page>", so
+// that a step writes the pages whose tasks changed, not the whole job.
+inline constexpr std::string_view kServiceJobTasksPrefix = "job-tasks/";
+inline constexpr std::uint32_t kTasksPerPage = 64;
+std::string service_job_tasks_key(std::uint64_t id, std::uint32_t page);
+std::uint32_t task_pages(const ServiceJob& job);
+StoredRecord stored_job_header(const ServiceJob& job);
+StoredRecord stored_task_page(const ServiceJob& job, std::uint32_t page);
+std::vector<StoredRecord> stored_job_records(const ServiceJob& job);  // header and every page
+
+// A job from its API form, or from a stored header (its tasks then blank until each page
+// is read with read_task_page). Throws std::runtime_error (nlohmann's) on a malformed record.
 ServiceJob service_job_from_json(const nlohmann::json& json);
+void read_task_page(ServiceJob& job, std::uint32_t page, const nlohmann::json& tasks);
 
 }  // namespace hetsched

@@ -8,8 +8,8 @@
 // Group commit: the sync to disk is what a put costs, so puts that arrive while one
 // is being written wait and are then written together, in arrival order, in one
 // transaction and one sync; each returns once its records are durable (or throws, the
-// whole group having been written by none). next_sequence() takes its values from a
-// block of kSequenceBlock reserved durably at once, so ids stay strictly increasing
+// whole group having been written by none). reserve_sequence() takes its values from a
+// block of at least kSequenceBlock reserved durably at once, so ids stay strictly increasing
 // across restarts (a restart skips what was left of the block) at one sync per block.
 #pragma once
 
@@ -41,7 +41,7 @@ class SqliteStateStore final : public StateStore {
   std::optional<std::string> get(std::string_view key) override;
   std::vector<StoredRecord> list(std::string_view prefix) override;
   void erase(std::string_view key) override;
-  std::uint64_t next_sequence(std::string_view counter) override;
+  std::uint64_t reserve_sequence(std::string_view counter, std::uint64_t count) override;
 
   const std::string& path() const { return path_; }
 

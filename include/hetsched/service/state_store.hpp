@@ -32,15 +32,19 @@ class StateStore {
   virtual ~StateStore() = default;
   virtual std::string_view name() const = 0;
 
-  // Writes every record in one atomic, durable step (all or none).
+  // Writes every record durably. One record is written all or none; several are written
+  // in one atomic step where the store can (SQLite always; etcd when they fit one
+  // request), otherwise in order, each record all or none.
   virtual void put(std::span<const StoredRecord> records) = 0;
   virtual std::optional<std::string> get(std::string_view key) = 0;
   // Every record whose key starts with prefix, in key order.
   virtual std::vector<StoredRecord> list(std::string_view prefix) = 0;
   virtual void erase(std::string_view key) = 0;
-  // A new value of a named counter, strictly greater than any value it returned
-  // before, also across restarts and replicas (job ids).
-  virtual std::uint64_t next_sequence(std::string_view counter) = 0;
+  // `count` consecutive new values of a named counter (returns the first), each strictly
+  // greater than any value it gave out before, also across restarts and replicas (job
+  // ids: a submission of n jobs takes n).
+  virtual std::uint64_t reserve_sequence(std::string_view counter, std::uint64_t count) = 0;
+  std::uint64_t next_sequence(std::string_view counter) { return reserve_sequence(counter, 1); }
 };
 
 }  // namespace hetsched

@@ -261,6 +261,9 @@ ServiceMetrics ControlPlane::metrics() const {
   m.scheduling_latency.p50_seconds = nearest_rank_quantile(window, 0.5);
   m.scheduling_latency.p90_seconds = nearest_rank_quantile(window, 0.9);
   m.scheduling_latency.p99_seconds = nearest_rank_quantile(window, 0.99);
+  m.step_failures_total = step_failures_;
+  m.step_failing = step_failing_;
+  m.step_error = step_error_;
   m.uptime_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   m.leader = leadership_.is_leader();
@@ -284,20 +287,45 @@ void ControlPlane::stop() {
 }
 
 void ControlPlane::scheduling_loop() {
+  // After a failed step the next waits a backoff that doubles (tick, 2 tick, ... 5 s), so a
+  // store that refuses is not hammered; a stop still ends the wait at once.
+  constexpr std::chrono::milliseconds kLongestBackoff{5000};
+  std::chrono::milliseconds backoff{0};
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      wake_.wait_for(lock, options_.tick, [this] {
-        return stopping_ || !submitted_.empty() || !cancel_requests_.empty();
-      });
+      if (backoff.count() > 0)
+        wake_.wait_for(lock, backoff, [this] { return stopping_; });
+      else
+        wake_.wait_for(lock, options_.tick, [this] {
+          return stopping_ || !submitted_.empty() || !cancel_requests_.empty();
+        });
       if (stopping_) return;
     }
     try {
       step();
+      if (backoff.count() > 0) {
+        std::fprintf(stderr, "hetsched serve: scheduling steps succeed again\n");
+        std::lock_guard lock(mutex_);
+        step_failing_ = false;
+        step_error_.clear();
+      }
+      backoff = std::chrono::milliseconds{0};
     } catch (const std::exception& e) {
-      // A store or engine that fails now may answer on the next tick; nothing is
-      // acknowledged that was not stored, so the loop carries on.
-      std::fprintf(stderr, "hetsched serve: scheduling step failed: %s\n", e.what());
+      // A store or engine that fails now may answer later; nothing is acknowledged that
+      // was not stored, so the loop carries on. The first failure of a run of them is
+      // logged; all are counted (/metrics) and the latest is shown (/healthz).
+      const std::chrono::milliseconds tick = options_.tick;
+      backoff = std::min(kLongestBackoff, backoff.count() == 0
+                                              ? std::max(tick, std::chrono::milliseconds{1})
+                                              : 2 * backoff);
+      std::lock_guard lock(mutex_);
+      if (!step_failing_ || step_error_ != e.what())
+        std::fprintf(stderr, "hetsched serve: scheduling step failed (retried with backoff): %s\n",
+                     e.what());
+      ++step_failures_;
+      step_failing_ = true;
+      step_error_ = e.what();
     }
   }
 }

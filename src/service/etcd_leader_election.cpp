@@ -3,6 +3,8 @@
 // expired), try to take the election key, and otherwise read who holds it.
 #include "hetsched/service/etcd_leader_election.hpp"
 
+#include <httplib.h>
+
 #include <algorithm>
 
 namespace hetsched {
@@ -111,7 +113,7 @@ void EtcdLeaderElection::step() {
       {EtcdCompare{key, EtcdCompare::Target::create_revision, EtcdCompare::Result::equal, 0}},
       {EtcdOperation{EtcdOperation::Kind::put, key, my_address_, lease}},
       {EtcdOperation{EtcdOperation::Kind::range, key}});
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   if (result.succeeded) {
     leading_ = true;
     leader_address_ = my_address_;
@@ -124,6 +126,26 @@ void EtcdLeaderElection::step() {
   } else {
     leading_ = false;
     leader_address_.reset();
+  }
+  if (leading_ || !leader_address_ || !options_.probe_leader) return;
+  // The holder's lease may outlive it by up to its TTL: ask it whether it serves.
+  const std::string address = *leader_address_;
+  lock.unlock();
+  const bool answers = leader_answers(address);
+  lock.lock();
+  if (!answers && leader_address_ == address) leader_address_.reset();
+}
+
+bool EtcdLeaderElection::leader_answers(const std::string& address) const {
+  try {
+    httplib::Client client(address);
+    const auto limit = std::max(std::chrono::milliseconds(50), options_.poll_interval / 2);
+    client.set_connection_timeout(limit);
+    client.set_read_timeout(limit);
+    const httplib::Result answer = client.Get("/healthz");
+    return answer && answer->status == 200;
+  } catch (const std::exception&) {
+    return false;  // an address httplib cannot use
   }
 }
 

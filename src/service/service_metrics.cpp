@@ -60,6 +60,13 @@ std::string to_prometheus_text(const ServiceMetrics& m) {
   family(out, "hetsched_replans_total", "counter",
          "Tasks placed again after a failure or a lost node.");
   out += fmt::format("hetsched_replans_total {}\n", m.replans_total);
+  family(out, "hetsched_scheduling_step_failures_total", "counter",
+         "Scheduling steps that failed (the state store or the engine refused); retried with "
+         "backoff.");
+  out += fmt::format("hetsched_scheduling_step_failures_total {}\n", m.step_failures_total);
+  family(out, "hetsched_scheduling_step_failing", "gauge",
+         "1 while the latest scheduling step failed, else 0.");
+  out += fmt::format("hetsched_scheduling_step_failing {}\n", m.step_failing ? 1 : 0);
   family(out, "hetsched_uptime_seconds", "gauge", "Seconds since this process started.");
   out += fmt::format("hetsched_uptime_seconds {}\n", m.uptime_seconds);
   family(out, "hetsched_leader", "gauge", "1 when this replica leads.");

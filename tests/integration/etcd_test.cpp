@@ -1,6 +1,7 @@
 // EtcdClient, EtcdStateStore and EtcdLeaderElection against the loopback
 // three-member etcd (scripts/testbed/etcd.sh).
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <algorithm>
 #include <set>
@@ -70,10 +71,10 @@ TEST(EtcdStateStoreIntegration, WritesBeyondEtcdsRequestLimitsAreSplitAndReadBac
   store.put(many);
   EXPECT_EQ(store.list("many/").size(), 1100u);
 
-  // Values of 5 MB and 3 MB: each is staged in chunks and flips whole.
-  std::string big(5'000'000, 'x');
+  // Values of 2 MB and 1 MB, over one request: each is staged in chunks and flips whole.
+  std::string big(2'000'000, 'x');
   for (std::size_t i = 0; i < big.size(); i += 4096) big[i] = static_cast<char>('a' + i % 26);
-  const std::string other(3'000'000, 'y');
+  const std::string other(1'000'000, 'y');
   store.put(std::vector<StoredRecord>{{"big/a", big}, {"big/a/b", other}, {"big/c", "small"}});
   EXPECT_EQ(store.get("big/a"), big);
   EXPECT_EQ(store.get("big/a/b"), other);
@@ -86,7 +87,7 @@ TEST(EtcdStateStoreIntegration, WritesBeyondEtcdsRequestLimitsAreSplitAndReadBac
   EXPECT_EQ(records, 1100u + 3u);
 
   // Written again (a new generation), then small, then erased: no chunk is left behind.
-  const std::string bigger(7'000'000, 'z');
+  const std::string bigger(2'500'000, 'z');
   store.put(std::vector<StoredRecord>{{"big/a", bigger}});
   EXPECT_EQ(store.get("big/a"), bigger);
   EXPECT_EQ(store.get("big/a/b"), other);  // "a"'s chunks lie apart from "a/b"'s
@@ -133,6 +134,7 @@ TEST(EtcdStateStoreIntegration, NextSequenceIsStrictlyIncreasingAcrossRacingClie
 TEST(EtcdLeaderElectionIntegration, OneLeaderAndAFollowerTakesOverWhenItsLeaseLapses) {
   EtcdLeaderElectionOptions options;
   options.election_key = "/" + unique_word("election") + "/leader";
+  options.probe_leader = false;  // the addresses serve nothing
   EtcdLeaderElection first(etcd_endpoints(), "http://127.0.0.1:1001", options);
   ASSERT_TRUE(first.wait_for_leadership(std::chrono::seconds(5)));
   EtcdLeaderElection second(etcd_endpoints(), "http://127.0.0.1:1002", options);
@@ -152,6 +154,7 @@ TEST(EtcdLeaderElectionIntegration, OneLeaderAndAFollowerTakesOverWhenItsLeaseLa
 TEST(EtcdLeaderElectionIntegration, ResigningHandsLeadershipOverAtOnce) {
   EtcdLeaderElectionOptions options;
   options.election_key = "/" + unique_word("election") + "/leader";
+  options.probe_leader = false;  // the addresses serve nothing
   EtcdLeaderElection first(etcd_endpoints(), "http://127.0.0.1:2001", options);
   ASSERT_TRUE(first.wait_for_leadership(std::chrono::seconds(5)));
   EtcdLeaderElection second(etcd_endpoints(), "http://127.0.0.1:2002", options);
@@ -161,6 +164,36 @@ TEST(EtcdLeaderElectionIntegration, ResigningHandsLeadershipOverAtOnce) {
   // Revoking deletes the key, so the follower's next poll (200 ms) wins; well
   // within one lease TTL.
   EXPECT_TRUE(second.wait_for_leadership(std::chrono::seconds(2)));
+}
+
+TEST(EtcdLeaderElectionIntegration, AFollowerStopsNamingALeaderThatNoLongerAnswers) {
+  // A leader that serves /healthz, then dies: its lease (10 s here) outlives it, but the
+  // follower stops naming it long before, so no client is sent to a dead address.
+  httplib::Server leader_http;
+  leader_http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("{}", "application/json");
+  });
+  const int port = leader_http.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread serving([&] { leader_http.listen_after_bind(); });
+  EtcdLeaderElectionOptions options;
+  options.election_key = "/" + unique_word("election") + "/leader";
+  options.lease_ttl_seconds = 10;
+  const std::string leader_address = "http://127.0.0.1:" + std::to_string(port);
+  EtcdLeaderElection first(etcd_endpoints(), leader_address, options);
+  ASSERT_TRUE(first.wait_for_leadership(std::chrono::seconds(5)));
+  EtcdLeaderElection second(etcd_endpoints(), "http://127.0.0.1:3002", options);
+  ASSERT_TRUE(eventually([&] { return second.leader_address() == leader_address; },
+                         std::chrono::seconds(5)));
+
+  const auto died = std::chrono::steady_clock::now();
+  first.abandon();  // no keepalive, no revoke: the key stays until the lease runs out
+  leader_http.stop();
+  serving.join();
+  ASSERT_TRUE(
+      eventually([&] { return !second.leader_address().has_value(); }, std::chrono::seconds(5)));
+  EXPECT_LT(std::chrono::steady_clock::now() - died, std::chrono::seconds(9));
+  EXPECT_FALSE(second.is_leader());  // the dead leader's lease still holds the key
 }
 
 TEST(EtcdStateStoreIntegration, KeepsWorkingWhileOneMemberIsStopped) {

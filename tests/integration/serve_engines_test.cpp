@@ -419,7 +419,8 @@ TEST(ServeOnEtcd, LargeAcceptedJobsNeverWedgeTheLeader) {
   EXPECT_EQ(job.at("state"), "completed") << job.value("reason", "");
   ASSERT_TRUE(ended_within(leader, large, std::chrono::seconds(120), job)) << job.dump();
   EXPECT_EQ(job.at("state"), "completed") << job.value("reason", "");
-  for (const json& id : json::parse(replicated.body).at("ids")) {
+  const json replicated_ids = json::parse(replicated.body).at("ids");
+  for (const json& id : replicated_ids) {
     ASSERT_TRUE(ended_within(leader, id.get<std::uint64_t>(), std::chrono::seconds(60), job));
     EXPECT_EQ(job.at("state"), "completed") << job.value("reason", "");
   }

@@ -268,6 +268,9 @@ class ControlPlane final : private Backend, private SimulationObserver {
   std::uint64_t decisions_ = 0, failures_ = 0, replans_ = 0, submitted_total_ = 0;
   std::uint64_t planning_calls_ = 0;
   double energy_joules_ = 0;
+  std::uint64_t step_failures_ = 0;
+  bool step_failing_ = false;
+  std::string step_error_;
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -7,7 +7,8 @@
 // gone within the TTL and the next follower to poll takes over. Followers read the
 // key for the leader's address. A leader that cannot renew its lease before the TTL
 // runs out stops calling itself leader, so two replicas never both act as leader
-// for longer than the clock skew between them.
+// for longer than the clock skew between them. A follower names the leader only while
+// the leader answers (options.probe_leader).
 #pragma once
 
 #include <atomic>
@@ -28,6 +29,10 @@ struct EtcdLeaderElectionOptions {
   std::string election_key = "/hetsched/leader";
   std::int64_t lease_ttl_seconds = 2;
   std::chrono::milliseconds poll_interval{200};  // followers' campaign/read period
+  // Followers ask the leader they read for GET /healthz at each poll: one that does not
+  // answer (it died, and its lease has not run out yet) is not named as leader, so
+  // clients get "no leader known, retry" rather than a redirect to a dead address.
+  bool probe_leader = true;
 };
 
 class EtcdLeaderElection final : public Leadership {
@@ -56,6 +61,7 @@ class EtcdLeaderElection final : public Leadership {
   void run();
   void step();
   void stop(bool revoke);
+  bool leader_answers(const std::string& address) const;
 
   std::unique_ptr<EtcdClient> client_;
   std::string my_address_;

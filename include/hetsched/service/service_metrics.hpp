@@ -32,6 +32,11 @@ struct ServiceMetrics {
   LatencySummary scheduling_latency;  // seconds per planning call of the policy
   std::uint64_t task_failures_total = 0;
   std::uint64_t replans_total = 0;
+  // Scheduling steps that failed (a store or engine refused); while the latest one
+  // failed, the next is tried after a growing backoff and `step_error` says why.
+  std::uint64_t step_failures_total = 0;
+  bool step_failing = false;
+  std::string step_error;
   double uptime_seconds = 0;
   bool leader = true;
 };

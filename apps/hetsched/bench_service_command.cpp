@@ -1,5 +1,6 @@
 // `hetsched bench service`: REST submissions/s, decisions/s through the service,
-// failover time and acknowledged jobs lost to kill -9 (logic in service_benchmark).
+// failover time, acknowledged jobs lost to kill -9 and GET /healthz latency under held
+// connections (logic in service_benchmark).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -35,21 +36,45 @@ void run_bench_service(BenchServiceOptions options) {
     progress.update(done, total);
   };
   const ServiceBenchmarkResult r = run_service_benchmark(options.params);
+  const auto held_json = [&](nlohmann::ordered_json& out, const char* kind,
+                             const HealthzUnderLoadResult& h) {
+    out[fmt::format("healthz_p99_under_{}_connections_ms", kind)] = h.p99_ms;
+    out[fmt::format("healthz_p50_under_{}_connections_ms", kind)] = h.p50_ms;
+    out[fmt::format("healthz_unanswered_under_{}_connections", kind)] = h.unanswered;
+    out[fmt::format("held_{}_connections_min", kind)] = h.held_min;
+    out[fmt::format("held_{}_connections_mean", kind)] = h.held_mean;
+    out[fmt::format("held_{}_connections_closed_by_server", kind)] = h.reopened;
+  };
   if (options.format == "json") {
-    nlohmann::ordered_json out{{"submissions_per_second", r.submissions_per_second},
-                               {"decisions_per_second", r.decisions_per_second},
-                               {"decisions", r.decisions},
-                               {"policy_decisions_per_second", r.policy_decisions_per_second},
-                               {"failover_seconds", r.failover_seconds},
-                               {"failover_mode", r.failover_mode},
-                               {"acked_jobs_lost", r.acked_jobs_lost},
-                               {"acked_jobs", r.acked_jobs},
-                               {"client_threads", options.params.client_threads},
-                               {"policy", options.params.policy},
-                               {"nodes", options.params.nodes}};
+    nlohmann::ordered_json out;
+    if (!options.params.connections_only)
+      out = {{"submissions_per_second", r.submissions_per_second},
+             {"decisions_per_second", r.decisions_per_second},
+             {"decisions", r.decisions},
+             {"policy_decisions_per_second", r.policy_decisions_per_second},
+             {"failover_seconds", r.failover_seconds},
+             {"failover_mode", r.failover_mode},
+             {"acked_jobs_lost", r.acked_jobs_lost},
+             {"acked_jobs", r.acked_jobs},
+             {"client_threads", options.params.client_threads},
+             {"policy", options.params.policy},
+             {"nodes", options.params.nodes}};
+    held_json(out, "idle", r.healthz_under_idle);
+    held_json(out, "slowloris", r.healthz_under_slowloris);
+    out["held_connections"] = options.params.held_connections;
+    out["healthz_probes"] = options.params.healthz_probes;
     std::cout << out.dump(2) << "\n";
     return;
   }
+  for (const auto& [kind, h] :
+       {std::pair<const char*, const HealthzUnderLoadResult&>{"idle", r.healthz_under_idle},
+        {"slowloris", r.healthz_under_slowloris}})
+    std::cout << fmt::format(
+        "GET /healthz under {} {} connections: p50 {:.2f} ms, p99 {:.2f} ms ({} of {} "
+        "unanswered; {:.0f} held on average, {} at least; {} closed by the server)\n",
+        options.params.held_connections, kind, h.p50_ms, h.p99_ms, h.unanswered, h.probes,
+        h.held_mean, h.held_min, h.reopened);
+  if (options.params.connections_only) return;
   std::cout << fmt::format("REST submissions/s ({} client threads): {:.1f}\n",
                            options.params.client_threads, r.submissions_per_second);
   std::cout << fmt::format(
@@ -68,7 +93,9 @@ void add_bench_service_command(CLI::App& bench) {
   auto options = std::make_shared<BenchServiceOptions>();
   ServiceBenchmarkParams& p = options->params;
   CLI::App* command = bench.add_subcommand(
-      "service", "hetsched serve: REST submissions/s, decisions/s, failover, jobs lost to kill -9");
+      "service",
+      "hetsched serve: REST submissions/s, decisions/s, failover, jobs lost to kill -9, "
+      "GET /healthz p99 under 1,000 held connections");
   command->add_option("--clients", p.client_threads, "client threads")
       ->capture_default_str()
       ->check(finite_range(std::size_t{1}, std::size_t{64}));
@@ -102,6 +129,19 @@ void add_bench_service_command(CLI::App& bench) {
       ->check(finite_range(std::size_t{2}, std::size_t{9}));
   command->add_option("--seed", p.seed, "seed of the job generator and the kill point")
       ->capture_default_str();
+  command
+      ->add_option("--held-connections", p.held_connections,
+                   "idle (then slowloris) connections held open while GET /healthz is timed")
+      ->capture_default_str()
+      ->check(finite_range(std::size_t{0}, std::size_t{100'000}));
+  command->add_option("--healthz-probes", p.healthz_probes, "GET /healthz probes per kind")
+      ->capture_default_str()
+      ->check(finite_range(std::size_t{1}, std::size_t{100'000}));
+  command->add_flag("--only-connections", p.connections_only,
+                    "run only the held-connections phase (GET /healthz latency)");
+  command->add_option("--connections-serve", p.connections_serve_path,
+                      "the hetsched binary whose serve the held-connections phase measures "
+                      "(another build's, to compare; default: this one)");
   command->add_option("--format", options->format, "table or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"table", "json"}));

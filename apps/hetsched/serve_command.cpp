@@ -33,6 +33,10 @@ struct ServeOptions {
   std::string slurm_job_tag;
   std::size_t max_body_bytes = 1u << 20;
   std::size_t threads = 8;
+  std::size_t max_connections = 4096;
+  std::size_t max_connections_per_address = 256;
+  double request_head_seconds = 10;
+  double idle_seconds = 5;
 };
 
 std::pair<std::string, int> parse_listen(const std::string& text) {
@@ -52,6 +56,10 @@ std::pair<std::string, int> parse_listen(const std::string& text) {
 
 void run_serve(const ServeOptions& options) {
   const auto [host, port] = parse_listen(options.listen);
+  if (options.max_connections_per_address > options.max_connections)
+    throw InputError(SourcePosition{"--max-connections-per-address"},
+                     fmt::format("{} is more than --max-connections ({})",
+                                 options.max_connections_per_address, options.max_connections));
   make_policy(options.policy, {});  // an unknown name is an InputError before anything is created
   make_stream_policy(options.stream_policy);
   const double time_scale = options.time_scale == "max" ? std::numeric_limits<double>::infinity()
@@ -86,10 +94,22 @@ void run_serve(const ServeOptions& options) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Every connection holds a descriptor: the soft limit (often 1024) goes up to the hard one.
+  raise_open_file_limit();
   ServiceHttpServer server(
       control_plane,
-      HttpServerOptions{
-          .token = token, .max_body_bytes = options.max_body_bytes, .threads = options.threads});
+      HttpServerOptions{.token = token,
+                        .max_body_bytes = options.max_body_bytes,
+                        .threads = options.threads,
+                        .max_connections = options.max_connections,
+                        .max_connections_per_address = options.max_connections_per_address,
+                        .idle_seconds = options.idle_seconds,
+                        .request_head_seconds = options.request_head_seconds});
+  if (server.max_connections() < options.max_connections)
+    std::fprintf(stderr,
+                 "hetsched serve: the open-file limit leaves room for %zu connections; serving at "
+                 "most that many (--max-connections %zu)\n",
+                 server.max_connections(), options.max_connections);
   try {
     server.bind(host, port);
   } catch (const std::runtime_error& e) {
@@ -170,9 +190,34 @@ void add_serve_command(CLI::App& app) {
   command->add_option("--max-body-bytes", options->max_body_bytes, "larger request bodies get 413")
       ->capture_default_str()
       ->check(finite_range(std::size_t{1024}, std::size_t{1} << 30));
-  command->add_option("--threads", options->threads, "HTTP request threads")
+  command
+      ->add_option("--threads", options->threads,
+                   "HTTP threads kept ready (more start on demand, one per open connection)")
       ->capture_default_str()
       ->check(finite_range(std::size_t{1}, std::size_t{256}));
+  command
+      ->add_option("--max-connections", options->max_connections,
+                   "open connections at most; beyond, a new one gets 503 (lowered to what the "
+                   "open-file limit allows)")
+      ->capture_default_str()
+      ->check(finite_range(std::size_t{1}, std::size_t{1'000'000}));
+  command
+      ->add_option("--max-connections-per-address", options->max_connections_per_address,
+                   "open connections at most from one client address (IPv6: one /64); beyond, "
+                   "503")
+      ->capture_default_str()
+      ->check(finite_range(std::size_t{1}, std::size_t{1'000'000}));
+  command
+      ->add_option("--request-head-seconds", options->request_head_seconds,
+                   "a request's line and headers must arrive within this of its first byte, or "
+                   "the connection gets 408 and is closed (slow clients cannot hold it)")
+      ->capture_default_str()
+      ->check(finite_range(0.1, 3600.0));
+  command
+      ->add_option("--idle-seconds", options->idle_seconds,
+                   "a connection on which no request starts for this long is closed")
+      ->capture_default_str()
+      ->check(finite_range(0.1, 3600.0));
   command->callback([options] { run_serve(*options); });
 }
 

@@ -1,12 +1,17 @@
 #include "hetsched/service/service_benchmark.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -14,8 +19,10 @@
 #include <set>
 #include <thread>
 
+#include "hetsched/core/quantile.hpp"
 #include "hetsched/service/replica_deployment.hpp"
 #include "hetsched/service/serve_process.hpp"
+#include "hetsched/service/service_http_server.hpp"
 
 namespace hetsched {
 namespace {
@@ -133,7 +140,225 @@ void write_token_file(const std::string& path, const std::string& token) {
   if (!ok) throw std::runtime_error("bench service: cannot write " + path);
 }
 
+// An attacker's connections (HeldConnectionsParams), held open by one thread that polls
+// them all: it connects them without blocking, reopens those the server closes, and, for
+// slowloris ones, trickles header lines.
+class ConnectionHolder {
+ public:
+  ConnectionHolder(const std::string& host, int port, const HeldConnectionsParams& params)
+      : params_(params), slots_(params.connections) {
+    server_.sin_family = AF_INET;
+    server_.sin_port = htons(static_cast<std::uint16_t>(port));
+    if (::inet_pton(AF_INET, host.c_str(), &server_.sin_addr) != 1)
+      throw std::runtime_error("bench service: held connections need an IPv4 address, got " + host);
+    thread_ = std::thread([this] { run(); });
+  }
+  ~ConnectionHolder() {
+    stop_ = true;
+    thread_.join();
+    for (Slot& slot : slots_)
+      if (slot.fd >= 0) ::close(slot.fd);
+  }
+  ConnectionHolder(const ConnectionHolder&) = delete;
+  ConnectionHolder& operator=(const ConnectionHolder&) = delete;
+
+  std::size_t open() const { return open_; }
+  // Waits until every connection is open (or `limit` passes); false if not all opened.
+  bool wait_until_all_open(std::chrono::milliseconds limit) const {
+    const auto deadline = Clock::now() + limit;
+    while (open_ < slots_.size() && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return open_ >= slots_.size();
+  }
+  std::uint64_t reopened() const { return reopened_; }
+  std::uint64_t refused() const { return refused_; }
+  std::uint64_t cut_answers() const { return cut_answers_; }
+
+ private:
+  enum class State { closed, connecting, open };
+  struct Slot {
+    int fd = -1;
+    State state = State::closed;
+    Clock::time_point next{};  // closed: when to reopen; open slowloris: the next line
+    std::size_t lines = 0;
+    bool answered = false;
+  };
+
+  void open_slot(std::size_t i, Clock::time_point now) {
+    Slot& slot = slots_[i];
+    slot = Slot{};
+    slot.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (slot.fd < 0) {
+      slot.next = now + params_.reopen_after;
+      return;
+    }
+    if (spread_) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      local.sin_addr.s_addr =
+          htonl(INADDR_LOOPBACK + 1 +
+                static_cast<std::uint32_t>(i % std::max<std::size_t>(1, params_.addresses)));
+      if (::bind(slot.fd, reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0 &&
+          errno == EADDRNOTAVAIL)
+        spread_ = false;  // this loopback has 127.0.0.1 only: all from there
+    }
+    if (::connect(slot.fd, reinterpret_cast<const sockaddr*>(&server_), sizeof server_) == 0 ||
+        errno == EINPROGRESS) {
+      slot.state = State::connecting;
+      return;
+    }
+    ::close(slot.fd);
+    slot.fd = -1;
+    slot.next = now + params_.reopen_after;
+  }
+
+  void close_slot(Slot& slot, Clock::time_point now) {
+    if (slot.state == State::open) {
+      --open_;
+      ++reopened_;
+    }
+    ::close(slot.fd);
+    slot.fd = -1;
+    slot.state = State::closed;
+    slot.next = now + params_.reopen_after;
+  }
+
+  bool send_text(Slot& slot, const std::string& text) {
+    return ::send(slot.fd, text.data(), text.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(text.size());
+  }
+
+  void run() {
+    std::vector<pollfd> polled;
+    std::vector<std::size_t> polled_slot;
+    const auto interval = params_.slowloris_interval;
+    while (!stop_) {
+      auto now = Clock::now();
+      auto wake = now + std::chrono::milliseconds(50);
+      polled.clear();
+      polled_slot.clear();
+      for (std::size_t i = 0; i < slots_.size(); ++i) {
+        Slot& slot = slots_[i];
+        if (slot.state == State::closed && now >= slot.next) open_slot(i, now);
+        if (slot.state == State::open && params_.slowloris && now >= slot.next) {
+          if (!send_text(slot, fmt::format("X-Held-{}: {}\r\n", slot.lines, slot.lines))) {
+            close_slot(slot, now);
+          } else {
+            ++slot.lines;
+            slot.next += interval;
+          }
+        }
+        if (slot.state == State::closed || (params_.slowloris && slot.state == State::open))
+          wake = std::min(wake, slot.next);
+        if (slot.state != State::closed) {
+          polled.push_back(
+              {slot.fd, slot.state == State::connecting ? short(POLLOUT) : short(POLLIN), 0});
+          polled_slot.push_back(i);
+        }
+      }
+      const int wait = static_cast<int>(std::clamp<long long>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now()).count(), 0,
+          50));
+      if (::poll(polled.data(), polled.size(), wait) <= 0) continue;
+      now = Clock::now();
+      for (std::size_t k = 0; k < polled.size(); ++k) {
+        if (polled[k].revents == 0) continue;
+        Slot& slot = slots_[polled_slot[k]];
+        if (slot.state == State::connecting) {
+          int error = 0;
+          socklen_t length = sizeof error;
+          ::getsockopt(slot.fd, SOL_SOCKET, SO_ERROR, &error, &length);
+          if (error != 0) {
+            close_slot(slot, now);
+            continue;
+          }
+          slot.state = State::open;
+          ++open_;
+          if (params_.slowloris) {
+            // Spread the trickles over the interval, so that the lines do not come in waves.
+            if (!send_text(slot, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"))
+              close_slot(slot, now);
+            else
+              slot.next = now + interval * static_cast<long>(polled_slot[k] % 16 + 1) / 16;
+          }
+          continue;
+        }
+        char buffer[4096];
+        const ssize_t n = ::recv(slot.fd, buffer, sizeof buffer, 0);
+        if (n > 0) {
+          if (!slot.answered) {
+            slot.answered = true;
+            const std::string_view head(buffer, static_cast<std::size_t>(n));
+            if (head.rfind("HTTP/1.1 503", 0) == 0) ++refused_;
+            if (head.rfind("HTTP/1.1 408", 0) == 0) ++cut_answers_;
+          }
+          continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+        close_slot(slot, now);
+      }
+    }
+  }
+
+  const HeldConnectionsParams params_;
+  sockaddr_in server_{};
+  std::vector<Slot> slots_;
+  bool spread_ = true;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::size_t> open_{0};
+  std::atomic<std::uint64_t> reopened_{0}, refused_{0}, cut_answers_{0};
+  std::thread thread_;
+};
+
 }  // namespace
+
+HealthzUnderLoadResult measure_healthz_under_held_connections(
+    const std::string& base_url, const HeldConnectionsParams& held, std::size_t probes,
+    std::chrono::milliseconds probe_spacing, std::chrono::milliseconds probe_timeout) {
+  raise_open_file_limit();
+  constexpr std::string_view kScheme = "http://";
+  const std::size_t colon = base_url.rfind(':');
+  if (base_url.rfind(kScheme, 0) != 0 || colon == std::string::npos || colon < kScheme.size())
+    throw std::invalid_argument("bench service: expected http://HOST:PORT, got " + base_url);
+  const std::string host = base_url.substr(kScheme.size(), colon - kScheme.size());
+  const int port = std::stoi(base_url.substr(colon + 1));
+  HealthzUnderLoadResult result;
+  ConnectionHolder holder(host, port, held);
+  // A server that cannot take them all is measured with what it took.
+  holder.wait_until_all_open(std::chrono::seconds(30));
+  std::vector<double> latencies_ms;
+  result.held_min = held.connections;
+  const auto timeout_s = static_cast<time_t>(probe_timeout.count() / 1000);
+  const auto timeout_us = static_cast<time_t>(probe_timeout.count() % 1000 * 1000);
+  for (std::size_t p = 0; p < probes; ++p) {
+    const auto started = Clock::now();
+    const std::size_t open = holder.open();
+    result.held_min = std::min(result.held_min, open);
+    result.held_mean += static_cast<double>(open);
+    httplib::Client client(base_url);
+    client.set_connection_timeout(timeout_s, timeout_us);
+    client.set_read_timeout(timeout_s, timeout_us);
+    client.set_write_timeout(timeout_s, timeout_us);
+    client.set_tcp_nodelay(true);
+    const httplib::Result answer = client.Get("/healthz");
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+    latencies_ms.push_back(ms);
+    if (!answer || answer->status != 200) ++result.unanswered;
+    std::this_thread::sleep_until(started + probe_spacing);
+  }
+  result.probes = latencies_ms.size();
+  if (result.probes > 0) result.held_mean /= static_cast<double>(result.probes);
+  result.max_ms =
+      latencies_ms.empty() ? 0 : *std::max_element(latencies_ms.begin(), latencies_ms.end());
+  result.p50_ms = nearest_rank_quantile(latencies_ms, 0.50);
+  result.p99_ms = nearest_rank_quantile(latencies_ms, 0.99);
+  result.reopened = holder.reopened();
+  result.refused = holder.refused();
+  result.cut_answers = holder.cut_answers();
+  return result;
+}
+
+namespace {}  // namespace
 
 HttpAnswer http_call(const std::string& base_url, const std::string& method,
                      const std::string& path, const std::string& token, const std::string& body,
@@ -304,6 +529,28 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
                                     "--time-scale", "1000000"};
   };
 
+  const std::size_t phases = params.connections_only ? 1 : 4;
+  {  // GET /healthz while connections are held open: idle ones, then slowloris ones. They
+     // come from 8 loopback addresses, 125 each for the default thousand, under serve's
+     // default bound per address (256), so that the server holds them all rather than
+     // refusing most at once.
+    RestartDeployment deployment(
+        params.connections_serve_path.empty() ? params.cli_path : params.connections_serve_path,
+        serve_arguments("connections.db"), token);
+    const std::string address = deployment.addresses().at(0);
+    HeldConnectionsParams held;
+    held.connections = params.held_connections;
+    result.healthz_under_idle =
+        measure_healthz_under_held_connections(address, held, params.healthz_probes);
+    held.slowloris = true;
+    result.healthz_under_slowloris =
+        measure_healthz_under_held_connections(address, held, params.healthz_probes);
+  }
+  if (params.progress) params.progress(1, phases);
+  if (params.connections_only) {
+    if (params.work_dir.empty()) fs::remove_all(dir);
+    return result;
+  }
   {  // REST submissions per second, then decisions per second, on one server.
     RestartDeployment deployment(params.cli_path, serve_arguments("throughput.db"), token);
     const std::string address = deployment.addresses().at(0);
@@ -357,7 +604,7 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
     result.decisions_per_second = (decisions - decisions_before) / seconds_since(dag_started);
     result.policy_decisions_per_second = metric_value(metrics(), "hetsched_decisions_per_second");
   }
-  if (params.progress) params.progress(1, 3);
+  if (params.progress) params.progress(2, phases);
   // With etcd: replicas on one etcd state, each measurement in a namespace of its own.
   const auto make_deployment = [&](const std::string& name) -> std::unique_ptr<ServiceDeployment> {
     if (params.etcd_state.empty())
@@ -376,7 +623,7 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
     result.failover_seconds = measure_failover_seconds(*deployment, 200);
     result.failover_mode = deployment->failover_mode();
   }
-  if (params.progress) params.progress(2, 3);
+  if (params.progress) params.progress(3, phases);
   {
     const auto deployment = make_deployment("kill");
     const AckedLossResult loss =
@@ -384,7 +631,7 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
     result.acked_jobs_lost = loss.lost;
     result.acked_jobs = loss.acknowledged;
   }
-  if (params.progress) params.progress(3, 3);
+  if (params.progress) params.progress(4, phases);
   if (params.work_dir.empty()) fs::remove_all(dir);
   return result;
 }

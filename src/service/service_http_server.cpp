@@ -3,18 +3,45 @@
 // 4xx naming the field. Request bodies are checked as UTF-8 before any parser sees them,
 // and an unexpected exception is a 500 carrying a request id, its detail going to stderr
 // only, so no library's message reaches a client.
+//
+// The connection guard (GuardedHttpServer) replaces httplib's per-connection loop, whose
+// keep-alive wait polls every 10 ms and whose reads time out per read only, and its fixed
+// thread pool, in which a few held connections leave no thread for anyone else. The
+// guard counts connections per client address and refuses those beyond the bounds with a
+// 503 before reading anything; each admitted connection waits for a request with one
+// blocking poll (the idle timeout), then reads the request's head through a stream whose
+// reads end at the head's deadline, and hands it to httplib's process_request, which
+// parses, routes and answers as before.
 #include "hetsched/service/service_http_server.hpp"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <httplib.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <deque>
+#include <list>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
+#include <system_error>
 
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/utf8_text.hpp"
@@ -163,7 +190,416 @@ bool only_parameters(const httplib::Request& req, httplib::Response& res,
   return true;
 }
 
+// ---- The connection guard ----
+
+using GuardClock = std::chrono::steady_clock;
+
+// Threads for connections, started when a connection finds none free (up to `ceiling`)
+// and retiring after `linger` without work, down to `floor`. httplib's own pool has a
+// fixed size: with every thread held by an idle connection, a new one waits in its queue.
+class OnDemandThreads final : public httplib::TaskQueue {
+ public:
+  OnDemandThreads(std::size_t floor, std::size_t ceiling, std::chrono::milliseconds linger)
+      : floor_(floor), ceiling_(std::max(ceiling, floor)), linger_(linger) {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < floor_; ++i) start_thread();
+  }
+  ~OnDemandThreads() override { shutdown(); }
+
+  void enqueue(std::function<void()> fn) override {
+    std::list<std::thread> retired;
+    {
+      std::lock_guard lock(mutex_);
+      jobs_.push_back(std::move(fn));
+      // Waiting threads take the jobs; a job no thread waits for gets a new thread.
+      if (waiting_ < jobs_.size() && live_.size() < ceiling_) start_thread();
+      retired.swap(retired_);
+    }
+    ready_.notify_one();
+    for (std::thread& t : retired) t.join();
+  }
+
+  void shutdown() override {
+    std::list<std::thread> threads;
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      // From here no thread starts or retires: the lists are this call's to join.
+      threads.splice(threads.end(), live_);
+      threads.splice(threads.end(), retired_);
+    }
+    ready_.notify_all();
+    for (std::thread& t : threads)
+      if (t.joinable()) t.join();
+  }
+
+ private:
+  // Under the lock. A thread the system refuses (a limit on threads or memory) leaves the
+  // job queued for a thread that frees up.
+  void start_thread() {
+    auto self = live_.emplace(live_.end());
+    try {
+      *self = std::thread([this, self] { work(self); });
+    } catch (const std::system_error&) {
+      live_.erase(self);
+    }
+  }
+
+  void work(std::list<std::thread>::iterator self) {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      ++waiting_;
+      const bool woken =
+          ready_.wait_for(lock, linger_, [this] { return !jobs_.empty() || stopping_; });
+      --waiting_;
+      if (!jobs_.empty()) {
+        std::function<void()> job = std::move(jobs_.front());
+        jobs_.pop_front();
+        lock.unlock();
+        job();
+        job = nullptr;
+        lock.lock();
+        continue;
+      }
+      if (stopping_) return;
+      if (!woken && live_.size() > floor_) {
+        // Joined by the next enqueue or by shutdown.
+        retired_.splice(retired_.end(), live_, self);
+        return;
+      }
+    }
+  }
+
+  const std::size_t floor_, ceiling_;
+  const std::chrono::milliseconds linger_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  std::list<std::thread> live_, retired_;
+  std::size_t waiting_ = 0;
+  bool stopping_ = false;
+};
+
+int milliseconds_until(GuardClock::time_point deadline) {
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - GuardClock::now()).count();
+  return static_cast<int>(std::clamp<long long>(left, 0, 24LL * 3600 * 1000));
+}
+
+// Waits for `events` on `sock`; > 0 when they came, 0 on timeout, < 0 on error.
+int poll_socket(int sock, short events, int timeout_ms) {
+  pollfd p{sock, events, 0};
+  while (true) {
+    const int n = ::poll(&p, 1, timeout_ms);
+    if (n >= 0 || errno != EINTR) return n;
+  }
+}
+
+// One connection as httplib's request parser reads and writes it: reads come from a
+// buffer (the parser asks for one byte at a time) and wait at most the read timeout, and
+// while a request's head is being read, never past its deadline.
+class GuardedConnection final : public httplib::Stream {
+ public:
+  GuardedConnection(int sock, std::chrono::milliseconds read_timeout,
+                    std::chrono::milliseconds write_timeout)
+      : sock_(sock), read_timeout_(read_timeout), write_timeout_(write_timeout) {}
+
+  // Waits up to `idle` for the next request's first byte; false when none came (or the
+  // connection closed or failed: the parser then finds nothing to read).
+  bool wait_for_request(std::chrono::milliseconds idle) {
+    if (buffered() > 0) return true;  // a pipelined request
+    return poll_socket(sock_, POLLIN, static_cast<int>(idle.count())) > 0;
+  }
+  void arm_head_deadline(std::chrono::milliseconds head) {
+    head_deadline_ = GuardClock::now() + head;
+    head_armed_ = true;
+    head_expired_ = false;
+    written_ = false;
+  }
+  void head_complete() { head_armed_ = false; }
+  bool head_expired() const { return head_expired_; }
+  bool written() const { return written_; }  // since the deadline was armed
+  void close_after_answer() { close_after_answer_ = true; }
+  bool closing() const { return close_after_answer_; }
+
+  bool is_readable() const override {
+    return buffered() > 0 || poll_socket(sock_, POLLIN, read_wait_ms()) > 0;
+  }
+  bool is_writable() const override {
+    return poll_socket(sock_, POLLOUT, static_cast<int>(write_timeout_.count())) > 0;
+  }
+  ssize_t read(char* ptr, size_t size) override {
+    if (buffered() == 0) {
+      const int wait = read_wait_ms();
+      if (poll_socket(sock_, POLLIN, wait) <= 0) {
+        // A wait the head's deadline cut short (poll's milliseconds end a little early).
+        if (head_armed_ && wait < static_cast<int>(read_timeout_.count())) head_expired_ = true;
+        return -1;
+      }
+      ssize_t n;
+      do n = ::recv(sock_, buffer_, sizeof buffer_, 0);
+      while (n < 0 && errno == EINTR);
+      if (n <= 0) return n;
+      begin_ = 0;
+      end_ = static_cast<std::size_t>(n);
+    }
+    const std::size_t n = std::min(size, buffered());
+    std::memcpy(ptr, buffer_ + begin_, n);
+    begin_ += n;
+    return static_cast<ssize_t>(n);
+  }
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!is_writable()) return -1;
+    ssize_t n;
+    do n = ::send(sock_, ptr, size, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n > 0) written_ = true;
+    return n;
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    if (::getpeername(sock_, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+      numeric_host_and_port(address, length, ip, port);
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    if (::getsockname(sock_, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+      numeric_host_and_port(address, length, ip, port);
+  }
+  socket_t socket() const override { return sock_; }
+
+ private:
+  std::size_t buffered() const { return end_ - begin_; }
+  int read_wait_ms() const {
+    const int wait = static_cast<int>(read_timeout_.count());
+    return head_armed_ ? std::min(wait, milliseconds_until(head_deadline_)) : wait;
+  }
+  static void numeric_host_and_port(const sockaddr_storage& address, socklen_t length,
+                                    std::string& ip, int& port) {
+    char host[NI_MAXHOST], service[NI_MAXSERV];
+    if (::getnameinfo(reinterpret_cast<const sockaddr*>(&address), length, host, sizeof host,
+                      service, sizeof service, NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+      return;
+    ip = host;
+    port = std::atoi(service);
+  }
+
+  const int sock_;
+  const std::chrono::milliseconds read_timeout_, write_timeout_;
+  char buffer_[4096];
+  std::size_t begin_ = 0, end_ = 0;
+  GuardClock::time_point head_deadline_{};
+  bool head_armed_ = false, head_expired_ = false, written_ = false;
+  bool close_after_answer_ = false;
+};
+
+// The connection this thread serves, for the handlers httplib calls while it does.
+thread_local GuardedConnection* current_guarded_connection = nullptr;
+
+// Whom a connection counts against: the client's IPv4 address, or the /64 of its IPv6 one
+// (a client given a /64 holds every address in it). Empty when the peer is unknown.
+std::string connection_owner(int sock) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  if (::getpeername(sock, reinterpret_cast<sockaddr*>(&address), &length) != 0) return {};
+  char text[INET6_ADDRSTRLEN] = {};
+  if (address.ss_family == AF_INET) {
+    const auto& v4 = reinterpret_cast<const sockaddr_in&>(address);
+    ::inet_ntop(AF_INET, &v4.sin_addr, text, sizeof text);
+    return text;
+  }
+  if (address.ss_family == AF_INET6) {
+    in6_addr a = reinterpret_cast<const sockaddr_in6&>(address).sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&a)) {
+      ::inet_ntop(AF_INET, a.s6_addr + 12, text, sizeof text);
+      return text;
+    }
+    std::fill(a.s6_addr + 8, a.s6_addr + 16, 0);
+    ::inet_ntop(AF_INET6, &a, text, sizeof text);
+    return std::string(text) + "/64";
+  }
+  return "other";
+}
+
+// Writes a whole small answer, best effort, and never waits long for a slow reader.
+void write_raw_answer(int sock, int status, std::string_view reason, const Json& body,
+                      std::string_view extra_headers) {
+  const std::string text = body.dump();
+  const std::string answer = fmt::format(
+      "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}"
+      "Connection: close\r\n\r\n{}",
+      status, reason, text.size(), extra_headers, text);
+  std::size_t sent = 0;
+  while (sent < answer.size() && poll_socket(sock, POLLOUT, 100) > 0) {
+    const ssize_t n =
+        ::send(sock, answer.data() + sent, answer.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n <= 0) {
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      return;
+    }
+    sent += static_cast<std::size_t>(n);
+  }
+}
+
+// Closes a connection after an answer without reading its request: its FIN follows the
+// answer, and what the client has already sent is discarded (closing with unread bytes
+// would send a reset, which may cost the client the answer).
+void close_after_raw_answer(int sock) {
+  ::shutdown(sock, SHUT_WR);
+  char sink[4096];
+  for (int i = 0; i < 16 && ::recv(sock, sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
+  }
+  ::close(sock);
+}
+
+std::chrono::milliseconds to_milliseconds(double seconds) {
+  return std::chrono::milliseconds(std::max<long long>(1, std::llround(seconds * 1000)));
+}
+
 }  // namespace
+
+class GuardedHttpServer final : public httplib::Server {
+ public:
+  struct Limits {
+    std::size_t threads = 8;
+    std::size_t max_connections = 4096;
+    std::size_t max_per_address = 256;
+    std::chrono::milliseconds idle{5000}, head{10000}, read{5000}, write{5000};
+  };
+
+  explicit GuardedHttpServer(const Limits& limits) : limits_(limits) {
+    // A thread for every connection the bound admits, and a few more that answer the
+    // refusals beyond it.
+    const std::size_t floor = std::max<std::size_t>(1, limits_.threads);
+    const std::size_t ceiling = limits_.max_connections + 32;
+    new_task_queue = [floor, ceiling] {
+      return new OnDemandThreads(floor, ceiling, std::chrono::seconds(10));
+    };
+    // httplib's defaults for what the guard does not replace; the Keep-Alive header
+    // advertises the idle timeout.
+    set_read_timeout(static_cast<time_t>(limits_.read.count() / 1000),
+                     static_cast<time_t>(limits_.read.count() % 1000 * 1000));
+    set_write_timeout(static_cast<time_t>(limits_.write.count() / 1000),
+                      static_cast<time_t>(limits_.write.count() % 1000 * 1000));
+    set_keep_alive_timeout(static_cast<time_t>((limits_.idle.count() + 999) / 1000));
+    // Runs after each answer is written: an answer that says it closes the connection
+    // does (httplib would keep reading on it).
+    set_logger([](const httplib::Request&, const httplib::Response& res) {
+      if (current_guarded_connection && res.get_header_value("Connection") == "close")
+        current_guarded_connection->close_after_answer();
+    });
+  }
+
+  // httplib listens with a backlog of 5: a burst of connections overflows it and each
+  // connection beyond waits for its SYN to be sent again (a second, then three). Listen
+  // again with the kernel's bound (net.core.somaxconn) instead.
+  void widen_backlog() {
+    const socket_t sock = svr_sock_;
+    if (sock != INVALID_SOCKET) ::listen(sock, 4096);
+  }
+
+  // Wakes every connection's thread (after stop(): the accept loop has ended) so that the
+  // pool's shutdown does not wait out their idle timeouts; refuses connections from now.
+  void close_connections() {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    for (int sock : sockets_) ::shutdown(sock, SHUT_RDWR);
+  }
+
+  HttpConnectionCounts counts() const {
+    std::lock_guard lock(mutex_);
+    return {sockets_.size(), refused_, head_timeouts_};
+  }
+
+  const Limits& limits() const { return limits_; }
+
+  Json head_timeout_body() const {
+    return {{"error", fmt::format("the request's head (request line and headers) did not arrive "
+                                  "within {} s of its first byte",
+                                  static_cast<double>(limits_.head.count()) / 1000)}};
+  }
+
+ private:
+  enum class Admission { admitted, stopping, over_total, over_address };
+
+  Admission admit(int sock, const std::string& owner) {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return Admission::stopping;
+    if (sockets_.size() >= limits_.max_connections) {
+      ++refused_;
+      return Admission::over_total;
+    }
+    std::size_t& from_owner = per_owner_[owner];
+    if (from_owner >= limits_.max_per_address) {
+      ++refused_;
+      return Admission::over_address;
+    }
+    ++from_owner;
+    sockets_.insert(sock);
+    return Admission::admitted;
+  }
+
+  void release(int sock, const std::string& owner) {
+    std::lock_guard lock(mutex_);
+    sockets_.erase(sock);
+    const auto it = per_owner_.find(owner);
+    if (it != per_owner_.end() && --it->second == 0) per_owner_.erase(it);
+  }
+
+  bool process_and_close_socket(socket_t sock) override {
+    const std::string owner = connection_owner(sock);
+    const Admission admission = admit(sock, owner);
+    if (admission != Admission::admitted) {
+      if (admission != Admission::stopping) {
+        const bool total = admission == Admission::over_total;
+        write_raw_answer(
+            sock, 503, "Service Unavailable",
+            {{"error", total ? "too many connections" : "too many connections from this address"},
+             {"limit", total ? limits_.max_connections : limits_.max_per_address}},
+            "Retry-After: 1\r\n");
+      }
+      close_after_raw_answer(sock);
+      return false;
+    }
+    GuardedConnection connection(sock, limits_.read, limits_.write);
+    current_guarded_connection = &connection;
+    bool ret = false;
+    for (std::size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET;
+         --left) {
+      if (!connection.wait_for_request(limits_.idle)) break;
+      connection.arm_head_deadline(limits_.head);
+      bool closed = false;
+      ret = process_request(connection, left == 1, closed,
+                            [&connection](httplib::Request&) { connection.head_complete(); });
+      if (connection.head_expired()) {
+        {
+          std::lock_guard lock(mutex_);
+          ++head_timeouts_;
+        }
+        // A head cut in its request line has no answer yet (httplib answers a cut in the
+        // headers, which the error handler turns into this 408).
+        if (!connection.written())
+          write_raw_answer(sock, 408, "Request Timeout", head_timeout_body(), "");
+        break;
+      }
+      if (!ret || closed || connection.closing()) break;
+    }
+    current_guarded_connection = nullptr;
+    release(sock, owner);
+    ::shutdown(sock, SHUT_RDWR);
+    ::close(sock);
+    return ret;
+  }
+
+  const Limits limits_;
+  mutable std::mutex mutex_;
+  std::set<int> sockets_;
+  std::map<std::string, std::size_t> per_owner_;
+  std::uint64_t refused_ = 0, head_timeouts_ = 0;
+  bool stopping_ = false;
+};
 
 bool constant_time_equals(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
@@ -172,20 +608,65 @@ bool constant_time_equals(const std::string& a, const std::string& b) {
   return difference == 0;
 }
 
+std::size_t raise_open_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return limit.rlim_cur == RLIM_INFINITY ? SIZE_MAX : static_cast<std::size_t>(limit.rlim_cur);
+}
+
+namespace {
+
+// The connection bound the open-file limit leaves room for: every connection holds a
+// descriptor, and the rest of the process (state store, engine, logs) keeps 128.
+std::size_t connections_within_file_limit(std::size_t wanted) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return wanted;
+  const auto files = static_cast<std::size_t>(limit.rlim_cur);
+  return std::max<std::size_t>(1, std::min(wanted, files > 256 ? files - 128 : files / 2));
+}
+
+void check_positive_seconds(double seconds, const char* field) {
+  if (!(seconds > 0) || !std::isfinite(seconds))
+    throw InputError(SourcePosition{field}, fmt::format("expected a positive number of seconds, "
+                                                        "got {}",
+                                                        seconds));
+}
+
+}  // namespace
+
 ServiceHttpServer::ServiceHttpServer(ControlPlane& control_plane, HttpServerOptions options)
-    : control_plane_(control_plane),
-      options_(std::move(options)),
-      server_(std::make_unique<httplib::Server>()) {
+    : control_plane_(control_plane), options_(std::move(options)) {
   if (options_.token.empty()) throw InputError(SourcePosition{"token"}, "the token is empty");
+  if (options_.max_connections == 0 || options_.max_connections_per_address == 0)
+    throw InputError(SourcePosition{"max_connections"}, "the connection bounds must be positive");
+  check_positive_seconds(options_.idle_seconds, "idle_seconds");
+  check_positive_seconds(options_.request_head_seconds, "request_head_seconds");
+  GuardedHttpServer::Limits limits;
+  limits.threads = options_.threads;
+  limits.max_connections = connections_within_file_limit(options_.max_connections);
+  limits.max_per_address = options_.max_connections_per_address;
+  limits.idle = to_milliseconds(options_.idle_seconds);
+  limits.head = to_milliseconds(options_.request_head_seconds);
+  server_ = std::make_unique<GuardedHttpServer>(limits);
   install_routes();
 }
 
 ServiceHttpServer::~ServiceHttpServer() { stop(); }
 
+std::size_t ServiceHttpServer::max_connections() const { return server_->limits().max_connections; }
+
+HttpConnectionCounts ServiceHttpServer::connection_counts() const { return server_->counts(); }
+
 int ServiceHttpServer::bind(const std::string& host, int port) {
   const int bound =
       port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
   if (bound <= 0) throw std::runtime_error(fmt::format("cannot listen on {}:{}", host, port));
+  server_->widen_backlog();
   address_ = fmt::format("http://{}:{}", host, bound);
   return bound;
 }
@@ -199,20 +680,21 @@ void ServiceHttpServer::start() {
 void ServiceHttpServer::serve() { server_->listen_after_bind(); }
 
 void ServiceHttpServer::stop() {
-  if (server_) server_->stop();
+  if (server_) {
+    server_->stop();
+    // Held connections would keep their threads, and so the pool's shutdown, waiting.
+    server_->close_connections();
+  }
   if (thread_.joinable()) thread_.join();
 }
 
 void ServiceHttpServer::install_routes() {
   httplib::Server& s = *server_;
-  const std::size_t threads = std::max<std::size_t>(1, options_.threads);
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Threads, timeouts and connection bounds are the guard's (GuardedHttpServer).
   s.set_payload_max_length(options_.max_body_bytes);
-  s.set_read_timeout(5, 0);
   // Answers are small: sent at once, not held back by Nagle's algorithm for the client's
   // delayed acknowledgement (tens of milliseconds per request on a kept-alive connection).
   s.set_tcp_nodelay(true);
-  s.set_write_timeout(5, 0);
 
   // Authentication and leadership, before any route runs.
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
@@ -282,7 +764,13 @@ void ServiceHttpServer::install_routes() {
                                       request_id)},
                 {"request_id", request_id}});
       });
-  s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+  s.set_error_handler([this](const httplib::Request&, httplib::Response& res) {
+    if (current_guarded_connection && current_guarded_connection->head_expired()) {
+      // httplib answers 400 to a head its reads gave up on; the guard cut it at its
+      // deadline.
+      res.set_header("Connection", "close");
+      return answer(res, 408, server_->head_timeout_body());
+    }
     if (!res.body.empty()) return;
     const char* message = res.status == 404   ? "no such route"
                           : res.status == 413 ? "request body too large"
@@ -300,8 +788,23 @@ void ServiceHttpServer::install_routes() {
 
   s.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
     if (!only_parameters(req, res, {})) return;
-    res.set_content(to_prometheus_text(control_plane_.metrics()),
-                    "text/plain; version=0.0.4; charset=utf-8");
+    const HttpConnectionCounts connections = server_->counts();
+    res.set_content(
+        to_prometheus_text(control_plane_.metrics()) +
+            fmt::format(
+                "# HELP hetsched_http_connections Connections the API serves now.\n"
+                "# TYPE hetsched_http_connections gauge\n"
+                "hetsched_http_connections {}\n"
+                "# HELP hetsched_http_connections_refused_total Connections refused with 503 "
+                "beyond the connection bounds.\n"
+                "# TYPE hetsched_http_connections_refused_total counter\n"
+                "hetsched_http_connections_refused_total {}\n"
+                "# HELP hetsched_http_request_head_timeouts_total Connections closed because a "
+                "request's head was not complete by its deadline.\n"
+                "# TYPE hetsched_http_request_head_timeouts_total counter\n"
+                "hetsched_http_request_head_timeouts_total {}\n",
+                connections.open, connections.refused, connections.request_head_timeouts),
+        "text/plain; version=0.0.4; charset=utf-8");
   });
 
   s.Get("/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {

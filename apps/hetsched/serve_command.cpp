@@ -3,11 +3,13 @@
 #include <signal.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <limits>
 #include <memory>
+#include <thread>
 
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
@@ -21,6 +23,9 @@
 
 namespace hetsched::cli {
 namespace {
+
+// How long a stop on SIGINT or SIGTERM may take before the process ends regardless.
+constexpr std::chrono::seconds kStopLimit{4};
 
 struct ServeOptions {
   std::string listen = "127.0.0.1:8080";
@@ -141,6 +146,18 @@ void run_serve(const ServeOptions& options) {
     }
     lead_if_elected();
   }
+  // A clean stop ends within kStopLimit whatever is in flight (a client uploading slowly,
+  // a long write to the store): everything acknowledged is stored already, so what is
+  // still running when the limit passes is cut short, as a crash would cut it.
+  std::thread([] {
+    std::this_thread::sleep_for(kStopLimit);
+    std::fprintf(stderr,
+                 "hetsched serve: stopping took longer than %lld s; exiting now (everything "
+                 "acknowledged is stored)\n",
+                 static_cast<long long>(kStopLimit.count()));
+    std::fflush(stdout);
+    std::_Exit(0);
+  }).detach();
   server.stop();
   control_plane.stop();
 }

@@ -246,6 +246,11 @@ std::vector<std::string> ControlPlane::register_nodes(std::string_view cluster_t
   return names;
 }
 
+ControlPlane::StepHealth ControlPlane::step_health() const {
+  std::lock_guard lock(mutex_);
+  return {step_failing_, step_failures_, step_error_};
+}
+
 ServiceMetrics ControlPlane::metrics() const {
   std::lock_guard lock(mutex_);
   ServiceMetrics m = metrics_;

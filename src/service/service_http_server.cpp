@@ -779,11 +779,16 @@ void ServiceHttpServer::install_routes() {
     error_answer(res, res.status, message);
   });
 
+  // 200 while the server answers; "degraded" (with the store's or engine's error) while
+  // its scheduling steps fail and are retried with backoff.
   s.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
-    answer(res, 200,
-           {{"status", "ok"},
-            {"leader", control_plane_.leadership().is_leader()},
-            {"engine", control_plane_.engine_name()}});
+    const ControlPlane::StepHealth health = control_plane_.step_health();
+    Json body{{"status", health.failing ? "degraded" : "ok"},
+              {"leader", control_plane_.leadership().is_leader()},
+              {"engine", control_plane_.engine_name()},
+              {"scheduling_step_failures_total", health.failures_total}};
+    if (health.failing) body["scheduling_error"] = health.error;
+    answer(res, 200, body);
   });
 
   s.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "control_plane_fixture.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
@@ -15,6 +16,8 @@
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/service/leadership.hpp"
+#include "hetsched/service/service_metrics.hpp"
 #include "hetsched/service/simulated_engine.hpp"
 #include "hetsched/service/sqlite_state_store.hpp"
 #include "hetsched/workload/task_graph.hpp"
@@ -276,6 +279,51 @@ TEST(ControlPlane, RestartReloadsEveryJobAndRelaunchesWhatTheEngineLost) {
   for (const ServiceTask& t : job.tasks) EXPECT_EQ(t.state, ServiceTaskState::completed);
   const auto next = second.plane->submit(kFourGpuTasks);
   EXPECT_GT(next[0], slow);  // ids keep growing across restarts
+}
+
+// A real SQLite store whose writes can be refused, as a full disk or a lost etcd would.
+class RefusingStore final : public StateStore {
+ public:
+  explicit RefusingStore(const std::string& path) : inner_(path) {}
+  std::atomic<bool> refuse{false};
+  std::string_view name() const override { return "refusing sqlite"; }
+  void put(std::span<const StoredRecord> records) override {
+    if (refuse) throw StateStoreError("the disk is full (refused by the test)");
+    inner_.put(records);
+  }
+  std::optional<std::string> get(std::string_view key) override { return inner_.get(key); }
+  std::vector<StoredRecord> list(std::string_view prefix) override { return inner_.list(prefix); }
+  void erase(std::string_view key) override { inner_.erase(key); }
+  std::uint64_t reserve_sequence(std::string_view counter, std::uint64_t count) override {
+    return inner_.reserve_sequence(counter, count);
+  }
+
+ private:
+  SqliteStateStore inner_;
+};
+
+TEST(ControlPlane, FailingStepsAreRetriedWithBackoffShownAndCountedThenRecover) {
+  TempDir dir;
+  RefusingStore store(dir.file("state.db"));
+  SimulatedEngine engine(parse_cluster(testing::kTwoGpuNodes, "test"), 1000.0);
+  SoleLeader leader("http://127.0.0.1:1");
+  ControlPlane plane(store, engine, leader, ControlPlaneOptions{});
+  plane.start();
+  const std::uint64_t id = plane.submit(kFourGpuTasks)[0];  // stored before the refusals
+  store.refuse = true;
+  ASSERT_TRUE(eventually([&] { return plane.step_health().failures_total >= 3; }));
+  const ControlPlane::StepHealth failing = plane.step_health();
+  EXPECT_TRUE(failing.failing);
+  EXPECT_NE(failing.error.find("disk is full"), std::string::npos) << failing.error;
+  EXPECT_TRUE(plane.metrics().step_failing);
+  EXPECT_NE(to_prometheus_text(plane.metrics()).find("hetsched_scheduling_step_failing 1"),
+            std::string::npos);
+  store.refuse = false;  // the store answers again: the steps carry on where they were
+  ASSERT_TRUE(eventually([&] { return plane.job(id)->state == ServiceJobState::completed; }))
+      << to_json(*plane.job(id)).dump(2);
+  EXPECT_FALSE(plane.step_health().failing);
+  EXPECT_GE(plane.metrics().step_failures_total, 3u);
+  plane.stop();
 }
 
 TEST(ControlPlane, AReplicatedSubmissionIsStoredOnceAndComesBackWholeAfterARestart) {

@@ -1,12 +1,21 @@
 // `hetsched serve` as a child process: kill -9 at a point the seeded Rng draws, during
 // submissions from several client threads; after the restart every acknowledged job is
 // there and runs to completion. Also: bad flags are one line and exit status 2.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "../support/cli_runner.hpp"
+#include "hetsched/service/serve_process.hpp"
 #include "hetsched/service/service_benchmark.hpp"
 #include "service_test_support.hpp"
 
@@ -53,6 +62,41 @@ TEST(ServeProcess, KillNineDuringSubmissionsLosesNoAcknowledgedJob) {
   })) << completed
       << " of " << acknowledged.size() << " completed; " << address << " answered " << last.status
       << ": " << last.body.substr(0, 300);
+}
+
+TEST(ServeProcess, SigtermEndsTheServerWithinItsLimitWhileAClientUploadsForever) {
+  TempDir dir;
+  ServeProcess serve(HETSCHED_CLI_PATH,
+                     {"--state", "sqlite:" + dir.file("state.db"), "--engine", "sim"});
+  // A client that announces a megabyte and sends it a byte every 100 ms (hours to finish).
+  const int port = std::stoi(serve.address().substr(serve.address().rfind(':') + 1));
+  const int socket_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(socket_fd, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<std::uint16_t>(port));
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(socket_fd, reinterpret_cast<const sockaddr*>(&to), sizeof to), 0);
+  const std::string head =
+      "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer x\r\n"
+      "Content-Length: 1000000\r\n\r\n";
+  ASSERT_EQ(::send(socket_fd, head.data(), head.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(head.size()));
+  std::atomic<bool> uploading{true};
+  std::thread slow_client([&] {
+    while (uploading && ::send(socket_fd, "#", 1, MSG_NOSIGNAL) == 1)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the client's pace
+  });
+  ASSERT_EQ(::kill(serve.pid(), SIGTERM), 0);
+  int status = 0;
+  const bool ended = eventually([&] { return ::waitpid(serve.pid(), &status, WNOHANG) > 0; },
+                                std::chrono::seconds(10));
+  uploading = false;
+  slow_client.join();
+  ::close(socket_fd);
+  ASSERT_TRUE(ended) << "still running 10 s after SIGTERM";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  serve.forget();  // reaped here
 }
 
 TEST(ServeProcess, BadFlagsAreOneLineAndExitStatusTwo) {

@@ -137,6 +137,13 @@ class ControlPlane final : private Backend, private SimulationObserver {
   // engine that reads its nodes from a cluster manager: field "engine").
   std::vector<std::string> register_nodes(std::string_view cluster_text);
   ServiceMetrics metrics() const;
+  // Whether the latest scheduling step failed, and why (cheap: for /healthz).
+  struct StepHealth {
+    bool failing = false;
+    std::uint64_t failures_total = 0;
+    std::string error;
+  };
+  StepHealth step_health() const;
   const Leadership& leadership() const { return leadership_; }
   std::string_view engine_name() const { return engine_.name(); }
   std::string_view default_policy() const { return options_.default_policy; }

@@ -27,7 +27,8 @@ class ServeProcess {
   const std::string& token_file() const { return token_file_; }
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
-  void kill_now();  // SIGKILL, then reap
+  void kill_now();              // SIGKILL, then reap
+  void forget() { pid_ = -1; }  // the caller has reaped the process itself
 
  private:
   pid_t pid_ = -1;

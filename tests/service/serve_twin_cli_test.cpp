@@ -8,7 +8,6 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "../support/cli_runner.hpp"
 #include "hetsched/core/text_file.hpp"
@@ -26,9 +25,7 @@ TEST_P(ServeTwinCli, ServeOnTheTwinAndSimulateGiveTheSameSchedule) {
   testing::TempDir dir;
   const std::string source(HETSCHED_SOURCE_DIR);
   const std::string cluster_file = source + "/examples/cluster.yaml";
-  const std::string workload =
-      std::regex_replace(read_text_file(source + "/examples/workload.yaml", "workload"),
-                         std::regex("\ncluster: [^\n]*"), "");  // given apart
+  const std::string workload = testing::example_workload_without_cluster();
   std::ofstream(dir.file("workload.yaml")) << workload;
   const std::string token = "twin-cli-test-token-0123456789";
   std::ofstream(dir.file("token")) << token << "\n";
@@ -77,11 +74,9 @@ TEST_P(ServeTwinCli, ServeOnTheTwinAndSimulateGiveTheSameSchedule) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(StaticAndOnline, ServeTwinCli, ::testing::Values("heft", "greedy-eft"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param == "heft" ? std::string("heft")
-                                                       : std::string("greedy_eft");
-                         });
+INSTANTIATE_TEST_SUITE_P(StaticAndOnline, ServeTwinCli,
+                         ::testing::Values(std::string("heft"), std::string("greedy-eft")),
+                         testing::policy_test_name<::testing::TestParamInfo<std::string>>);
 
 }  // namespace
 }  // namespace hetsched

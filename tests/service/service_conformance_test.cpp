@@ -89,16 +89,8 @@ TEST_P(ServiceBody, EveryPolicyKeepsTheInvariantsThroughTheService) {
   }
 }
 
-std::string service_body_test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  std::replace_if(
-      name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
-      '_');
-  return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(Conformance, ServiceBody, ::testing::ValuesIn(policy_names()),
-                         service_body_test_name);
+                         testing::policy_test_name<::testing::TestParamInfo<std::string>>);
 
 }  // namespace
 }  // namespace hetsched

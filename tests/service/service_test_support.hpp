@@ -5,14 +5,17 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
 
+#include "hetsched/core/text_file.hpp"
 #include "hetsched/service/service_job.hpp"
 #include "hetsched/service/service_submission.hpp"
 #include "hetsched/service/state_store.hpp"
@@ -48,6 +51,24 @@ inline bool eventually(const std::function<bool()>& condition,
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return condition();
+}
+
+// examples/workload.yaml without its `cluster:` line (the cluster is given apart), for
+// submitting to a service on examples/cluster.yaml: its jobs arrive their arrival_seconds
+// after the submission, on the twin's clock, as in the simulator.
+inline std::string example_workload_without_cluster() {
+  const std::string text =
+      read_text_file(std::string(HETSCHED_SOURCE_DIR) + "/examples/workload.yaml", "workload");
+  return std::regex_replace(text, std::regex("\ncluster: [^\n]*"), "");
+}
+
+// A policy name as a gtest parameter name ("greedy-eft" -> "greedy_eft").
+template <typename ParamInfo>
+std::string policy_test_name(const ParamInfo& info) {
+  std::string name = info.param;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
 }
 
 // The ids of every job the store holds: those with a record of their own and those only

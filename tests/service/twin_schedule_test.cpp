@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <limits>
-#include <regex>
 
 #include "hetsched/core/text_file.hpp"
 #include "hetsched/io/cluster_file.hpp"
@@ -23,14 +22,6 @@
 namespace hetsched {
 namespace {
 
-// examples/workload.yaml, submitted at once: the service lets each job arrive its
-// arrival_seconds after the submission, on the twin's clock (0 here), as the simulator does.
-std::string twin_example_workload() {
-  const std::string text =
-      read_text_file(std::string(HETSCHED_SOURCE_DIR) + "/examples/workload.yaml", "workload");
-  return std::regex_replace(text, std::regex("\ncluster: [^\n]*"), "");  // given apart
-}
-
 class TwinSchedule : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TwinSchedule, ServiceOnTheTwinRunsTheSimulatorsSchedule) {
@@ -38,7 +29,7 @@ TEST_P(TwinSchedule, ServiceOnTheTwinRunsTheSimulatorsSchedule) {
   const Cluster cluster = parse_cluster(
       read_text_file(std::string(HETSCHED_SOURCE_DIR) + "/examples/cluster.yaml", "cluster"),
       "examples/cluster.yaml");
-  const std::string text = twin_example_workload();
+  const std::string text = testing::example_workload_without_cluster();
   const Workload workload = parse_workload(text, "workload", cluster);
   const PolicyOptions policy_options{.seed = 7};
 
@@ -83,12 +74,7 @@ TEST_P(TwinSchedule, ServiceOnTheTwinRunsTheSimulatorsSchedule) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPolicy, TwinSchedule, ::testing::ValuesIn(policy_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+                         testing::policy_test_name<::testing::TestParamInfo<std::string>>);
 
 }  // namespace
 }  // namespace hetsched

@@ -56,6 +56,12 @@ void run_bench_service(BenchServiceOptions options) {
              {"failover_mode", r.failover_mode},
              {"acked_jobs_lost", r.acked_jobs_lost},
              {"acked_jobs", r.acked_jobs},
+             {"restart_seconds", r.restart_seconds},
+             {"restart_tasks", r.restart_tasks},
+             {"restart_store_bytes", r.restart_store_bytes},
+             {"max_job_tasks_etcd", options.params.etcd_state.empty()
+                                        ? nlohmann::ordered_json(nullptr)
+                                        : nlohmann::ordered_json(r.max_job_tasks_etcd)},
              {"client_threads", options.params.client_threads},
              {"policy", options.params.policy},
              {"nodes", options.params.nodes}};
@@ -85,6 +91,11 @@ void run_bench_service(BenchServiceOptions options) {
   std::cout << fmt::format("failover ({}): {:.3f} s\n", r.failover_mode, r.failover_seconds);
   std::cout << fmt::format("acknowledged jobs lost to kill -9: {} of {}\n", r.acked_jobs_lost,
                            r.acked_jobs);
+  std::cout << fmt::format("restart after kill -9 with {} stored tasks ({:.1f} MB): {:.3f} s\n",
+                           r.restart_tasks, static_cast<double>(r.restart_store_bytes) / 1e6,
+                           r.restart_seconds);
+  if (!options.params.etcd_state.empty())
+    std::cout << fmt::format("largest job run on etcd: {} tasks\n", r.max_job_tasks_etcd);
 }
 
 }  // namespace
@@ -107,6 +118,11 @@ void add_bench_service_command(CLI::App& bench) {
                    "submissions during which the server is killed")
       ->capture_default_str()
       ->check(finite_range(std::uint64_t{10}, std::uint64_t{1'000'000}));
+  command
+      ->add_option("--restart-tasks", p.restart_tasks,
+                   "stored tasks the restart after kill -9 is measured with")
+      ->capture_default_str()
+      ->check(finite_range(std::uint64_t{1000}, std::uint64_t{1'000'000}));
   command->add_option("--dag-jobs", p.decision_jobs, "DAG jobs for the decision rate")
       ->capture_default_str()
       ->check(finite_range(std::uint64_t{1}, std::uint64_t{100'000}));

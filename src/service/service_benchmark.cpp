@@ -94,6 +94,19 @@ std::string dag_job(std::uint64_t n, std::size_t tasks, Rng& rng) {
   return text;
 }
 
+// A chain of `tasks` small tasks, `replicas` times (one submission).
+std::string chain_job(const std::string& name, std::uint64_t tasks, std::uint64_t replicas) {
+  std::string text =
+      fmt::format("jobs:\n  - name: {}\n    count: {}\n    tasks:\n", name, replicas);
+  for (std::uint64_t t = 0; t < tasks; ++t)
+    text += t == 0 ? "      - {name: t0, kernel: elementwise, flops: 1.0e6, bytes: 1.0e6}\n"
+                   : fmt::format(
+                         "      - {{name: t{}, kernel: elementwise, flops: 1.0e6, "
+                         "bytes: 1.0e6, after: [t{}]}}\n",
+                         t, t - 1);
+  return text;
+}
+
 std::optional<std::vector<std::uint64_t>> ids_of(const HttpAnswer& answer) {
   if (answer.status != 201) return std::nullopt;
   try {
@@ -529,7 +542,7 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
                                     "--time-scale", "1000000"};
   };
 
-  const std::size_t phases = params.connections_only ? 1 : 4;
+  const std::size_t phases = params.connections_only ? 1 : 6;
   {  // GET /healthz while connections are held open: idle ones, then slowloris ones. They
      // come from 8 loopback addresses, 125 each for the default thousand, under serve's
      // default bound per address (256), so that the server holds them all rather than
@@ -632,6 +645,74 @@ ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& param
     result.acked_jobs = loss.acknowledged;
   }
   if (params.progress) params.progress(4, phases);
+  {  // Restart with many stored tasks: one submission of 1,000 replicas of a chain, every
+     // task placed (HEFT plans each job whole) and none finished (the twin crawls), then
+     // kill -9 and start again on the same file.
+    const std::uint64_t chain = std::max<std::uint64_t>(1, params.restart_tasks / 1000);
+    const std::uint64_t replicas = std::max<std::uint64_t>(1, params.restart_tasks / chain);
+    auto arguments = serve_arguments("restart.db");
+    arguments.back() = "0.000001";  // --time-scale
+    RestartDeployment deployment(params.cli_path, arguments, token);
+    const std::string address = deployment.addresses().at(0);
+    const HttpAnswer accepted =
+        http_call(address, "POST", "/v1/jobs", token, chain_job("restart", chain, replicas));
+    const auto metrics = [&] { return http_call(address, "GET", "/metrics", token).body; };
+    const double placements = static_cast<double>(chain * replicas);
+    for (const auto deadline = Clock::now() + std::chrono::seconds(300);
+         accepted.status == 201 &&
+         metric_value(metrics(), "hetsched_decisions_total") < placements &&
+         Clock::now() < deadline;)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (const char* suffix : {"", "-wal"}) {
+      std::error_code ignored;
+      const auto size = fs::file_size(dir / (std::string("restart.db") + suffix), ignored);
+      if (!ignored) result.restart_store_bytes += size;
+    }
+    deployment.kill_leader();
+    const auto restarted = Clock::now();
+    deployment.recover();  // returns once the new process listens
+    const std::string again = deployment.addresses().at(0);
+    HttpAnswer listed;
+    for (const auto deadline = Clock::now() + std::chrono::seconds(300);
+         (listed = http_call(again, "GET", "/v1/jobs", token)).status != 200 &&
+         Clock::now() < deadline;)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    result.restart_seconds = seconds_since(restarted);
+    if (accepted.status == 201 && listed.status == 200 &&
+        nlohmann::json::parse(listed.body).at("jobs").size() == replicas)
+      result.restart_tasks = chain * replicas;
+  }
+  if (params.progress) params.progress(5, phases);
+  if (!params.etcd_state.empty()) {
+    // The largest chain that fits the default body limit, and smaller ones, on one
+    // etcd-backed replica running the twin as fast as it can.
+    for (const std::uint64_t tasks : {1000, 5000, 10000, 15000}) {
+      const std::string text = chain_job("large", tasks, 1);
+      if (text.size() > (1u << 20)) break;
+      const std::string state = fmt::format("{}/bench-large-{}-{}", params.etcd_state, ::getpid(),
+                                            rng.next_u64() % 1000000);
+      ReplicaDeployment replica(params.cli_path,
+                                {"--state", state, "--engine", "sim", "--token-file", token_file,
+                                 "--policy", params.policy, "--time-scale", "max"},
+                                token, 1);
+      const std::string leader = replica.wait_for_leader(std::chrono::seconds(10));
+      const auto ids = ids_of(http_call(leader, "POST", "/v1/jobs", token, text));
+      if (!ids || ids->empty()) break;
+      bool completed = false;
+      for (const auto deadline = Clock::now() + std::chrono::seconds(120);
+           !completed && Clock::now() < deadline;) {
+        const HttpAnswer job =
+            http_call(leader, "GET", fmt::format("/v1/jobs/{}", ids->front()), token);
+        completed =
+            job.status == 200 &&
+            nlohmann::json::parse(job.body, nullptr, false).value("state", "") == "completed";
+        if (!completed) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      if (!completed) break;
+      result.max_job_tasks_etcd = tasks;
+    }
+  }
+  if (params.progress) params.progress(6, phases);
   if (params.work_dir.empty()) fs::remove_all(dir);
   return result;
 }

@@ -118,6 +118,7 @@ struct ServiceBenchmarkParams {
   std::size_t held_connections = 1000;
   std::size_t healthz_probes = 200;
   bool connections_only = false;          // run only that phase
+  std::uint64_t restart_tasks = 100'000;  // stored tasks the restart is measured with
   std::string work_dir;                   // where the SQLite files go (created; removed afterwards)
   std::size_t client_threads = 16;        // concurrent REST clients (submissions and DAG jobs)
   std::uint64_t submissions = 2000;       // for submissions_per_second
@@ -152,6 +153,15 @@ struct ServiceBenchmarkResult {
   std::uint64_t acked_jobs = 0;
   HealthzUnderLoadResult healthz_under_idle;
   HealthzUnderLoadResult healthz_under_slowloris;
+  // kill -9 of a SQLite server holding restart_tasks tasks (1,000 replicas of a chain, one
+  // submission): seconds from the restart until GET /v1/jobs lists them all, and the
+  // store's size on disk before the kill.
+  double restart_seconds = 0;
+  std::uint64_t restart_tasks = 0;
+  std::uint64_t restart_store_bytes = 0;
+  // With etcd: the largest single job (a chain of tasks, as large as the body limit
+  // allows) that an etcd-backed leader accepted and ran to completion; 0 without etcd.
+  std::uint64_t max_job_tasks_etcd = 0;
 };
 
 ServiceBenchmarkResult run_service_benchmark(const ServiceBenchmarkParams& params);

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -26,6 +27,9 @@ namespace {
 
 // How long a stop on SIGINT or SIGTERM may take before the process ends regardless.
 constexpr std::chrono::seconds kStopLimit{4};
+
+volatile std::sig_atomic_t stop_signalled = 0;
+extern "C" void stop_signal_received(int) { stop_signalled = 1; }
 
 struct ServeOptions {
   std::string listen = "127.0.0.1:8080";
@@ -60,6 +64,21 @@ std::pair<std::string, int> parse_listen(const std::string& text) {
 }
 
 void run_serve(const ServeOptions& options) {
+  // SIGINT and SIGTERM end the server. They are blocked here, before the engine, the store
+  // or anything else of ours starts a thread (each inherits the mask), and taken by
+  // sigtimedwait below. Threads started before (a math library's pool, at load time) do
+  // not block them: one delivered there runs stop_signal_received, which only raises a
+  // flag the same loop reads, instead of the default action killing the process.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  struct sigaction on_stop {};
+  on_stop.sa_handler = stop_signal_received;
+  sigemptyset(&on_stop.sa_mask);
+  sigaction(SIGINT, &on_stop, nullptr);
+  sigaction(SIGTERM, &on_stop, nullptr);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   const auto [host, port] = parse_listen(options.listen);
   if (options.max_connections_per_address > options.max_connections)
     throw InputError(SourcePosition{"--max-connections-per-address"},
@@ -90,14 +109,6 @@ void run_serve(const ServeOptions& options) {
   plane_options.default_stream_policy = options.stream_policy;
   plane_options.time_scale = time_scale;
   ControlPlane control_plane(*store, *engine, leadership, plane_options);
-
-  // SIGINT and SIGTERM end the server; they are taken by sigtimedwait below, never by
-  // a handler, so every thread started from here on blocks them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   // Every connection holds a descriptor: the soft limit (often 1024) goes up to the hard one.
   raise_open_file_limit();
@@ -134,7 +145,7 @@ void run_serve(const ServeOptions& options) {
   std::fflush(stdout);
   while (true) {
     timespec period{0, 100'000'000};
-    if (sigtimedwait(&signals, nullptr, &period) > 0) break;
+    if (sigtimedwait(&signals, nullptr, &period) > 0 || stop_signalled) break;
     if (leading && !leadership.inner()->is_leader()) {
       // Another replica may lead now: stop at once rather than act on stale state;
       // a supervisor restarts this one as a follower.

@@ -78,6 +78,43 @@ double stream_rate(const StreamJob& job, std::string_view model) {
   return 0;
 }
 
+// Every job the store holds a record of, from its header and its pages of tasks (a task
+// on a page never written is blank). Unreadable records are reported and left out.
+std::map<std::uint64_t, ServiceJob> read_stored_jobs(StateStore& store) {
+  std::map<std::uint64_t, ServiceJob> jobs;
+  const auto unreadable = [](const StoredRecord& stored, const std::exception& e) {
+    std::fprintf(stderr, "hetsched serve: unreadable record %s: %s\n", stored.key.c_str(),
+                 e.what());
+  };
+  for (const StoredRecord& stored : store.list(kServiceJobPrefix)) {
+    try {
+      ServiceJob record = service_job_from_json(nlohmann::json::parse(stored.value));
+      jobs.emplace(record.id, std::move(record));
+    } catch (const std::exception& e) {
+      unreadable(stored, e);
+    }
+  }
+  for (const StoredRecord& stored : store.list(kServiceJobTasksPrefix)) {
+    // "job-tasks/<id>/<page>"
+    const std::string_view key = std::string_view(stored.key).substr(kServiceJobTasksPrefix.size());
+    const std::size_t slash = std::min(key.find('/'), key.size());
+    std::uint64_t id = 0;
+    std::uint32_t page = 0;
+    const bool named =
+        std::from_chars(key.data(), key.data() + slash, id).ec == std::errc() &&
+        slash < key.size() &&
+        std::from_chars(key.data() + slash + 1, key.data() + key.size(), page).ec == std::errc();
+    try {
+      const auto job = jobs.find(id);
+      if (!named || job == jobs.end()) throw std::runtime_error("no job of this page is stored");
+      read_task_page(job->second, page, nlohmann::json::parse(stored.value));
+    } catch (const std::exception& e) {
+      unreadable(stored, e);
+    }
+  }
+  return jobs;
+}
+
 }  // namespace
 
 struct ControlPlane::LiveJob {
@@ -157,12 +194,7 @@ std::vector<std::uint64_t> ControlPlane::submit(std::string_view workload_text,
   if (workload.jobs.empty()) throw InputError(SourcePosition{"body"}, "the workload has no jobs");
 
   const auto count = static_cast<std::uint32_t>(workload.jobs.size());
-  const ServiceSubmission submission{.first_id = store_.reserve_sequence("jobs", count),
-                                     .jobs = count,
-                                     .policy = policy,
-                                     .stream = false,
-                                     .submitted_at_unix_seconds = unix_now(),
-                                     .text = text};
+  const ServiceSubmission submission = new_submission(count, policy, false, text);
   std::vector<std::unique_ptr<LiveJob>> jobs;
   for (std::uint32_t j = 0; j < count; ++j) {
     auto live = std::make_unique<LiveJob>();
@@ -354,38 +386,8 @@ void ControlPlane::recover() {
     std::lock_guard lock(mutex_);
     parse_cluster = parse_cluster_;
   }
-  // The jobs' records, headers and pages of tasks: those ended are only shown; the others
-  // wait for their submission.
-  std::map<std::uint64_t, ServiceJob> unended;
-  for (const StoredRecord& stored : store_.list(kServiceJobPrefix)) {
-    try {
-      ServiceJob record = service_job_from_json(nlohmann::json::parse(stored.value));
-      unended.emplace(record.id, std::move(record));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "hetsched serve: unreadable record %s: %s\n", stored.key.c_str(),
-                   e.what());
-    }
-  }
-  for (const StoredRecord& stored : store_.list(kServiceJobTasksPrefix)) {
-    // "job-tasks/<id>/<page>"
-    const std::string_view key = std::string_view(stored.key).substr(kServiceJobTasksPrefix.size());
-    std::uint64_t id = 0;
-    std::uint32_t page = 0;
-    const auto slash = key.find('/');
-    const auto id_read = std::from_chars(key.data(), key.data() + std::min(slash, key.size()), id);
-    const auto it = unended.find(id);
-    try {
-      if (slash == std::string_view::npos || id_read.ec != std::errc() ||
-          std::from_chars(key.data() + slash + 1, key.data() + key.size(), page).ec !=
-              std::errc() ||
-          it == unended.end())
-        throw std::runtime_error("no job of this page is stored");
-      read_task_page(it->second, page, nlohmann::json::parse(stored.value));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "hetsched serve: unreadable record %s: %s\n", stored.key.c_str(),
-                   e.what());
-    }
-  }
+  // The jobs' records: those ended are only shown; the others wait for their submission.
+  std::map<std::uint64_t, ServiceJob> unended = read_stored_jobs(store_);
   for (auto it = unended.begin(); it != unended.end();) {
     if (!is_terminal(it->second.state)) {
       ++it;
@@ -464,10 +466,12 @@ void ControlPlane::recover() {
     make_live_job(std::move(record), nullptr, "its submission is not in the state store");
   apply_stored_cancels();
   handle_engine_reports(engine_.poll(), true);
-  // The engine has said what it runs: the DAG jobs join the loop.
+  // The engine has said what it runs: the DAG jobs may join the loop.
   for (auto& [id, job] : live_)
-    if (!job->record.stream && !is_terminal(job->record.state)) admit(*job);
-  decide();
+    if (!job->record.stream && !is_terminal(job->record.state)) recovered_.push_back(id);
+  // What recovery changed is stored. The DAG jobs join the loop (their policies plan them)
+  // at the first step, on the scheduling thread, so the API answers from the reloaded
+  // state meanwhile: a restart's cost before it listens is reading the store.
   flush();
 }
 
@@ -534,6 +538,10 @@ void ControlPlane::resume(std::unique_ptr<LiveJob> live) {
 
 void ControlPlane::step() {
   refresh_cluster(false);
+  for (std::uint64_t id : recovered_)
+    if (const auto it = live_.find(id); it != live_.end() && !is_terminal(it->second->record.state))
+      admit(*it->second);
+  recovered_.clear();
   take_submissions();
   if (twin_ == nullptr) admit_arrived(model_now());  // the twin's instants do it
   handle_cancels();
@@ -1078,12 +1086,7 @@ std::vector<std::uint64_t> ControlPlane::submit_stream(const std::string& text,
   }
 
   const auto count = static_cast<std::uint32_t>(jobs.size());
-  const ServiceSubmission submission{.first_id = store_.reserve_sequence("jobs", count),
-                                     .jobs = count,
-                                     .policy = policy,
-                                     .stream = true,
-                                     .submitted_at_unix_seconds = unix_now(),
-                                     .text = text};
+  const ServiceSubmission submission = new_submission(count, policy, true, text);
   std::vector<std::unique_ptr<LiveJob>> live_jobs;
   for (std::uint32_t j = 0; j < count; ++j) {
     auto live = std::make_unique<LiveJob>();
@@ -1493,6 +1496,16 @@ void ControlPlane::flush() {
     dirty_pages_.clear();
   }
   publish(std::move(changed));
+}
+
+ServiceSubmission ControlPlane::new_submission(std::uint32_t jobs, const std::string& policy,
+                                               bool stream, const std::string& text) {
+  return {.first_id = store_.reserve_sequence("jobs", jobs),
+          .jobs = jobs,
+          .policy = policy,
+          .stream = stream,
+          .submitted_at_unix_seconds = unix_now(),
+          .text = text};
 }
 
 std::vector<std::uint64_t> ControlPlane::acknowledge(const ServiceSubmission& submission,

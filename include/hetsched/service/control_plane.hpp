@@ -4,8 +4,10 @@
 // ClusterEngine (what finished meanwhile, what still runs, what the engine lost).
 //
 // How a job flows: submit() parses the workload text (the YAML/JSON workload file
-// format) against the current cluster model, takes ids from the store's "jobs"
-// sequence, stores the jobs and only then returns their ids. The one scheduling
+// format) against the current cluster model, reserves ids from the store's "jobs"
+// sequence, stores the submission (its text once: ServiceSubmission) and only then returns
+// the ids; a job's own record (a header and pages of tasks) is written once something
+// happens to it. The one scheduling
 // thread hands each DAG job to the SchedulingLoop — the one the simulator and the
 // local runtime drive — with the policy it was submitted with; the control plane is
 // the loop's backend. The loop's cluster is every node the engine has named (a node
@@ -209,6 +211,9 @@ class ControlPlane final : private Backend, private SimulationObserver {
   void count_decisions(std::uint64_t placed, double seconds);
   SchedulingPolicy& policy_named(const std::string& name);
   void publish_job(const LiveJob& job);  // copies into the readable view, under the mutex
+  // A submission of `jobs` jobs with their ids reserved (consecutive), not yet stored.
+  ServiceSubmission new_submission(std::uint32_t jobs, const std::string& policy, bool stream,
+                                   const std::string& text);
   // Stores the submission (one record), then hands its jobs to the scheduling loop.
   std::vector<std::uint64_t> acknowledge(const ServiceSubmission& submission,
                                          std::vector<std::unique_ptr<LiveJob>> jobs);
@@ -259,6 +264,7 @@ class ControlPlane final : private Backend, private SimulationObserver {
   std::set<std::uint64_t> dirty_;                                  // jobs whose header changed
   std::set<std::pair<std::uint64_t, std::uint32_t>> dirty_pages_;  // (job, page) of tasks
   std::map<std::uint64_t, std::uint32_t> live_in_submission_;      // by first id: jobs not ended
+  std::vector<std::uint64_t> recovered_;  // DAG jobs reloaded: they join the loop at the next step
   std::vector<EngineNode> engine_nodes_;
 
   // Shared with the HTTP threads, under mutex_.

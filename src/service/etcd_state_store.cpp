@@ -54,8 +54,9 @@ std::string EtcdStateStore::chunk_prefix(std::string_view key) const {
 }
 
 void EtcdStateStore::send_in_batches(const std::vector<EtcdOperation>& operations) {
-  // Half the request for keys and values leaves room for the request's own framing.
-  const std::size_t budget = limits_.max_request_bytes / 2 + 64 * 1024;
+  // A chunk's worth (half the request) plus a margin for the keys beside it; the rest of
+  // the request is left to its own framing (the gateway's base64 and JSON).
+  const std::size_t budget = chunk_bytes() + 64 * 1024;
   std::vector<EtcdOperation> batch;
   std::size_t bytes = 0;
   for (const EtcdOperation& operation : operations) {
@@ -104,20 +105,13 @@ void EtcdStateStore::put(std::span<const StoredRecord> records) {
                          .key = chunks,
                          .range_end = fmt::format("{}{:020}/", chunks, generation)});
     }
+    // In order: the chunks, then the keys that name them, then the cleanup. When they fit
+    // one request that is one transaction (all or none); otherwise each record is still
+    // all or none, its key flipping to a complete value.
     std::vector<EtcdOperation> all = std::move(staged);
-    const std::size_t first_flip = all.size();
     all.insert(all.end(), flips.begin(), flips.end());
     all.insert(all.end(), cleanup.begin(), cleanup.end());
-    std::size_t bytes = 0;
-    for (const EtcdOperation& operation : all) bytes += request_bytes(operation);
-    if (all.size() <= limits_.max_txn_ops && bytes <= limits_.max_request_bytes / 2 + 64 * 1024) {
-      client_->txn({}, all);  // one transaction: all or none
-      return;
-    }
-    // Too much for one request: the chunks first, then the keys that name them, then the
-    // cleanup. Each record is still all or none: its key flips to a complete value.
-    send_in_batches({all.begin(), all.begin() + static_cast<std::ptrdiff_t>(first_flip)});
-    send_in_batches({all.begin() + static_cast<std::ptrdiff_t>(first_flip), all.end()});
+    send_in_batches(all);
   });
 }
 

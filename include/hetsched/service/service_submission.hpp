@@ -22,8 +22,6 @@ struct ServiceSubmission {
   bool stream = false;  // a job-stream submission (gangs), else a workload of DAG jobs
   double submitted_at_unix_seconds = 0;
   std::string text;
-
-  bool holds(std::uint64_t id) const { return id >= first_id && id - first_id < jobs; }
 };
 
 inline constexpr std::string_view kServiceSubmissionPrefix = "submissions/";

@@ -37,6 +37,7 @@ struct ServeOptions {
   std::string engine = "sim";
   std::string policy = "heft";
   std::string stream_policy = "fifo";
+  bool stream_backfill = false;
   std::string token_file;
   std::string time_scale = "1";  // a positive number, or max
   std::string slurm_job_tag;
@@ -107,6 +108,7 @@ void run_serve(const ServeOptions& options) {
   ControlPlaneOptions plane_options;
   plane_options.default_policy = options.policy;
   plane_options.default_stream_policy = options.stream_policy;
+  plane_options.stream_easy_backfilling = options.stream_backfill;
   plane_options.time_scale = time_scale;
   ControlPlane control_plane(*store, *engine, leadership, plane_options);
 
@@ -195,6 +197,8 @@ void add_serve_command(CLI::App& app) {
   command->add_option("--stream-policy", options->stream_policy,
                       "default stream policy for `kind: stream` jobs (fifo, sjf, edf, priority, "
                       "fair-share, las, aware-las, ...)");
+  command->add_flag("--backfill", options->stream_backfill,
+                    "queue-mode stream policies backfill by EASY (as simulate --backfill)");
   command->add_option("--policy", options->policy, "default DAG policy (see `hetsched policies`)")
       ->capture_default_str();
   command->add_option(

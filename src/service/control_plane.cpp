@@ -18,7 +18,7 @@
 #include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/service/simulated_engine.hpp"
 #include "hetsched/service/stream_submission.hpp"
-#include "hetsched/stream/gang_placement.hpp"
+#include "hetsched/stream/stream_scheduler.hpp"
 
 namespace hetsched {
 namespace {
@@ -695,8 +695,12 @@ void ControlPlane::take_submissions() {
     if (job.record.stream) ++live_stream_jobs_;
     ++live_in_submission_[job.record.submission];
     live_.emplace(job.record.id, std::move(live));
-    if (job.record.stream) continue;
-    // A DAG job arrives its arrival_seconds after it was submitted, on the model clock.
+    // A job arrives its arrival_seconds after it was submitted, on the model clock.
+    if (job.record.stream) {
+      job.arrived_seconds += job.record.stream->arrival_seconds;
+      if (job.arrived_seconds > now) deferred_.insert({job.arrived_seconds, job.record.id});
+      continue;
+    }
     const double arrival = job.arrived_seconds + job.job.arrival_seconds;
     if (arrival > now)
       deferred_.insert({arrival, job.record.id});
@@ -710,7 +714,11 @@ void ControlPlane::admit_arrived(double now) {
     const std::uint64_t id = deferred_.begin()->second;
     deferred_.erase(deferred_.begin());
     const auto it = live_.find(id);
-    if (it != live_.end() && !is_terminal(it->second->record.state)) admit(*it->second);
+    if (it == live_.end() || is_terminal(it->second->record.state)) continue;
+    if (it->second->record.stream)
+      ++stream_epoch_;  // offered to its stream policy from now on
+    else
+      admit(*it->second);
   }
 }
 
@@ -1136,125 +1144,128 @@ void ControlPlane::release(std::uint64_t id, std::uint32_t t) {
   }
 }
 
-// Stream jobs (gangs) waiting for devices are offered to their stream policy, grouped by
-// policy (groups served oldest job first). Device types are the models of the nodes
-// that are up; a device is free when no task holds it and no DAG task is queued on it.
-// Queue-mode policies (fifo, sjf, edf, priority, fair-share) order the jobs by their
-// key and start them in that order while their gang fits, stopping at the first that
-// does not (no backfilling: the head keeps its place). Round-mode policies (Gavel's
-// LPs, las, srtf) give each job a time fraction per type; the service, which runs
-// gangs to completion rather than in rounds, starts jobs by decreasing allocation on
-// their most-allocated type that fits. A gang takes `gang` devices of one model on
-// one node (the node where it fits most tightly); its expected time is steps / rate.
+// Stream jobs (gangs) are decided by the one job-stream core, StreamScheduler — the code
+// `hetsched simulate` runs a job stream through — one per stream policy in use (groups
+// served oldest job first), on the model clock. At each decision the core is given the
+// service's state: the nodes' devices by model (a device is free when it is up, no task
+// or gang holds it and no DAG task is queued on it), the policy's jobs that have arrived
+// (a job's `arrival` counts from its submission) and the gangs it runs now, with their
+// start times, so that EASY reservations see when they end. It decides in pack mode: an
+// engine launches a task on one node. Queue-mode policies start jobs in their order while
+// their gang fits (with `--backfill`, EASY backfilling); round-mode policies choose by the
+// round's allocation, and the service runs each chosen gang to completion (its engines
+// do not checkpoint and restart gangs between rounds). A job the core rejects (it fits no
+// type of the cluster) fails with the core's reason.
 bool ControlPlane::plan_stream_jobs() {
   if (live_stream_jobs_ == 0) return false;
-  std::map<std::string, std::vector<LiveJob*>> waiting;  // by policy
+  const double now = model_now();
+  std::map<std::string, std::vector<LiveJob*>> jobs_of;  // by policy, in id order
   std::map<std::string, std::uint64_t> oldest;
+  bool any_waiting = false;
   for (auto& [id, live] : live_) {
     if (!live->record.stream || is_terminal(live->record.state)) continue;
-    if (live->record.tasks[0].state != ServiceTaskState::waiting) continue;
-    waiting[live->record.policy].push_back(live.get());
+    const ServiceTaskState state = live->record.tasks[0].state;
+    const bool waiting = state == ServiceTaskState::waiting;
+    if (waiting && live->arrived_seconds > now) continue;  // not arrived yet
+    if (!waiting && state != ServiceTaskState::planned && state != ServiceTaskState::launched &&
+        state != ServiceTaskState::running)
+      continue;
+    any_waiting = any_waiting || waiting;
+    jobs_of[live->record.policy].push_back(live.get());
     oldest.emplace(live->record.policy, id);
   }
-  if (waiting.empty() || stream_planned_epoch_ == stream_epoch_) return false;
+  if (!any_waiting || stream_planned_epoch_ == stream_epoch_) return false;
   stream_planned_epoch_ = stream_epoch_;
-  std::vector<std::string> types;  // models of the up devices
-  std::vector<double> capacity, price;
-  for (const Device& d : cluster_.devices()) {
-    if (!node_up_[d.node]) continue;
-    const auto at = std::find(types.begin(), types.end(), d.spec.model);
-    if (at == types.end()) {
-      types.push_back(d.spec.model);
-      capacity.push_back(1);
-      price.push_back(d.spec.price_per_hour);
-    } else {
-      capacity[static_cast<std::size_t>(at - types.begin())] += 1;
-    }
-  }
+  const StreamResources resources = stream_resources(cluster_);
+  std::map<std::pair<std::uint32_t, std::string>, std::size_t> resource_node;  // (node, model)
+  for (std::size_t n = 0; n < resources.nodes.size(); ++n)
+    resource_node.emplace(
+        std::pair{resources.nodes[n].cluster_node, resources.types[resources.nodes[n].type].model},
+        n);
   std::vector<std::pair<std::uint64_t, std::string>> order;
   for (const auto& [policy, first] : oldest) order.push_back({first, policy});
   std::sort(order.begin(), order.end());
 
-  // Devices held per user, for fair share.
-  std::map<std::string, std::size_t> user_index;
-  std::vector<double> user_devices;
-  const auto user_of = [&](const std::string& user) {
-    const auto [it, added] = user_index.emplace(user, user_index.size());
-    if (added) user_devices.push_back(0);
-    return it->second;
-  };
-  for (const auto& [id, live] : live_)
-    if (live->record.stream) {
-      const std::size_t u = user_of(live->record.stream->user);
-      const ServiceTaskState s = live->record.tasks[0].state;
-      if (s == ServiceTaskState::planned || s == ServiceTaskState::launched ||
-          s == ServiceTaskState::running)
-        user_devices[u] += live->record.stream->gang_size;
-    }
-
-  // Stream policies read the model's clock, as in the simulator: a job arrived when it
-  // was submitted, on that clock, and its deadline counts model seconds from then.
-  const double model_time = model_now();
   bool placed_any = false;
-  std::set<DeviceId> taken;
+  std::set<DeviceId> taken;  // placed in this decision
+  const auto is_free = [&](DeviceId d) {
+    return node_up_[cluster_.device(d).node] && !holder_[d] && taken.count(d) == 0 &&
+           loop_->device_idle(d);
+  };
   for (const auto& [first, policy_name] : order) {
-    std::vector<LiveJob*>& jobs = waiting[policy_name];
+    std::vector<LiveJob*>& jobs = jobs_of[policy_name];
     auto& policy = stream_policies_[policy_name];
     if (!policy) policy = make_stream_policy(policy_name);
-    std::vector<std::vector<double>> rates(jobs.size());
-    std::vector<StreamJobView> views;
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      const ServiceJob& record = jobs[i]->record;
-      const StreamJob& stream = *record.stream;
-      for (const std::string& type : types) rates[i].push_back(stream_rate(stream, type));
-      StreamJobView view;
-      view.job = i;
-      view.rate = &rates[i];
-      view.gang_size = stream.gang_size;
-      view.priority_weight = stream.priority_weight;
-      view.arrival_seconds = jobs[i]->arrived_seconds;
-      view.total_steps = view.remaining_steps = stream.total_steps;
-      view.deadline_seconds =
-          stream.deadline_seconds ? view.arrival_seconds + *stream.deadline_seconds : -1;
-      view.user = user_of(stream.user);
-      views.push_back(view);
-    }
-    StreamPolicyContext context;
-    context.now = model_time;
-    context.capacity = capacity;
-    context.price_per_hour = price;
-    context.user_running_devices = user_devices;
-
     const auto began = std::chrono::steady_clock::now();
-    std::vector<std::size_t> ranked(jobs.size());
-    for (std::size_t i = 0; i < ranked.size(); ++i) ranked[i] = i;
-    std::vector<std::vector<double>> preference = rates;  // per job, per type
-    const bool queue_mode = policy->mode() == StreamPolicyMode::queue;
-    if (queue_mode) {
-      ranked = policy->queue_order(views, context);  // the simulator's queue, on its clock
-    } else {
-      const AllocationResult allocation = policy->allocate(views, context);
-      std::vector<double> share(jobs.size(), 0);
-      for (std::size_t i = 0; i < jobs.size() && i < allocation.fraction.size(); ++i)
-        for (std::size_t k = 0; k < types.size() && k < allocation.fraction[i].size(); ++k) {
-          share[i] += allocation.fraction[i][k];
-          // The most-allocated type first, then (for types without time) the fastest.
-          if (rates[i][k] > 0) preference[i][k] = allocation.fraction[i][k] * 1e12 + rates[i][k];
-        }
-      std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) {
-        if (share[a] != share[b]) return share[a] > share[b];
-        return jobs[a]->record.id < jobs[b]->record.id;
-      });
+    StreamSchedulerOptions scheduler_options;
+    scheduler_options.gang_spread = GangSpread::one_node;
+    scheduler_options.easy_backfilling = options_.stream_easy_backfilling;
+    StreamScheduler scheduler(resources, *policy, scheduler_options);
+    const bool rounds = scheduler.mode() == StreamPolicyMode::round;
+    // Devices of each resource node that are not free and not held by this policy's
+    // running gangs (which the core is told of below).
+    std::vector<int> unavailable(resources.nodes.size(), 0);
+    std::vector<std::pair<LiveJob*, StreamPlacement>> holding;
+    for (std::size_t n = 0; n < resources.nodes.size(); ++n) {
+      const StreamNode& node = resources.nodes[n];
+      for (DeviceId d : cluster_.node(node.cluster_node).devices)
+        if (cluster_.device(d).spec.model == resources.types[node.type].model && !is_free(d))
+          ++unavailable[n];
     }
-    std::size_t placed = 0;
-    for (std::size_t i : ranked) {
-      if (!place_gang(*jobs[i], preference[i], types, taken)) {
-        if (queue_mode) break;  // the head of the queue waits for its gang
+    for (LiveJob* job : jobs) {
+      const ServiceTask& task = job->record.tasks[0];
+      if (task.state == ServiceTaskState::waiting || rounds) continue;
+      const std::vector<DeviceId> devices = devices_of(task);
+      if (devices.empty()) continue;
+      const Device& device = cluster_.device(devices.front());
+      const auto n = resource_node.find({device.node, device.spec.model});
+      if (n == resource_node.end()) continue;
+      unavailable[n->second] -= static_cast<int>(devices.size());
+      holding.push_back(
+          {job, StreamPlacement{resources.nodes[n->second].type,
+                                {{static_cast<int>(n->second), static_cast<int>(devices.size())}},
+                                -1,
+                                {}}});
+    }
+    for (std::size_t n = 0; n < resources.nodes.size(); ++n)
+      scheduler.set_unavailable(n, std::max(0, unavailable[n]));
+    // The jobs in id order, each as the core sees it: arrived at its model time; its
+    // deadline, like its arrival, counts from its submission (as a stream file's times
+    // count from the stream's start in `hetsched simulate`).
+    std::vector<LiveJob*> job_at;  // by the core's index
+    for (LiveJob* job : jobs) {
+      const ServiceTask& task = job->record.tasks[0];
+      if (rounds && task.state != ServiceTaskState::waiting) continue;
+      StreamJob stream = *job->record.stream;
+      if (stream.deadline_seconds)
+        *stream.deadline_seconds += job->arrived_seconds - stream.arrival_seconds;
+      const std::size_t j = scheduler.submit(stream, job->arrived_seconds);
+      job_at.push_back(job);
+      if (scheduler.job(j).state == StreamJobState::rejected) {
+        finish_job(*job, ServiceJobState::failed, scheduler.job(j).rejection_reason);
         continue;
       }
+      for (const auto& [holder, placement] : holding)
+        if (holder == job) {
+          const double started = task.started_seconds.value_or(task.planned_start_seconds);
+          scheduler.adopt(j, placement, started, now);
+        }
+    }
+    std::vector<std::pair<std::size_t, StreamPlacement>> starts;
+    if (rounds) {
+      for (StreamSegment& segment : scheduler.run_round(now))
+        starts.push_back({segment.job, std::move(segment.placement)});
+    } else {
+      for (StreamStart& start : scheduler.schedule(now))
+        starts.push_back({start.job, std::move(start.placement)});
+    }
+    std::size_t placed = 0;
+    for (const auto& [j, placement] : starts) {
+      LiveJob& job = *job_at[j];
+      if (job.record.tasks[0].state != ServiceTaskState::waiting) continue;
+      place_gang(job, resources, placement, taken);
       ++placed;
       placed_any = true;
-      user_devices[views[i].user] += views[i].gang_size;
     }
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -1270,63 +1281,41 @@ bool ControlPlane::plan_stream_jobs() {
   return placed_any;
 }
 
-bool ControlPlane::place_gang(LiveJob& job, const std::vector<double>& preference,
-                              const std::vector<std::string>& types, std::set<DeviceId>& taken) {
+// The core's placement (one node, `gang` devices of one model) on named devices: the
+// node's first free devices of that model, in device order.
+void ControlPlane::place_gang(LiveJob& job, const StreamResources& resources,
+                              const StreamPlacement& placement, std::set<DeviceId>& taken) {
   const StreamJob& stream = *job.record.stream;
+  const StreamNode& node = resources.nodes[static_cast<std::size_t>(placement.nodes.front().first)];
+  const std::string& model = resources.types[placement.type].model;
   const auto gang = static_cast<std::size_t>(stream.gang_size);
-  const Cluster& cluster = cluster_;
-  std::vector<std::size_t> by_preference;
-  for (std::size_t k = 0; k < types.size(); ++k)
-    if (preference[k] > 0) by_preference.push_back(k);
-  std::stable_sort(by_preference.begin(), by_preference.end(),
-                   [&](std::size_t a, std::size_t b) { return preference[a] > preference[b]; });
-  for (std::size_t k : by_preference) {
-    const std::string& model = types[k];
-    // Free: no task or gang holds it and nothing is placed on it.
-    const auto is_free = [&](DeviceId d) {
-      return cluster.device(d).spec.model == model && !holder_[d] && taken.count(d) == 0 &&
-             loop_->device_idle(d);
-    };
-    std::vector<GangNodeRoom> rooms;
-    for (NodeId n = 0; n < cluster.node_count(); ++n) {
-      if (!node_up_[n]) continue;
-      const auto& devices = cluster.node(n).devices;
-      const auto free = std::count_if(devices.begin(), devices.end(), is_free);
-      if (free > 0)
-        rooms.push_back(GangNodeRoom{static_cast<int>(n), static_cast<int>(cluster.rack_index(n)),
-                                     static_cast<int>(free)});
-    }
-    // One node: the engine launches a task on one node.
-    const auto placed = hetsched::place_gang(rooms, static_cast<int>(gang), GangSpread::one_node);
-    if (!placed) continue;
-    std::vector<DeviceId> best;
-    for (DeviceId d : cluster.node(static_cast<NodeId>(placed->front().first)).devices)
-      if (best.size() < gang && is_free(d)) best.push_back(d);
-    const double rate = stream_rate(stream, model);
-    const double seconds = stream.total_steps / rate;
-    const double now = model_now();
-    ServiceTask& task = job.record.tasks[0];
-    const bool moved = !task.device.empty();
-    task.gang_devices.clear();
-    for (DeviceId d : best) {
-      task.gang_devices.push_back(cluster.device(d).name);
-      taken.insert(d);
-    }
-    const Device& first = cluster.device(best.front());
-    task.device = first.name;
-    task.node = cluster.node(first.node).name;
-    task.planned_start_seconds = now;
-    task.expected_seconds = seconds;
-    task.state = ServiceTaskState::planned;
-    job.joules[0] = first.spec.peak_watts * static_cast<double>(gang) * seconds;
-    occupy(job.record.id, 0);
-    record(job, 0, moved ? "replanned" : "planned",
-           fmt::format("by {}: gang of {} x {} on {}, {:.3f} s at {} steps/s", job.record.policy,
-                       gang, model, task.node, seconds, rate));
-    if (moved) ++replans_;
-    return true;
+  std::vector<DeviceId> devices;
+  for (DeviceId d : cluster_.node(node.cluster_node).devices)
+    if (devices.size() < gang && cluster_.device(d).spec.model == model && !holder_[d] &&
+        taken.count(d) == 0 && loop_->device_idle(d))
+      devices.push_back(d);
+  const double rate = stream_rate(stream, model);
+  const double seconds = stream.total_steps / rate;
+  ServiceTask& task = job.record.tasks[0];
+  const bool moved = !task.device.empty();
+  task.gang_devices.clear();
+  for (DeviceId d : devices) {
+    task.gang_devices.push_back(cluster_.device(d).name);
+    taken.insert(d);
   }
-  return false;
+  const Device& first = cluster_.device(devices.front());
+  task.device = first.name;
+  task.node = cluster_.node(first.node).name;
+  task.planned_start_seconds = model_now();
+  task.expected_seconds = seconds;
+  task.state = ServiceTaskState::planned;
+  job.joules[0] = first.spec.peak_watts * static_cast<double>(gang) * seconds;
+  if (!job.record.reason.empty()) job.record.reason.clear();
+  occupy(job.record.id, 0);
+  record(job, 0, moved ? "replanned" : "planned",
+         fmt::format("by {}: gang of {} x {} on {}, {:.3f} s at {} steps/s", job.record.policy,
+                     gang, model, task.node, seconds, rate));
+  if (moved) ++replans_;
 }
 
 void ControlPlane::launch_planned_gangs() {

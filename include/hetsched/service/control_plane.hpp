@@ -58,7 +58,7 @@
 #include "hetsched/service/service_submission.hpp"
 #include "hetsched/service/state_store.hpp"
 #include "hetsched/sim/simulation_observer.hpp"
-#include "hetsched/stream/stream_policy.hpp"
+#include "hetsched/stream/stream_scheduler.hpp"
 #include "hetsched/workload/task_graph.hpp"
 
 namespace hetsched {
@@ -75,6 +75,8 @@ struct ControlPlaneOptions {
   std::string default_policy = "heft";
   // For stream jobs (`kind: stream`) submitted without `?policy=`: a stream policy.
   std::string default_stream_policy = "fifo";
+  // Queue-mode stream policies backfill by EASY (as `hetsched simulate --backfill`).
+  bool stream_easy_backfilling = false;
   PolicyOptions policy_options;
   // Model seconds per real second on a real cluster (1). The twin (SimulatedEngine)
   // brings its own clock, which the control plane reads instead.
@@ -175,7 +177,8 @@ class ControlPlane final : private Backend, private SimulationObserver {
   // Hands a DAG job to the loop: its tasks not completed, those the engine runs adopted.
   void admit(LiveJob& job);
   void take_submissions();
-  // Admits the DAG jobs whose arrival (submission + arrival_seconds) is at or before now.
+  // Admits the jobs whose arrival (submission + arrival_seconds) is at or before now: a
+  // DAG job joins the loop, a stream job is offered to its stream policy.
   void admit_arrived(double now);
   void handle_cancels();
   void handle_engine_reports(const std::vector<EngineTaskStatus>& reports,
@@ -191,8 +194,8 @@ class ControlPlane final : private Backend, private SimulationObserver {
   std::pair<LiveJob*, std::uint32_t> task_of(TaskIndex task);
   std::vector<std::uint64_t> submit_stream(const std::string& text, std::string_view policy);
   bool plan_stream_jobs();  // true when it placed a gang
-  bool place_gang(LiveJob& job, const std::vector<double>& rates,
-                  const std::vector<std::string>& types, std::set<DeviceId>& taken);
+  void place_gang(LiveJob& job, const StreamResources& resources, const StreamPlacement& placement,
+                  std::set<DeviceId>& taken);
   void launch_planned_gangs();
   // The devices a task holds: its gang, or its one device (unknown names left out).
   std::vector<DeviceId> devices_of(const ServiceTask& task) const;

@@ -1,10 +1,8 @@
 // The stream simulator: a deterministic discrete-event simulation (hetsched::EventQueue)
-// of a job stream on a StreamCluster under a StreamPolicy. Jobs are validated at
-// submission (a gang larger than any type that can run it, or a device type the
-// cluster lacks, is rejected with a reason and never blocks the queue). Gangs are
-// placed preferring one node, then one rack, then anywhere (best fit). Round-mode
-// policies are carried out in rounds; a job moved to other devices pays
-// `migration_seconds` of checkpoint/restart.
+// of a job stream under a StreamPolicy, on the job-stream cluster of its workload or on
+// the resources of a real cluster. Every decision is the StreamScheduler's (the core
+// the service runs too); the simulator only carries them out in model time — arrivals,
+// completions and round boundaries — and measures the outcome.
 #pragma once
 
 #include <cstdint>
@@ -15,27 +13,12 @@
 
 #include "hetsched/stream/stream_job.hpp"
 #include "hetsched/stream/stream_policy.hpp"
+#include "hetsched/stream/stream_scheduler.hpp"
 
 namespace hetsched {
 
-struct StreamSimOptions {
-  double round_seconds = 360;
-  double migration_seconds = 30;
-  bool easy_backfilling = false;  // queue-mode policies only
-  // Round mode: a job's priority on the type it ran on last round is multiplied by
-  // this, so that jobs move less often (each move costs migration_seconds).
-  double stay_bonus = 3.0;
-  // Round mode: devices the allocation leaves idle in a round go to jobs left out of
-  // it (heaviest first by the policy's weight, then least attained service), each on
-  // the type where it progresses most this round (work conservation).
-  bool backfill_idle_devices = true;
-  // Round mode, space sharing (Gavel's space-sharing variant): a single-device job
-  // left without devices this round may share a device with a single-device job
-  // that has one, when the workload has their measured co-located rates and the
-  // guest's weighted normalised gain exceeds the host's weighted loss (weights from
-  // the policy's allocation, 1 when it gives none). Both then run at their
-  // co-located rates for the round.
-  bool space_sharing = false;
+// The scheduler's options (stream_scheduler.hpp) and what the run measures.
+struct StreamSimOptions : StreamSchedulerOptions {
   // Jobs whose index lies in [measure_first, measure_last) are measured; the run
   // stops once they have all finished (or everything has).
   std::size_t measure_first = 0;
@@ -56,7 +39,7 @@ struct StreamJobOutcome {
   double cost_usd = 0;
   bool slo_violated = false;
   bool spread_over_nodes = false;    // some run had its gang on more than one node
-  std::vector<int> placement_nodes;  // nodes of its first placement (node ids)
+  std::vector<int> placement_nodes;  // nodes of its first placement (resource node indices)
   // Its first placement, for fractional GPUs and CPU cores: the shared-device slot
   // on its node (-1: whole devices), the share of a device it held, its CPU cores.
   int shared_device = -1;
@@ -98,6 +81,12 @@ struct StreamReport {
 
 StreamReport simulate_stream(const StreamWorkload& workload, StreamPolicy& policy,
                              const StreamSimOptions& options, std::string policy_name = "");
+
+// The same on other resources than the workload's own cluster (a real Cluster's, see
+// stream_resources); the workload's cluster is then not used.
+StreamReport simulate_stream(const StreamWorkload& workload, const StreamResources& resources,
+                             StreamPolicy& policy, const StreamSimOptions& options,
+                             std::string policy_name = "");
 
 // The same under a fresh policy of the stream registry, by name (InputError if unknown).
 StreamReport simulate_stream(const StreamWorkload& workload, const std::string& policy_name,

@@ -1,0 +1,230 @@
+// StreamScheduler: the one job-stream core. Every body that runs gang jobs — the stream
+// simulator (`hetsched simulate` on a `kind: stream` workload) and the service (`hetsched
+// serve`, stream jobs submitted over REST) — keeps its jobs here and asks it, on its own
+// clock, what to start: queue ordering by the StreamPolicy, EASY reservations, Gavel-style
+// rounds with migration cost, backfilling of idle devices and space sharing, gang
+// placement (pack: one node; spread: one node, then one rack, then anywhere) and
+// fractional GPUs (milli-GPU shares or MIG-like slices) over one resource view of nodes,
+// built from a job-stream cluster or from a real Cluster. The body carries decisions out
+// (an event queue, or launches on a cluster engine) and reports back what ended.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetsched/stream/gang_placement.hpp"
+#include "hetsched/stream/stream_job.hpp"
+#include "hetsched/stream/stream_policy.hpp"
+
+namespace hetsched {
+
+class Cluster;
+
+// One node's devices of one type (a real node with two models is two of these).
+struct StreamNode {
+  std::size_t type = 0;  // index into StreamResources::types
+  int rack = 0;
+  int devices = 0;
+  int cpu_cores = 0;  // 0: CPU cores not modelled
+  // The Cluster node it stands for (resources built from a Cluster), else its index.
+  std::uint32_t cluster_node = 0;
+};
+
+// What the scheduler places on: device types (count, price, memory, slices) and nodes.
+struct StreamResources {
+  std::vector<StreamDeviceType> types;
+  std::vector<StreamNode> nodes;
+};
+
+// Nodes of `devices_per_node` devices per type, grouped in racks, as a job-stream
+// cluster describes them.
+StreamResources stream_resources(const StreamCluster& cluster);
+// One type per device model of a real cluster (in device order), one StreamNode per
+// node and model, racks from the cluster, prices and memory from the datasheets.
+StreamResources stream_resources(const Cluster& cluster);
+
+struct StreamSchedulerOptions {
+  double round_seconds = 360;
+  double migration_seconds = 30;
+  bool easy_backfilling = false;  // queue-mode policies only
+  // Round mode: a job's priority on the type it ran on last round is multiplied by
+  // this, so that jobs move less often (each move costs migration_seconds).
+  double stay_bonus = 3.0;
+  // Round mode: devices the allocation leaves idle in a round go to jobs left out of
+  // it (heaviest first by the policy's weight, then least attained service), each on
+  // the type where it progresses most this round (work conservation).
+  bool backfill_idle_devices = true;
+  // Round mode, space sharing (Gavel's space-sharing variant): a single-device job
+  // left without devices this round may share a device with a single-device job
+  // that has one, when the workload has their measured co-located rates and the
+  // guest's weighted normalised gain exceeds the host's weighted loss.
+  bool space_sharing = false;
+  // Spread: a gang that fits no node may spread over a rack, then anywhere (it then
+  // runs at its spread rate). Pack (one_node): a gang waits for one node with room,
+  // as an engine that launches a task on one node needs.
+  GangSpread gang_spread = GangSpread::racks_then_anywhere;
+};
+
+// Where a job runs: devices taken per node (node indices of the resources), and for a
+// fractional job the shared-device slot on its node; its CPU core set.
+struct StreamPlacement {
+  std::size_t type = 0;
+  GangPlacement nodes;     // (node, devices taken); a fraction takes 0 whole devices
+  int shared_device = -1;  // slot of the device it shares on its node; -1: whole devices
+  std::vector<int> cores;
+};
+
+enum class StreamJobState { rejected, waiting, running, finished };
+
+// A job as the scheduler holds it.
+struct StreamJobStatus {
+  StreamJob job;
+  StreamJobState state = StreamJobState::waiting;
+  std::string rejection_reason;
+  double arrival_seconds = 0;
+  std::vector<double> rate;      // steps/s per type, gang in one node (times its share)
+  std::vector<double> spread;    // per type, gang over nodes
+  std::vector<double> share;     // share of a device's compute per type (1: whole devices)
+  std::vector<int> share_units;  // units taken on one device per type (0: whole devices)
+  bool plain = true;             // whole devices and no CPU cores: placed by counts only
+  double best_rate = 0;
+  std::size_t user = 0;
+  double remaining = 0;          // steps
+  double attained = 0;           // device-seconds received
+  std::vector<double> received;  // seconds run per type
+  int type = -1;                 // type of the current or last placement
+  StreamPlacement placement;     // current placement (empty nodes: none)
+  bool ran_before = false;
+  double run_start = 0;                // queue mode: when the current run began
+  double finish_seconds = 0;           // queue mode: its known finish time while running
+  double reserved_start_seconds = -1;  // EASY: the first reservation made for it
+};
+
+// Queue mode: a job started now, to run to completion.
+struct StreamStart {
+  std::size_t job = 0;
+  StreamPlacement placement;
+  double rate = 0;
+  double finish_seconds = 0;
+};
+
+// Round mode: what a job does in this round.
+struct StreamSegment {
+  std::size_t job = 0;
+  StreamPlacement placement;
+  double start_seconds = 0;
+  double end_seconds = 0;  // the round's end, or its finish when it finishes
+  bool finishes = false;
+  bool moved = false;       // paid the migration (checkpoint/restart) time
+  bool colocated = false;   // shares its device with another job (space sharing)
+  double device_share = 1;  // share of each of its devices it used
+};
+
+class StreamScheduler {
+ public:
+  StreamScheduler(StreamResources resources, StreamPolicy& policy, StreamSchedulerOptions options,
+                  const StreamColocationTable& colocation = {});
+
+  const StreamResources& resources() const { return resources_; }
+  StreamPolicyMode mode() const;
+  const StreamSchedulerOptions& options() const { return options_; }
+
+  // Adds a job that arrives at `arrival_seconds` and returns its index. A job no type
+  // can hold is kept as rejected, with the reason, and never blocks the queue.
+  std::size_t submit(const StreamJob& job, double arrival_seconds);
+  const StreamJobStatus& job(std::size_t j) const { return jobs_[j]; }
+  std::size_t job_count() const { return jobs_.size(); }
+  // Jobs waiting or running (queue mode) or arrived and unfinished (round mode).
+  std::size_t jobs_present() const;
+
+  // Queue mode: starts the jobs the policy's order lets start at `now`.
+  std::vector<StreamStart> schedule(double now);
+  // Queue mode: a running job ended at `now`; its devices are free again.
+  void finish(std::size_t j, double now);
+  // Queue mode: a running job lost its devices (node failure): it waits again with the
+  // work it had left when it started (a run to completion keeps no checkpoint).
+  void requeue(std::size_t j, double now);
+  // A job leaves (cancelled): its devices, if it holds any, are free again.
+  void withdraw(std::size_t j, double now);
+  // A job already running on known resources (a restarted service reconciling with
+  // its engine); queue mode. False when they are not free.
+  bool adopt(std::size_t j, const StreamPlacement& placement, double started_seconds, double now);
+
+  // Round mode: decides and runs the round that begins at `now`.
+  std::vector<StreamSegment> run_round(double now);
+  // Round mode: whether a round is due (jobs present).
+  bool round_pending() const { return !active_.empty(); }
+
+  // Devices of a node held by something the scheduler does not know about (another
+  // scheduler's jobs, a node down): they are not free. Replaces the last count.
+  void set_unavailable(std::size_t node, int devices);
+
+  std::size_t rounds() const { return rounds_; }
+  std::size_t allocations() const { return allocations_; }
+  std::size_t fallbacks() const { return fallbacks_; }
+  const std::string& first_fallback_note() const { return first_fallback_note_; }
+  std::size_t colocated_rounds() const { return colocated_rounds_; }
+
+ private:
+  struct NodeState {
+    int free = 0;         // devices held by no one (whole, not opened for fractions)
+    int unavailable = 0;  // held outside the scheduler
+    // Devices opened for fractional jobs, by slot: units held and memory held, GB.
+    std::vector<int> units_used;
+    std::vector<double> memory_used;
+    std::vector<char> core_busy;
+  };
+
+  void reject(std::size_t j, std::string reason);
+  std::optional<StreamPlacement> place_job(std::size_t j, std::size_t type) const;
+  std::optional<GangPlacement> place_whole(std::size_t type, int gang) const;
+  void take(std::size_t j, const StreamPlacement& placement, int sign);
+  bool can_retake(std::size_t j, const StreamPlacement& placement) const;
+  int units_per_device(std::size_t type) const;
+  int budget_need(std::size_t j, std::size_t type) const;
+  double rate_on(std::size_t j, std::size_t type, const GangPlacement& nodes) const;
+  StreamJobView view(std::size_t j) const;
+  StreamPolicyContext context(double now) const;
+  void account(std::size_t j, std::size_t type, double seconds, double device_share);
+  void reset_nodes();
+  int agnostic_type_with_room(std::size_t j, const std::vector<int>& free) const;
+  StreamStart start_now(std::size_t j, std::size_t type, double now);
+  void build_colocation(const StreamColocationTable& table);
+  const std::pair<double, double>* colocated(std::size_t host, std::size_t guest,
+                                             std::size_t type) const;
+  std::vector<std::pair<std::size_t, std::size_t>> pair_guests(
+      const std::vector<std::size_t>& chosen, const std::vector<int>& chosen_type,
+      const std::vector<StreamPlacement>& placement) const;
+  void backfill_idle(std::vector<std::size_t>& chosen, std::vector<int>& chosen_type,
+                     std::vector<int>& budget) const;
+  std::vector<double> job_weights() const;
+
+  StreamResources resources_;
+  StreamPolicy& policy_;
+  StreamSchedulerOptions options_;
+  std::vector<NodeState> nodes_;
+  std::vector<std::vector<int>> nodes_of_type_;
+  mutable std::vector<GangNodeRoom> rooms_;  // scratch of place_whole()
+  std::vector<int> free_by_type_;
+  std::vector<StreamJobStatus> jobs_;
+  std::vector<std::string> users_;
+  std::vector<double> user_devices_;
+  std::vector<std::size_t> waiting_;  // queue mode
+  std::vector<std::size_t> running_;  // queue mode
+  std::vector<std::size_t> active_;   // round mode: arrived, unfinished jobs
+  bool allocation_dirty_ = true;
+  AllocationResult allocation_;
+  std::vector<std::size_t> allocation_jobs_;
+  std::size_t rounds_ = 0, allocations_ = 0, fallbacks_ = 0, colocated_rounds_ = 0;
+  std::string first_fallback_note_;
+  // Co-location rates, dense: [(host type * types + guest type) * device types + k].
+  std::map<std::string, int> colocation_index_;
+  std::size_t colocation_types_ = 0;
+  std::vector<std::pair<double, double>> colocation_;
+  std::vector<int> colocation_type_;  // per job: index into the table, -1: none
+};
+
+}  // namespace hetsched

@@ -90,11 +90,11 @@ void run_simulate(const SimulateOptions& options) {
   const SchedulingInput input = options.input.load();
   if (input.workload_kind == ConfigKind::stream_workload) {
     refuse_options(options.task_only_given,
-                   "the workload is a job stream (kind: stream), whose file describes its own "
-                   "cluster and which the stream simulator runs without faults, power caps, "
-                   "the thermal model or a per-task schedule");
+                   "the workload is a job stream (kind: stream), which the stream simulator "
+                   "runs without faults, power caps, the thermal model or a per-task schedule");
     StreamSimulateOptions stream = options.stream;
     stream.workload_file = options.input.workload_file;
+    stream.cluster_file = options.input.cluster_file;
     stream.out_dir = options.out_dir;
     stream.policies = options.policies;
     stream.format = options.format;
@@ -202,6 +202,12 @@ void add_simulate_command(CLI::App& app) {
                    "job streams: checkpoint/restart time when a job moves")
       ->capture_default_str()
       ->check(finite_range(0, 86400));
+  command
+      ->add_option("--gang-placement", options->stream.gang_placement,
+                   "job streams: spread (a gang that fits no node spreads over a rack, then "
+                   "anywhere) or pack (every gang on one node, as hetsched serve places them)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"spread", "pack"}));
   command->add_option("--out", options->out_dir, "directory for JSON reports and Chrome traces");
   command->add_option("--format", options->format, "output on stdout")
       ->check(CLI::IsMember({"table", "json"}))
@@ -223,11 +229,12 @@ void add_simulate_command(CLI::App& app) {
   command->callback([options, command] {
     options->stream_only_given.clear();
     options->task_only_given.clear();
-    for (const char* name : {"--backfill", "--round-seconds", "--migration-seconds"})
+    for (const char* name :
+         {"--backfill", "--round-seconds", "--migration-seconds", "--gang-placement"})
       if (command->count(name) > 0) options->stream_only_given.push_back(name);
-    for (const char* name : {"--cluster", "--failures", "--mtbf-scale", "--mtbf-hours",
-                             "--checkpoint", "--checkpoint-interval", "--clone-threshold",
-                             "--power-cap", "--node-power-cap", "--thermal", "--schedule"})
+    for (const char* name :
+         {"--failures", "--mtbf-scale", "--mtbf-hours", "--checkpoint", "--checkpoint-interval",
+          "--clone-threshold", "--power-cap", "--node-power-cap", "--thermal", "--schedule"})
       if (command->count(name) > 0) options->task_only_given.push_back(name);
     run_simulate(*options);
   });

@@ -7,6 +7,7 @@
 
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
+#include "hetsched/io/cluster_file.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/io/stream_workload_file.hpp"
 #include "hetsched/stream/stream_simulator.hpp"
@@ -15,6 +16,15 @@ namespace hetsched::cli {
 
 void run_stream_simulation(const StreamSimulateOptions& options) {
   const StreamWorkload workload = load_stream_workload(options.workload_file);
+  StreamResources resources;
+  if (!options.cluster_file.empty())
+    resources = stream_resources(load_cluster_file(options.cluster_file));
+  else if (workload.cluster.types.empty())
+    throw InputError(SourcePosition{options.workload_file, 1, 1},
+                     "the job stream has no 'cluster': give it one, or run it on a cluster file "
+                     "with --cluster");
+  else
+    resources = stream_resources(workload.cluster);
   std::vector<std::string> policies = options.policies;
   if (policies.empty()) policies = {"fifo", "las", "aware-las"};
   std::vector<std::unique_ptr<StreamPolicy>> made;
@@ -23,11 +33,13 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
   sim.round_seconds = options.round_seconds;
   sim.migration_seconds = options.migration_seconds;
   sim.easy_backfilling = options.easy_backfilling;
+  sim.gang_spread =
+      options.gang_placement == "pack" ? GangSpread::one_node : GangSpread::racks_then_anywhere;
   std::vector<StreamReport> reports;
   for (std::size_t i = 0; i < policies.size(); ++i) {
     Progress progress("simulate " + policies[i], options.quiet);
     sim.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
-    reports.push_back(simulate_stream(workload, *made[i], sim, policies[i]));
+    reports.push_back(simulate_stream(workload, resources, *made[i], sim, policies[i]));
   }
   nlohmann::ordered_json out{{"reports", nlohmann::ordered_json::array()}};
   for (const auto& r : reports) {
@@ -68,8 +80,7 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
     return;
   }
   std::cout << "cluster:";
-  for (const auto& type : workload.cluster.types)
-    std::cout << " " << type.count << " " << type.model;
+  for (const auto& type : resources.types) std::cout << " " << type.count << " " << type.model;
   std::cout << "; " << workload.jobs.size() << " jobs\n";
   for (const auto& r : reports)
     for (const auto& job : r.jobs)
@@ -94,8 +105,8 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
   row("p99 JCT", [&](const StreamReport& r) { return hours(r.p99_jct_seconds); });
   row("avg wait", [&](const StreamReport& r) { return hours(r.average_wait_seconds); });
   row("makespan", [&](const StreamReport& r) { return hours(r.makespan_seconds); });
-  for (std::size_t k = 0; k < workload.cluster.types.size(); ++k)
-    row("utilisation " + workload.cluster.types[k].model,
+  for (std::size_t k = 0; k < resources.types.size(); ++k)
+    row("utilisation " + resources.types[k].model,
         [&](const StreamReport& r) { return fmt::format("{:.1f}%", 100 * r.utilisation[k]); });
   row("Jain fairness",
       [](const StreamReport& r) { return fmt::format("{:.3f}", r.jain_fairness); });

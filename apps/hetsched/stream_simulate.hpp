@@ -10,7 +10,10 @@ namespace hetsched::cli {
 
 struct StreamSimulateOptions {
   std::string workload_file;
-  std::vector<std::string> policies;  // default: fifo, las, aware-las
+  // When set, the stream runs on this cluster file's nodes instead of its own `cluster:`.
+  std::string cluster_file;
+  std::string gang_placement = "spread";  // or "pack": every gang on one node
+  std::vector<std::string> policies;      // default: fifo, las, aware-las
   bool easy_backfilling = false;
   double round_seconds = 360;
   double migration_seconds = 30;

@@ -87,11 +87,13 @@ StreamWorkload parse_stream_workload(const std::string& text, const std::string&
     throw InputError(SourcePosition{file, 1, 1}, "expected 'kind: stream'");
   StreamWorkload workload;
 
-  const YAML::Node cluster = root["cluster"];
-  if (!cluster) throw InputError(SourcePosition{file, 1, 1}, "missing 'cluster'");
-  check_keys(file, cluster,
-             {"devices_per_node", "nodes_per_rack", "devices", "cpu_cores_per_node", "mig_slices"},
-             "cluster");
+  // Without a cluster the stream runs on a cluster file's nodes (simulate --cluster).
+  const YAML::Node cluster = root["cluster"] ? root["cluster"] : YAML::Node(YAML::NodeType::Map);
+  if (root["cluster"])
+    check_keys(
+        file, cluster,
+        {"devices_per_node", "nodes_per_rack", "devices", "cpu_cores_per_node", "mig_slices"},
+        "cluster");
   const int per_node = cluster["devices_per_node"]
                            ? read<int>(file, cluster["devices_per_node"], "devices_per_node")
                            : 4;
@@ -100,11 +102,11 @@ StreamWorkload parse_stream_workload(const std::string& text, const std::string&
   if (per_node < 1 || per_rack < 1)
     throw InputError(position(file, cluster), "devices_per_node and nodes_per_rack must be >= 1");
   const YAML::Node devices = cluster["devices"];
-  if (!devices || !devices.IsMap() || devices.size() == 0)
+  if (root["cluster"] && (!devices || !devices.IsMap() || devices.size() == 0))
     throw InputError(position(file, cluster), "cluster.devices: expected {MODEL: count, ...}");
   std::vector<std::pair<std::string, int>> counts;
   std::int64_t total = 0;
-  for (const auto& entry : devices) {
+  for (const auto& entry : cluster["devices"]) {
     const int count = read<int>(file, entry.second, "device count");
     if (count < 0) throw InputError(position(file, entry.second), "device count must be >= 0");
     total += count;

@@ -71,13 +71,51 @@ TEST(NewcomerPath, StreamRoundAndMigrationTimesMustBeFinite) {
 TEST(NewcomerPath, StreamRunsRefuseWhatTheyCannotHonour) {
   const std::string stream = "simulate -q --workload " + kNewcomerExamples + "stream_small.yaml ";
   for (const std::string& option :
-       {"--cluster " + kNewcomerExamples + "cluster.yaml", std::string("--cluster /missing.yaml"),
-        std::string("--mtbf-hours 10"), std::string("--power-cap 1000"), std::string("--thermal"),
+       {std::string("--mtbf-hours 10"), std::string("--power-cap 1000"), std::string("--thermal"),
         std::string("--clone-threshold 2"), std::string("--schedule x.csv")})
     expect_one_line_status_2(run_cli(stream + option), "cannot be used", option);
   // ... and task workloads refuse the stream options.
   expect_one_line_status_2(run_cli("simulate -q --round-seconds 100"), "job-stream options",
                            "--round-seconds on the built-in workload");
+  expect_one_line_status_2(run_cli("simulate -q --gang-placement pack"), "job-stream options",
+                           "--gang-placement on the built-in workload");
+}
+
+TEST(NewcomerPath, AStreamRunsOnAClusterFileWhenGivenOne) {
+  const auto dir = newcomer_dir();
+  const std::string jobs = newcomer_file(
+      dir, "jobs.yaml",
+      "kind: stream\njobs:\n"
+      "  - {name: a, gang: 8, steps: 1000, rates: {H100-SXM: 10}}\n"
+      "  - {name: b, gang: 4, steps: 1000, arrival: 5, rates: {A100-80GB: 3, TPU-v5e: 1}}\n");
+  // The stream names no cluster of its own: it needs --cluster.
+  expect_one_line_status_2(run_cli("simulate -q --workload " + jobs), "has no 'cluster'",
+                           "a stream without a cluster");
+  expect_one_line_status_2(run_cli("simulate -q --workload " + jobs + " --cluster /missing.yaml"),
+                           "/missing.yaml", "a missing cluster file");
+  // examples/cluster.yaml: 8 H100s on the dgx node plus the H100 sliced on `inference`.
+  const CliResult r = run_cli(
+      "simulate -q --format json --policy fifo --gang-placement pack "
+      "--workload " +
+      jobs + " --cluster " + kNewcomerExamples + "cluster.yaml");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out)["reports"][0];
+  EXPECT_EQ(report["finished"], 2);
+  EXPECT_TRUE(report["utilisation"].contains("H100-SXM")) << r.out;
+  EXPECT_TRUE(report["utilisation"].contains("TPU-v5e")) << r.out;
+  // Nine devices of a type fit no node of examples/cluster.yaml: packed, the gang is rejected.
+  const std::string wide = newcomer_file(
+      dir, "wide.yaml",
+      "kind: stream\njobs:\n  - {name: w, gang: 9, steps: 10, rates: {H100-SXM: 1}}\n");
+  const CliResult packed = run_cli(
+      "simulate -q --format json --policy fifo --gang-placement pack "
+      "--workload " +
+      wide + " --cluster " + kNewcomerExamples + "cluster.yaml");
+  ASSERT_EQ(packed.status, 0) << packed.err;
+  const auto rejected = nlohmann::json::parse(packed.out)["reports"][0]["rejected"];
+  ASSERT_EQ(rejected.size(), 1u) << packed.out;
+  EXPECT_NE(rejected[0]["reason"].get<std::string>().find("largest node"), std::string::npos)
+      << rejected;
 }
 
 TEST(NewcomerPath, StreamRunsWriteTheirReportToOut) {

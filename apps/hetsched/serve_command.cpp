@@ -38,6 +38,8 @@ struct ServeOptions {
   std::string policy = "heft";
   std::string stream_policy = "fifo";
   bool stream_backfill = false;
+  double round_seconds = 360;
+  double migration_seconds = 30;
   std::string token_file;
   std::string time_scale = "1";  // a positive number, or max
   std::string slurm_job_tag;
@@ -109,6 +111,8 @@ void run_serve(const ServeOptions& options) {
   plane_options.default_policy = options.policy;
   plane_options.default_stream_policy = options.stream_policy;
   plane_options.stream_easy_backfilling = options.stream_backfill;
+  plane_options.stream_round_seconds = options.round_seconds;
+  plane_options.stream_migration_seconds = options.migration_seconds;
   plane_options.time_scale = time_scale;
   ControlPlane control_plane(*store, *engine, leadership, plane_options);
 
@@ -199,6 +203,16 @@ void add_serve_command(CLI::App& app) {
                       "fair-share, las, aware-las, ...)");
   command->add_flag("--backfill", options->stream_backfill,
                     "queue-mode stream policies backfill by EASY (as simulate --backfill)");
+  command
+      ->add_option("--round-seconds", options->round_seconds,
+                   "round length of round-mode stream policies (each round a lease per gang)")
+      ->capture_default_str()
+      ->check(finite_range(1, 86400));
+  command
+      ->add_option("--migration-seconds", options->migration_seconds,
+                   "checkpoint/restart time a stream job pays when a round moves it")
+      ->capture_default_str()
+      ->check(finite_range(0, 86400));
   command->add_option("--policy", options->policy, "default DAG policy (see `hetsched policies`)")
       ->capture_default_str();
   command->add_option(

@@ -69,15 +69,6 @@ std::string lowercase(std::string_view text) {
   return out;
 }
 
-// The rate a stream job gets on a device model: its `rates` entry named like the model
-// (case-insensitive), 0 when it names none.
-double stream_rate(const StreamJob& job, std::string_view model) {
-  const std::string wanted = lowercase(model);
-  for (const auto& [type, rate] : job.steps_per_second)
-    if (lowercase(type) == wanted) return rate;
-  return 0;
-}
-
 // Every job the store holds a record of, from its header and its pages of tasks (a task
 // on a page never written is blank). Unreadable records are reported and left out.
 std::map<std::uint64_t, ServiceJob> read_stored_jobs(StateStore& store) {
@@ -126,9 +117,23 @@ struct ControlPlane::LiveJob {
   std::vector<std::uint32_t> record_task;  // per task of its graph job: its task in the record
   std::vector<double> joules;              // predicted, on the planned device
   double arrived_seconds = 0;              // submitted at, on the model clock
+  // A stream job: its index in its policy's core once it joined; whether the gang or
+  // lease it runs now ends the job (a round's lease that does not finish it: false).
+  bool joined_stream_core = false;
+  std::size_t stream_slot = 0;
+  bool lease_finishes = true;
 
   TaskIndex global(std::uint32_t t) const { return static_cast<TaskIndex>(graph_task[t]); }
   bool in_loop(std::uint32_t t) const { return admitted && graph_task[t] >= 0; }
+};
+
+// The job-stream core of one stream policy (see plan_stream_jobs).
+struct ControlPlane::StreamCore {
+  std::unique_ptr<StreamPolicy> policy;
+  std::unique_ptr<StreamScheduler> scheduler;
+  std::vector<std::uint64_t> job_ids;  // by the core's index
+  std::size_t cluster_devices = 0;     // the cluster's size when the core last saw it
+  double next_round = kNever;          // round mode: when the next round is due
 };
 
 ControlPlane::ControlPlane(StateStore& store, ClusterEngine& engine, Leadership& leadership,
@@ -147,8 +152,7 @@ ControlPlane::ControlPlane(StateStore& store, ClusterEngine& engine, Leadership&
     cluster_.network() = twin_->cluster().network();
     twin_->attach(graph_, *perf_, *loop_, static_cast<SimulationObserver&>(*this));
   }
-  stream_policies_.emplace(options_.default_stream_policy,
-                           make_stream_policy(options_.default_stream_policy));
+  make_stream_policy(options_.default_stream_policy);  // an unknown name is refused here
   if (!options_.device_spec_of) {
     const ClusterEngine* source = &engine_;
     options_.device_spec_of = [source](DeviceKind kind,
@@ -562,8 +566,11 @@ void ControlPlane::run_twin() {
   for (;;) {
     // A node that went down stops its work before the next instant.
     if (twin_->node_generation() != twin_node_generation_) refresh_cluster(false);
-    const double arrivals_at = deferred_.empty() ? kNever : deferred_.begin()->first;
-    if (!twin_->run_due_instant(arrivals_at, [&] { admit_arrived(arrivals_at); })) return;
+    // Arrivals and round boundaries are instants too.
+    double wake_at = deferred_.empty() ? kNever : deferred_.begin()->first;
+    for (const auto& [policy, core] : stream_cores_)
+      if (core->next_round > model_now()) wake_at = std::min(wake_at, core->next_round);
+    if (!twin_->run_due_instant(wake_at, [&] { admit_arrived(wake_at); })) return;
     // Only gangs are the engine's launches on the twin; DAG tasks report as observer.
     if (live_stream_jobs_ > 0) handle_engine_reports(engine_.poll(), false);
     decide();
@@ -909,6 +916,10 @@ void ControlPlane::handle_cancels() {
 
 void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& reports,
                                          bool first_after_recovery) {
+  // A round-mode stream job keeps the start of its first lease.
+  const auto later_lease = [](const LiveJob& job, const ServiceTask& task) {
+    return job.record.stream_steps_left.has_value() && task.started_seconds.has_value();
+  };
   std::set<std::string> reported;
   std::map<std::string, std::pair<std::uint64_t, std::uint32_t>> next_attempts;
   if (first_after_recovery) {
@@ -950,8 +961,10 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
       case EngineTaskState::running:
         if (task.state == ServiceTaskState::launched) {
           task.state = ServiceTaskState::running;
-          task.started_at_unix_seconds = unix_now();
-          task.started_seconds = status.started_seconds.value_or(model_now());
+          if (!later_lease(job, task)) {
+            task.started_at_unix_seconds = unix_now();
+            task.started_seconds = status.started_seconds.value_or(model_now());
+          }
           record(job, t, "started");
           if (job.record.state == ServiceJobState::queued)
             job.record.state = ServiceJobState::running;
@@ -959,9 +972,21 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
         break;
       case EngineTaskState::completed: {
         if (task.state == ServiceTaskState::launched) {
-          task.started_at_unix_seconds = unix_now();
-          task.started_seconds = status.started_seconds.value_or(model_now());
+          if (!later_lease(job, task)) {
+            task.started_at_unix_seconds = unix_now();
+            task.started_seconds = status.started_seconds.value_or(model_now());
+          }
           record(job, t, "started");
+        }
+        if (job.record.stream && !job.lease_finishes) {
+          // A round's lease ended and the job goes on: it waits for the next round.
+          if (t < job.joules.size()) energy_joules_ += job.joules[t];
+          task.state = ServiceTaskState::waiting;
+          record(job, t, "round over",
+                 fmt::format("{:.0f} steps left", job.record.stream_steps_left.value_or(0)));
+          launched_.erase(it);
+          release(id, t);
+          break;
         }
         task.state = ServiceTaskState::completed;
         task.finished_at_unix_seconds = unix_now();
@@ -971,6 +996,9 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
         launched_.erase(it);
         release(id, t);
         if (job.in_loop(t)) loop_->task_finished(job.global(t), model_now());
+        if (job.joined_stream_core)  // queue mode: its devices are free in the core too
+          stream_core(job.record.policy)
+              .scheduler->finish(job.stream_slot, task.finished_seconds.value_or(model_now()));
         const bool all_done =
             std::all_of(job.record.tasks.begin(), job.record.tasks.end(),
                         [](const auto& x) { return x.state == ServiceTaskState::completed; });
@@ -1010,6 +1038,7 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
 
 void ControlPlane::task_failed(LiveJob& job, std::uint32_t t, const std::string& reason) {
   ++stream_epoch_;
+  if (job.record.stream) stream_run_lost(job);
   ServiceTask& task = job.record.tasks[t];
   ++failures_;
   ++task.retries;
@@ -1145,146 +1174,192 @@ void ControlPlane::release(std::uint64_t id, std::uint32_t t) {
 }
 
 // Stream jobs (gangs) are decided by the one job-stream core, StreamScheduler — the code
-// `hetsched simulate` runs a job stream through — one per stream policy in use (groups
-// served oldest job first), on the model clock. At each decision the core is given the
-// service's state: the nodes' devices by model (a device is free when it is up, no task
-// or gang holds it and no DAG task is queued on it), the policy's jobs that have arrived
-// (a job's `arrival` counts from its submission) and the gangs it runs now, with their
-// start times, so that EASY reservations see when they end. It decides in pack mode: an
-// engine launches a task on one node. Queue-mode policies start jobs in their order while
-// their gang fits (with `--backfill`, EASY backfilling); round-mode policies choose by the
-// round's allocation, and the service runs each chosen gang to completion (its engines
-// do not checkpoint and restart gangs between rounds). A job the core rejects (it fits no
-// type of the cluster) fails with the core's reason.
+// `hetsched simulate` runs a job stream through — one per stream policy in use, kept for
+// as long as the service runs, on the model clock. A job joins its policy's core when it
+// arrives (its `arrival` counts from its submission, its deadline too); before each
+// decision the core is told which devices are not free for reasons it does not know
+// (down, held by a DAG task or another policy's gang, a DAG task queued there). It
+// decides in pack mode: an engine launches a task on one node. Queue-mode policies start
+// gangs that run to completion (EASY backfilling with `--backfill`); round-mode policies
+// run in rounds, as in Gavel: at each round boundary the core chooses who runs where,
+// and the service launches each chosen gang as a lease of one round (or until it
+// finishes); a job moved between rounds pays the migration (checkpoint/restart) time.
+// A job the core rejects (no type of the cluster holds it) fails with the core's reason.
+ControlPlane::StreamCore& ControlPlane::stream_core(const std::string& policy) {
+  auto& core = stream_cores_[policy];
+  if (!core) {
+    core = std::make_unique<StreamCore>();
+    core->policy = make_stream_policy(policy);
+    StreamSchedulerOptions options;
+    options.gang_spread = GangSpread::one_node;
+    options.easy_backfilling = options_.stream_easy_backfilling;
+    options.round_seconds = options_.stream_round_seconds;
+    options.migration_seconds = options_.stream_migration_seconds;
+    core->scheduler =
+        std::make_unique<StreamScheduler>(stream_resources(cluster_), *core->policy, options);
+    core->cluster_devices = cluster_.device_count();
+  }
+  return *core;
+}
+
+void ControlPlane::join_stream_core(LiveJob& job, double now) {
+  job.joined_stream_core = true;
+  StreamCore& core = stream_core(job.record.policy);
+  StreamScheduler& scheduler = *core.scheduler;
+  const bool rounds = scheduler.mode() == StreamPolicyMode::round;
+  ServiceTask& task = job.record.tasks[0];
+  const bool running = task.state != ServiceTaskState::waiting;  // a restart found it running
+  StreamJob stream = *job.record.stream;
+  const double submitted = job.arrived_seconds - stream.arrival_seconds;
+  if (stream.deadline_seconds) *stream.deadline_seconds += submitted;
+  if (rounds && job.record.stream_steps_left) {
+    // Resumed from the checkpoint its last round ends in; nothing left once that
+    // round's lease (still running) ends.
+    job.lease_finishes = *job.record.stream_steps_left <= 0;
+    if (job.lease_finishes) return;
+    stream.total_steps = *job.record.stream_steps_left;
+  }
+  job.stream_slot = scheduler.submit(stream, job.arrived_seconds);
+  core.job_ids.push_back(job.record.id);
+  const StreamJobStatus& status = scheduler.job(job.stream_slot);
+  if (status.state == StreamJobState::rejected) {
+    finish_job(job, ServiceJobState::failed, status.rejection_reason);
+    return;
+  }
+  if (rounds && core.next_round == kNever)
+    core.next_round =
+        std::ceil(now / options_.stream_round_seconds) * options_.stream_round_seconds;
+  if (!running || rounds) return;
+  // Queue mode: the gang the engine runs holds its devices in the core too.
+  const std::vector<DeviceId> devices = devices_of(task);
+  if (devices.empty()) return;
+  const Device& first = cluster_.device(devices.front());
+  const auto& nodes = scheduler.resources().nodes;
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    if (nodes[n].cluster_node == first.node &&
+        scheduler.resources().types[nodes[n].type].model == first.spec.model) {
+      scheduler.adopt(
+          job.stream_slot,
+          StreamPlacement{
+              nodes[n].type, {{static_cast<int>(n), static_cast<int>(devices.size())}}, -1, {}},
+          task.started_seconds.value_or(task.planned_start_seconds), now);
+      break;
+    }
+}
+
 bool ControlPlane::plan_stream_jobs() {
   if (live_stream_jobs_ == 0) return false;
   const double now = model_now();
-  std::map<std::string, std::vector<LiveJob*>> jobs_of;  // by policy, in id order
+  // Arrived jobs join their policy's core, in id order; each policy is decided in the
+  // order of its oldest live job.
   std::map<std::string, std::uint64_t> oldest;
-  bool any_waiting = false;
   for (auto& [id, live] : live_) {
-    if (!live->record.stream || is_terminal(live->record.state)) continue;
-    const ServiceTaskState state = live->record.tasks[0].state;
-    const bool waiting = state == ServiceTaskState::waiting;
-    if (waiting && live->arrived_seconds > now) continue;  // not arrived yet
-    if (!waiting && state != ServiceTaskState::planned && state != ServiceTaskState::launched &&
-        state != ServiceTaskState::running)
-      continue;
-    any_waiting = any_waiting || waiting;
-    jobs_of[live->record.policy].push_back(live.get());
-    oldest.emplace(live->record.policy, id);
+    LiveJob& job = *live;
+    if (!job.record.stream || is_terminal(job.record.state) || job.arrived_seconds > now) continue;
+    if (!job.joined_stream_core) join_stream_core(job, now);
+    if (!is_terminal(job.record.state)) oldest.emplace(job.record.policy, id);
   }
-  if (!any_waiting || stream_planned_epoch_ == stream_epoch_) return false;
+  const bool round_due = std::any_of(stream_cores_.begin(), stream_cores_.end(),
+                                     [&](const auto& c) { return c.second->next_round <= now; });
+  if (!round_due && stream_planned_epoch_ == stream_epoch_) return false;
   stream_planned_epoch_ = stream_epoch_;
-  const StreamResources resources = stream_resources(cluster_);
-  std::map<std::pair<std::uint32_t, std::string>, std::size_t> resource_node;  // (node, model)
-  for (std::size_t n = 0; n < resources.nodes.size(); ++n)
-    resource_node.emplace(
-        std::pair{resources.nodes[n].cluster_node, resources.types[resources.nodes[n].type].model},
-        n);
   std::vector<std::pair<std::uint64_t, std::string>> order;
   for (const auto& [policy, first] : oldest) order.push_back({first, policy});
   std::sort(order.begin(), order.end());
-
-  bool placed_any = false;
   std::set<DeviceId> taken;  // placed in this decision
-  const auto is_free = [&](DeviceId d) {
-    return node_up_[cluster_.device(d).node] && !holder_[d] && taken.count(d) == 0 &&
-           loop_->device_idle(d);
-  };
-  for (const auto& [first, policy_name] : order) {
-    std::vector<LiveJob*>& jobs = jobs_of[policy_name];
-    auto& policy = stream_policies_[policy_name];
-    if (!policy) policy = make_stream_policy(policy_name);
+  std::size_t placed = 0;
+  for (const auto& [first, policy] : order) {
     const auto began = std::chrono::steady_clock::now();
-    StreamSchedulerOptions scheduler_options;
-    scheduler_options.gang_spread = GangSpread::one_node;
-    scheduler_options.easy_backfilling = options_.stream_easy_backfilling;
-    StreamScheduler scheduler(resources, *policy, scheduler_options);
-    const bool rounds = scheduler.mode() == StreamPolicyMode::round;
-    // Devices of each resource node that are not free and not held by this policy's
-    // running gangs (which the core is told of below).
-    std::vector<int> unavailable(resources.nodes.size(), 0);
-    std::vector<std::pair<LiveJob*, StreamPlacement>> holding;
-    for (std::size_t n = 0; n < resources.nodes.size(); ++n) {
-      const StreamNode& node = resources.nodes[n];
-      for (DeviceId d : cluster_.node(node.cluster_node).devices)
-        if (cluster_.device(d).spec.model == resources.types[node.type].model && !is_free(d))
-          ++unavailable[n];
-    }
-    for (LiveJob* job : jobs) {
-      const ServiceTask& task = job->record.tasks[0];
-      if (task.state == ServiceTaskState::waiting || rounds) continue;
-      const std::vector<DeviceId> devices = devices_of(task);
-      if (devices.empty()) continue;
-      const Device& device = cluster_.device(devices.front());
-      const auto n = resource_node.find({device.node, device.spec.model});
-      if (n == resource_node.end()) continue;
-      unavailable[n->second] -= static_cast<int>(devices.size());
-      holding.push_back(
-          {job, StreamPlacement{resources.nodes[n->second].type,
-                                {{static_cast<int>(n->second), static_cast<int>(devices.size())}},
-                                -1,
-                                {}}});
-    }
-    for (std::size_t n = 0; n < resources.nodes.size(); ++n)
-      scheduler.set_unavailable(n, std::max(0, unavailable[n]));
-    // The jobs in id order, each as the core sees it: arrived at its model time; its
-    // deadline, like its arrival, counts from its submission (as a stream file's times
-    // count from the stream's start in `hetsched simulate`).
-    std::vector<LiveJob*> job_at;  // by the core's index
-    for (LiveJob* job : jobs) {
-      const ServiceTask& task = job->record.tasks[0];
-      if (rounds && task.state != ServiceTaskState::waiting) continue;
-      StreamJob stream = *job->record.stream;
-      if (stream.deadline_seconds)
-        *stream.deadline_seconds += job->arrived_seconds - stream.arrival_seconds;
-      const std::size_t j = scheduler.submit(stream, job->arrived_seconds);
-      job_at.push_back(job);
-      if (scheduler.job(j).state == StreamJobState::rejected) {
-        finish_job(*job, ServiceJobState::failed, scheduler.job(j).rejection_reason);
-        continue;
-      }
-      for (const auto& [holder, placement] : holding)
-        if (holder == job) {
-          const double started = task.started_seconds.value_or(task.planned_start_seconds);
-          scheduler.adopt(j, placement, started, now);
-        }
-    }
-    std::vector<std::pair<std::size_t, StreamPlacement>> starts;
-    if (rounds) {
-      for (StreamSegment& segment : scheduler.run_round(now))
-        starts.push_back({segment.job, std::move(segment.placement)});
-    } else {
-      for (StreamStart& start : scheduler.schedule(now))
-        starts.push_back({start.job, std::move(start.placement)});
-    }
-    std::size_t placed = 0;
-    for (const auto& [j, placement] : starts) {
-      LiveJob& job = *job_at[j];
-      if (job.record.tasks[0].state != ServiceTaskState::waiting) continue;
-      place_gang(job, resources, placement, taken);
-      ++placed;
-      placed_any = true;
-    }
+    const std::size_t now_placed = decide_stream_core(policy, stream_core(policy), now, taken);
+    placed += now_placed;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     std::lock_guard lock(mutex_);
     deciding_seconds_ += elapsed;
-    decisions_ += placed;
+    decisions_ += now_placed;
     latency_samples_.push_back(elapsed);
     ++planning_calls_;
     if (latency_samples_.size() > 2 * kLatencyWindow)
       latency_samples_.erase(latency_samples_.begin(),
                              latency_samples_.end() - static_cast<std::ptrdiff_t>(kLatencyWindow));
   }
-  return placed_any;
+  return placed > 0;
+}
+
+std::size_t ControlPlane::decide_stream_core(const std::string& policy, StreamCore& core,
+                                             double now, std::set<DeviceId>& taken) {
+  StreamScheduler& scheduler = *core.scheduler;
+  if (core.cluster_devices != cluster_.device_count()) {  // nodes were registered
+    scheduler.grow(stream_resources(cluster_));
+    core.cluster_devices = cluster_.device_count();
+  }
+  // The gang of this core's job on a device, if the core placed it there.
+  const auto held_by_core = [&](DeviceId d) {
+    if (!holder_[d]) return false;
+    const auto live = live_.find(holder_[d]->first);
+    return live != live_.end() && live->second->record.policy == policy &&
+           live->second->joined_stream_core &&
+           !scheduler.job(live->second->stream_slot).placement.nodes.empty();
+  };
+  const auto is_free = [&](DeviceId d) {
+    return node_up_[cluster_.device(d).node] && !holder_[d] && taken.count(d) == 0 &&
+           loop_->device_idle(d);
+  };
+  const auto& nodes = scheduler.resources().nodes;
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    int unavailable = 0;
+    for (DeviceId d : cluster_.node(nodes[n].cluster_node).devices)
+      if (cluster_.device(d).spec.model == scheduler.resources().types[nodes[n].type].model &&
+          !is_free(d) && !held_by_core(d))
+        ++unavailable;
+    scheduler.set_unavailable(n, unavailable);
+  }
+  const auto job_at = [&](std::size_t j) -> LiveJob* {
+    const auto live = live_.find(core.job_ids[j]);
+    return live == live_.end() ? nullptr : live->second.get();
+  };
+  std::size_t placed = 0;
+  if (scheduler.mode() == StreamPolicyMode::queue) {
+    for (const StreamStart& start : scheduler.schedule(now)) {
+      LiveJob* job = job_at(start.job);
+      if (job == nullptr) continue;
+      job->lease_finishes = true;
+      place_gang(*job, scheduler, start.placement, start.seconds, "", taken);
+      ++placed;
+    }
+    return placed;
+  }
+  if (core.next_round > now) return 0;
+  // A round begins once every lease of the last one has ended (an engine may end one
+  // late: the round then waits for it).
+  for (std::uint64_t id : core.job_ids)
+    if (const auto live = live_.find(id);
+        live != live_.end() && !is_terminal(live->second->record.state) &&
+        live->second->record.tasks[0].state != ServiceTaskState::waiting)
+      return 0;
+  const std::vector<StreamSegment> segments = scheduler.run_round(now);
+  core.next_round = scheduler.round_pending() ? now + options_.stream_round_seconds : kNever;
+  for (const StreamSegment& segment : segments) {
+    LiveJob* job = job_at(segment.job);
+    if (job == nullptr) continue;
+    job->lease_finishes = segment.finishes;
+    job->record.stream_steps_left = scheduler.job(segment.job).remaining;
+    place_gang(*job, scheduler, segment.placement, segment.seconds,
+               fmt::format("round {}{}{}", scheduler.rounds(),
+                           segment.moved ? ", moved (checkpoint and restart)" : "",
+                           segment.finishes ? ", its last" : ""),
+               taken);
+    ++placed;
+  }
+  return placed;
 }
 
 // The core's placement (one node, `gang` devices of one model) on named devices: the
 // node's first free devices of that model, in device order.
-void ControlPlane::place_gang(LiveJob& job, const StreamResources& resources,
-                              const StreamPlacement& placement, std::set<DeviceId>& taken) {
+void ControlPlane::place_gang(LiveJob& job, const StreamScheduler& scheduler,
+                              const StreamPlacement& placement, double seconds,
+                              const std::string& detail, std::set<DeviceId>& taken) {
+  const StreamResources& resources = scheduler.resources();
   const StreamJob& stream = *job.record.stream;
   const StreamNode& node = resources.nodes[static_cast<std::size_t>(placement.nodes.front().first)];
   const std::string& model = resources.types[placement.type].model;
@@ -1294,10 +1369,8 @@ void ControlPlane::place_gang(LiveJob& job, const StreamResources& resources,
     if (devices.size() < gang && cluster_.device(d).spec.model == model && !holder_[d] &&
         taken.count(d) == 0 && loop_->device_idle(d))
       devices.push_back(d);
-  const double rate = stream_rate(stream, model);
-  const double seconds = stream.total_steps / rate;
   ServiceTask& task = job.record.tasks[0];
-  const bool moved = !task.device.empty();
+  const bool moved = !task.device.empty() && detail.empty();
   task.gang_devices.clear();
   for (DeviceId d : devices) {
     task.gang_devices.push_back(cluster_.device(d).name);
@@ -1312,10 +1385,20 @@ void ControlPlane::place_gang(LiveJob& job, const StreamResources& resources,
   job.joules[0] = first.spec.peak_watts * static_cast<double>(gang) * seconds;
   if (!job.record.reason.empty()) job.record.reason.clear();
   occupy(job.record.id, 0);
-  record(job, 0, moved ? "replanned" : "planned",
-         fmt::format("by {}: gang of {} x {} on {}, {:.3f} s at {} steps/s", job.record.policy,
-                     gang, model, task.node, seconds, rate));
+  record(job, 0, detail.empty() ? (moved ? "replanned" : "planned") : "round",
+         fmt::format("by {}{}{}: gang of {} x {} on {}, {:.3f} s", job.record.policy,
+                     detail.empty() ? "" : ", ", detail, gang, model, task.node, seconds));
   if (moved) ++replans_;
+}
+
+void ControlPlane::stream_run_lost(LiveJob& job) {
+  if (!job.joined_stream_core) return;
+  const auto core = stream_cores_.find(job.record.policy);
+  if (core == stream_cores_.end()) return;
+  StreamScheduler& scheduler = *core->second->scheduler;
+  scheduler.requeue(job.stream_slot, model_now());
+  if (scheduler.mode() == StreamPolicyMode::round)
+    job.record.stream_steps_left = scheduler.job(job.stream_slot).remaining;
 }
 
 void ControlPlane::launch_planned_gangs() {
@@ -1329,6 +1412,7 @@ void ControlPlane::launch_planned_gangs() {
     if (model_device == device_ids_.end() ||
         !node_up_[cluster_.device(model_device->second).node]) {  // its node is no longer up
       release(id, 0);
+      stream_run_lost(job);
       task.state = ServiceTaskState::waiting;
       ++task.retries;
       record(job, 0, "moved", fmt::format("node {} is no longer up", task.node));
@@ -1410,6 +1494,8 @@ void ControlPlane::dispatch() {
 
 void ControlPlane::finish_job(LiveJob& job, ServiceJobState state, std::string reason) {
   ++stream_epoch_;
+  if (job.joined_stream_core && state != ServiceJobState::completed)
+    stream_core(job.record.policy).scheduler->withdraw(job.stream_slot, model_now());
   std::vector<DeviceId> stop_on_twin;  // once no task of the job can start in its place
   for (std::uint32_t t = 0; t < job.record.tasks.size(); ++t) {
     ServiceTask& task = job.record.tasks[t];

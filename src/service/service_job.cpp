@@ -145,6 +145,7 @@ nlohmann::ordered_json header_json(const ServiceJob& job) {
                              {"finished_at", optional_json(job.finished_at_unix_seconds)},
                              {"reason", job.reason}};
   if (job.stream) out["stream"] = stream_job_json(*job.stream);
+  if (job.stream_steps_left) out["steps_left"] = *job.stream_steps_left;
   return out;
 }
 
@@ -206,6 +207,7 @@ ServiceJob service_job_from_json(const nlohmann::json& json) {
     job.tasks.resize(json.at("task_count").get<std::size_t>());
   }
   if (json.value("kind", "dag") == "stream") job.stream = stream_job_from_json(json.at("stream"));
+  job.stream_steps_left = optional_from(json, "steps_left");
   return job;
 }
 

@@ -171,10 +171,80 @@ void StreamScheduler::reject(std::size_t j, std::string reason) {
   jobs_[j].rejection_reason = std::move(reason);
 }
 
+std::vector<int> StreamScheduler::gang_room() const {
+  // The most devices of one type a gang can hold: all of them when it may spread, the
+  // largest node's otherwise.
+  const bool one_node = options_.gang_spread == GangSpread::one_node;
+  std::vector<int> room(resources_.types.size(), 0);
+  for (const StreamNode& node : resources_.nodes)
+    room[node.type] =
+        one_node ? std::max(room[node.type], node.devices) : room[node.type] + node.devices;
+  return room;
+}
+
+std::string StreamScheduler::fit_type(std::size_t j, std::size_t k, const std::vector<int>& room) {
+  StreamJobStatus& status = jobs_[j];
+  const StreamJob& job = status.job;
+  const StreamDeviceType& type = resources_.types[k];
+  status.rate[k] = status.spread[k] = 0;
+  status.share_units[k] = 0;
+  status.share[k] = 1;
+  for (const auto& [name, rate] : job.steps_per_second)
+    if (equals_ignoring_case(type.model, name)) {
+      status.rate[k] = std::max(0.0, rate);
+      const auto spread = job.spread_steps_per_second.find(name);
+      status.spread[k] = spread != job.spread_steps_per_second.end() && spread->second > 0
+                             ? spread->second
+                             : status.rate[k];
+    }
+  // A type too small for the gang cannot run it.
+  if (status.rate[k] <= 0 || room[k] < job.gang_size) {
+    status.rate[k] = status.spread[k] = 0;
+    return "";
+  }
+  std::string why;
+  if (type.memory_gb > 0 && job.gpu_memory_gb > type.memory_gb + 1e-9)
+    why = fmt::format("a {} has {:g} GB of memory, it needs {:g} GB", type.model, type.memory_gb,
+                      job.gpu_memory_gb);
+  else if (job.cpu_cores > 0 && type.cpu_cores_per_node > 0 &&
+           job.cpu_cores > type.cpu_cores_per_node)
+    why = fmt::format("a {} node has {} CPU cores, it asks for {}", type.model,
+                      type.cpu_cores_per_node, job.cpu_cores);
+  else if (job.cpu_cores > 0 && job.gang_size > type.devices_per_node)
+    why = fmt::format(
+        "its CPU cores must sit on the node of its devices, and a {} node has {} devices, "
+        "it asks for {}",
+        type.model, type.devices_per_node, job.gang_size);
+  if (!why.empty()) {
+    status.rate[k] = status.spread[k] = 0;
+    return why;
+  }
+  if (job.gpu_milli > 0 && job.gpu_milli < 1000) {  // a fraction of one device
+    int units = job.gpu_milli;
+    if (type.mig_slices > 0) {
+      // Whole slices covering its compute share and, each slice carrying 1/S of the
+      // device's memory, its memory.
+      const int slices = type.mig_slices;
+      units = static_cast<int>(std::ceil(job.gpu_milli * slices / 1000.0 - 1e-9));
+      if (type.memory_gb > 0 && job.gpu_memory_gb > 0)
+        units = std::max(
+            units,
+            static_cast<int>(std::ceil(job.gpu_memory_gb / (type.memory_gb / slices) - 1e-9)));
+      units = std::clamp(units, 1, slices);
+    }
+    status.share_units[k] = units;
+    status.share[k] = static_cast<double>(units) / units_per_device(k);
+    status.rate[k] *= status.share[k];
+    status.spread[k] *= status.share[k];
+  }
+  return "";
+}
+
 std::size_t StreamScheduler::submit(const StreamJob& stream_job, double arrival_seconds) {
   const std::size_t j = jobs_.size();
   jobs_.emplace_back();
   colocation_type_.push_back(-1);
+  last_round_.emplace_back();
   StreamJobStatus& status = jobs_[j];
   status.job = stream_job;
   status.arrival_seconds = arrival_seconds;
@@ -186,58 +256,51 @@ std::size_t StreamScheduler::submit(const StreamJob& stream_job, double arrival_
   status.received.assign(type_count, 0.0);
   status.share_units.assign(type_count, 0);
   status.share.assign(type_count, 1.0);
+  const auto rated = [&](std::size_t k) {
+    return std::any_of(job.steps_per_second.begin(), job.steps_per_second.end(),
+                       [&](const auto& r) {
+                         return r.second > 0 && equals_ignoring_case(types[k].model, r.first);
+                       });
+  };
   for (const auto& [name, rate] : job.steps_per_second) {
-    std::size_t k = 0;
-    while (k < type_count && !equals_ignoring_case(types[k].model, name)) ++k;
-    if (k == type_count) {
-      if (!find_catalog_part(name)) {
-        std::vector<std::string> valid;
-        for (const auto& type : types) valid.push_back(type.model);
-        reject(j, unknown_name_message("device type", name, valid));
-        return j;
-      }
-      continue;  // a real part this cluster does not have: that rate is simply unused
+    const bool here = std::any_of(types.begin(), types.end(), [&](const StreamDeviceType& t) {
+      return equals_ignoring_case(t.model, name);
+    });
+    if (!here && !find_catalog_part(name)) {
+      // A real part this cluster does not have is simply unused; a name no catalog knows
+      // is a mistake.
+      std::vector<std::string> valid;
+      for (const auto& type : types) valid.push_back(type.model);
+      reject(j, unknown_name_message("device type", name, valid));
+      return j;
     }
-    status.rate[k] = std::max(0.0, rate);
-    const auto spread = job.spread_steps_per_second.find(name);
-    status.spread[k] = spread != job.spread_steps_per_second.end() && spread->second > 0
-                           ? spread->second
-                           : status.rate[k];
   }
   if (job.gang_size < 1) return reject(j, "gang size must be at least 1"), j;
   if (job.total_steps <= 0) return reject(j, "total steps must be positive"), j;
-  // The most devices of one type a gang can hold: all of them when it may spread, the
-  // largest node's otherwise.
-  const bool one_node = options_.gang_spread == GangSpread::one_node;
-  std::vector<int> room(type_count, 0);
-  for (const StreamNode& node : resources_.nodes)
-    room[node.type] =
-        one_node ? std::max(room[node.type], node.devices) : room[node.type] + node.devices;
+  const std::vector<int> room = gang_room();
   int largest = 0;
   std::string largest_name;
   for (std::size_t k = 0; k < type_count; ++k)
-    if (status.rate[k] > 0 && room[k] > largest) {
+    if (rated(k) && room[k] > largest) {
       largest = room[k];
       largest_name = types[k].model;
     }
   if (largest == 0)
     return reject(j, "no device type in the cluster can run it (it has rates for none of them)"), j;
   if (job.gang_size > largest)
-    return reject(j, fmt::format("asks for {} devices at once; the largest {} that can run it "
-                                 "({}) has {}",
-                                 job.gang_size, one_node ? "node of a type" : "type", largest_name,
-                                 largest)),
+    return reject(j, fmt::format(
+                         "asks for {} devices at once; the largest {} that can run it "
+                         "({}) has {}",
+                         job.gang_size,
+                         options_.gang_spread == GangSpread::one_node ? "node of a type" : "type",
+                         largest_name, largest)),
            j;
-  // Types too small for the gang cannot run it.
-  for (std::size_t k = 0; k < type_count; ++k)
-    if (room[k] < job.gang_size) status.rate[k] = status.spread[k] = 0;
-  // Fractional GPUs, device memory and CPU cores.
-  const bool fractional = job.gpu_milli > 0 && job.gpu_milli < 1000;
   if (job.gpu_milli < 0 || job.gpu_milli > 1000)
     return reject(j, fmt::format("gpu_milli must be between 0 and 1000 (thousandths of one "
                                  "device), not {}",
                                  job.gpu_milli)),
            j;
+  const bool fractional = job.gpu_milli > 0 && job.gpu_milli < 1000;
   if (fractional && job.gang_size > 1)
     return reject(j, fmt::format("a fractional GPU request (gpu_milli {}) is a share of one "
                                  "device; it cannot have a gang of {}",
@@ -246,49 +309,12 @@ std::size_t StreamScheduler::submit(const StreamJob& stream_job, double arrival_
   if (job.gpu_memory_gb < 0) return reject(j, "gpu_memory_gb must not be negative"), j;
   if (job.cpu_cores < 0) return reject(j, "cpu_cores must not be negative"), j;
   std::string unfit;
-  for (std::size_t k = 0; k < type_count; ++k) {
-    if (status.rate[k] <= 0) continue;
-    const StreamDeviceType& type = types[k];
-    std::string why;
-    if (type.memory_gb > 0 && job.gpu_memory_gb > type.memory_gb + 1e-9)
-      why = fmt::format("a {} has {:g} GB of memory, it needs {:g} GB", type.model, type.memory_gb,
-                        job.gpu_memory_gb);
-    else if (job.cpu_cores > 0 && type.cpu_cores_per_node > 0 &&
-             job.cpu_cores > type.cpu_cores_per_node)
-      why = fmt::format("a {} node has {} CPU cores, it asks for {}", type.model,
-                        type.cpu_cores_per_node, job.cpu_cores);
-    else if (job.cpu_cores > 0 && job.gang_size > type.devices_per_node)
-      why = fmt::format(
-          "its CPU cores must sit on the node of its devices, and a {} node has {} devices, "
-          "it asks for {}",
-          type.model, type.devices_per_node, job.gang_size);
-    if (why.empty()) continue;
-    status.rate[k] = status.spread[k] = 0;
-    unfit += (unfit.empty() ? "" : "; ") + why;
-  }
+  for (std::size_t k = 0; k < type_count; ++k)
+    if (const std::string why = fit_type(j, k, room); !why.empty())
+      unfit += (unfit.empty() ? "" : "; ") + why;
   if (std::all_of(status.rate.begin(), status.rate.end(), [](double r) { return r <= 0; }))
     return reject(j, "no device type of the cluster can hold it: " + unfit), j;
   status.plain = !fractional && job.cpu_cores == 0;
-  if (fractional)
-    for (std::size_t k = 0; k < type_count; ++k) {
-      const StreamDeviceType& type = types[k];
-      int units = job.gpu_milli;
-      if (type.mig_slices > 0) {
-        // Whole slices covering its compute share and, each slice carrying 1/S of the
-        // device's memory, its memory.
-        const int slices = type.mig_slices;
-        units = static_cast<int>(std::ceil(job.gpu_milli * slices / 1000.0 - 1e-9));
-        if (type.memory_gb > 0 && job.gpu_memory_gb > 0)
-          units = std::max(
-              units,
-              static_cast<int>(std::ceil(job.gpu_memory_gb / (type.memory_gb / slices) - 1e-9)));
-        units = std::clamp(units, 1, slices);
-      }
-      status.share_units[k] = units;
-      status.share[k] = static_cast<double>(units) / units_per_device(k);
-      status.rate[k] *= status.share[k];
-      status.spread[k] *= status.share[k];
-    }
   status.best_rate = *std::max_element(status.rate.begin(), status.rate.end());
   status.remaining = job.total_steps;
   const auto user = std::find(users_.begin(), users_.end(), job.user);
@@ -308,6 +334,43 @@ std::size_t StreamScheduler::submit(const StreamJob& stream_job, double arrival_
     waiting_.push_back(j);
   }
   return j;
+}
+
+void StreamScheduler::grow(const StreamResources& larger) {
+  const std::size_t old_types = resources_.types.size();
+  const std::size_t old_nodes = resources_.nodes.size();
+  for (std::size_t k = 0; k < old_types; ++k) resources_.types[k].count = larger.types[k].count;
+  for (std::size_t k = old_types; k < larger.types.size(); ++k) {
+    resources_.types.push_back(larger.types[k]);
+    nodes_of_type_.emplace_back();
+    free_by_type_.push_back(0);
+  }
+  for (std::size_t n = old_nodes; n < larger.nodes.size(); ++n) {
+    const StreamNode& node = larger.nodes[n];
+    resources_.nodes.push_back(node);
+    NodeState state;
+    state.free = node.devices;
+    state.units_used.assign(static_cast<std::size_t>(node.devices), 0);
+    state.memory_used.assign(static_cast<std::size_t>(node.devices), 0.0);
+    state.core_busy.assign(static_cast<std::size_t>(std::max(0, node.cpu_cores)), 0);
+    nodes_.push_back(std::move(state));
+    nodes_of_type_[node.type].push_back(static_cast<int>(n));
+    free_by_type_[node.type] += node.devices;
+  }
+  // Jobs present may now fit more types (new ones, or old ones with larger nodes).
+  const std::vector<int> room = gang_room();
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    StreamJobStatus& job = jobs_[j];
+    if (job.state == StreamJobState::rejected || job.state == StreamJobState::finished) continue;
+    job.rate.resize(resources_.types.size(), 0.0);
+    job.spread.resize(resources_.types.size(), 0.0);
+    job.received.resize(resources_.types.size(), 0.0);
+    job.share_units.resize(resources_.types.size(), 0);
+    job.share.resize(resources_.types.size(), 1.0);
+    for (std::size_t k = 0; k < resources_.types.size(); ++k) fit_type(j, k, room);
+    job.best_rate = *std::max_element(job.rate.begin(), job.rate.end());
+  }
+  allocation_dirty_ = true;
 }
 
 std::optional<GangPlacement> StreamScheduler::place_whole(std::size_t type, int gang) const {
@@ -505,11 +568,12 @@ StreamStart StreamScheduler::start_now(std::size_t j, std::size_t type, double n
   job.state = StreamJobState::running;
   job.ran_before = true;
   const double rate = rate_on(j, type, job.placement.nodes);
-  job.finish_seconds = now + job.remaining / rate;
+  const double seconds = job.remaining / rate;
+  job.finish_seconds = now + seconds;
   job.run_start = now;
   user_devices_[job.user] += job.job.gang_size;
   running_.push_back(j);
-  return StreamStart{j, job.placement, rate, job.finish_seconds};
+  return StreamStart{j, job.placement, rate, seconds, job.finish_seconds};
 }
 
 std::vector<StreamStart> StreamScheduler::schedule(double now) {
@@ -617,7 +681,20 @@ void StreamScheduler::finish(std::size_t j, double now) {
 
 void StreamScheduler::requeue(std::size_t j, double now) {
   StreamJobStatus& job = jobs_[j];
-  if (job.state != StreamJobState::running || mode() != StreamPolicyMode::queue) return;
+  if (mode() == StreamPolicyMode::round) {
+    // Undo the last round it was given, if that is the round now running.
+    const RoundCredit& credit = last_round_[j];
+    if (credit.round != rounds_ || job.placement.nodes.empty()) return;
+    job.remaining += credit.steps;
+    job.received[credit.type] -= credit.seconds;
+    job.attained -= credit.seconds * job.job.gang_size * credit.device_share;
+    job.placement = {};
+    if (job.state == StreamJobState::finished) active_.push_back(j);
+    job.state = StreamJobState::waiting;
+    allocation_dirty_ = true;
+    return;
+  }
+  if (job.state != StreamJobState::running) return;
   take(j, job.placement, -1);
   const auto type = static_cast<std::size_t>(job.type);
   account(j, type, now - job.run_start, job.share[type]);
@@ -830,18 +907,22 @@ std::vector<StreamSegment> StreamScheduler::run_round(double now) {
     job.ran_before = true;
     job.state = StreamJobState::running;
     user_devices_[job.user] += job.job.gang_size;
-    StreamSegment segment{j, placement[i], now, now + round, false, moved[i], shared, share};
+    StreamSegment segment{j, placement[i], now, round, now + round, false, moved[i], shared, share};
     const double work_seconds = round - overhead;
+    last_round_[j] = RoundCredit{rounds_, type, job.remaining, round, share};
     if (rate * work_seconds >= job.remaining) {
       const double used = overhead + job.remaining / rate;
       account(j, type, used, share);
       job.state = StreamJobState::finished;
       job.remaining = 0;
+      segment.seconds = used;
       segment.end_seconds = now + used;
       segment.finishes = true;
+      last_round_[j].seconds = used;
       allocation_dirty_ = true;
     } else {
       job.remaining -= rate * work_seconds;
+      last_round_[j].steps = rate * work_seconds;
       account(j, type, round, share);
     }
     segments.push_back(std::move(segment));

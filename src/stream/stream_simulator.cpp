@@ -136,8 +136,7 @@ void StreamRun::run_round() {
     const std::size_t j = workload_job_[segment.job];
     first_placement(j, segment.placement);
     if (segment.moved) ++outcomes_[j].migrations;
-    account(j, segment.placement.type, segment.end_seconds - segment.start_seconds,
-            segment.device_share);
+    account(j, segment.placement.type, segment.seconds, segment.device_share);
     if (segment.finishes) finish(j, segment.end_seconds);
   }
 }

@@ -3,10 +3,12 @@
 // control plane on the twin (as `hetsched serve --engine sim --time-scale max` runs it)
 // and the same stream run by the stream simulator on the same cluster's resources in
 // pack mode (as `hetsched simulate --cluster C --gang-placement pack` runs it) give every
-// job the same node, start and finish, to the last bit — for every queue-mode stream
-// policy, with and without EASY backfilling.
+// job the same node, start and finish, to the last bit — for every stream policy: queue
+// mode (with and without EASY backfilling) and round mode (the service runs a lease per
+// round; moves between rounds pay the same checkpoint/restart time).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "hetsched/io/cluster_file.hpp"
@@ -82,39 +84,64 @@ TEST_P(TwinStream, ServiceOnTheTwinRunsTheStreamSimulatorsSchedule) {
   ASSERT_EQ(ids.size(), workload.jobs.size());
   plane.step();  // as fast as possible: one step runs the twin until nothing is left
 
+  const bool rounds = policy->mode() == StreamPolicyMode::round;
   bool some_waited = false;
+  int migrations = 0;
   for (std::size_t j = 0; j < ids.size(); ++j) {
     const ServiceJob job = *plane.job(ids[j]);
     const StreamJobOutcome& outcome = report.jobs[j];
     SCOPED_TRACE(job.name);
     ASSERT_EQ(job.state, ServiceJobState::completed) << job.reason;
     const ServiceTask& gang = job.tasks.at(0);
+    // Its first placement: the gang (queue mode) or its first round's lease.
+    const auto first = std::find_if(gang.history.begin(), gang.history.end(), [](const auto& e) {
+      return e.event == "planned" || e.event == "round";
+    });
+    ASSERT_NE(first, gang.history.end());
     ASSERT_EQ(outcome.placement_nodes.size(), 1u);
     const StreamNode& node = resources.nodes[static_cast<std::size_t>(outcome.placement_nodes[0])];
-    EXPECT_EQ(gang.node, cluster.node(node.cluster_node).name);
+    EXPECT_EQ(first->node, cluster.node(node.cluster_node).name);
+    EXPECT_NE(first->device.find(resources.types[node.type].model), std::string::npos)
+        << first->device;
     EXPECT_EQ(gang.gang_devices.size(), static_cast<std::size_t>(workload.jobs[j].gang_size));
-    EXPECT_NE(gang.device.find(resources.types[node.type].model), std::string::npos) << gang.device;
     ASSERT_TRUE(gang.started_seconds && gang.finished_seconds);
     EXPECT_EQ(*gang.started_seconds, outcome.first_start_seconds);
     EXPECT_EQ(*gang.finished_seconds, outcome.finish_seconds);
-    EXPECT_EQ(gang.attempts, 1u);
+    // Queue mode: one run to completion. Round mode: a lease per round it ran in, and
+    // as many moves (checkpoint and restart) as the simulator counts.
+    const auto moves = std::count_if(gang.history.begin(), gang.history.end(), [](const auto& e) {
+      return e.event == "round" && e.detail.find("moved") != std::string::npos;
+    });
+    EXPECT_EQ(moves, outcome.migrations);
+    migrations += outcome.migrations;
+    if (!rounds) {
+      EXPECT_EQ(gang.attempts, 1u);
+    }
     some_waited = some_waited || outcome.first_start_seconds > outcome.arrival_seconds;
   }
   EXPECT_TRUE(some_waited) << "the stream should make jobs queue";
+  if (rounds) {  // rounds preempt and move jobs: the service pays for every move too
+    EXPECT_GT(report.rounds, 10u);
+    EXPECT_GT(migrations, 0);
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(QueuePolicies, TwinStream,
-                         ::testing::Values(StreamTwinCase{"fifo"}, StreamTwinCase{"fifo", true},
-                                           StreamTwinCase{"sjf"}, StreamTwinCase{"sjf", true},
-                                           StreamTwinCase{"edf"}, StreamTwinCase{"priority"},
-                                           StreamTwinCase{"fair-share"}),
-                         [](const ::testing::TestParamInfo<StreamTwinCase>& info) {
-                           std::string name =
-                               info.param.policy + (info.param.backfill ? "_easy" : "");
-                           for (char& c : name)
-                             if (c == '-') c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    EveryStreamPolicy, TwinStream,
+    ::testing::Values(StreamTwinCase{"fifo"}, StreamTwinCase{"fifo", true}, StreamTwinCase{"sjf"},
+                      StreamTwinCase{"sjf", true}, StreamTwinCase{"edf"},
+                      StreamTwinCase{"priority"}, StreamTwinCase{"fair-share"},
+                      StreamTwinCase{"srtf"}, StreamTwinCase{"las"}, StreamTwinCase{"aware-las"},
+                      StreamTwinCase{"aware-srpt"}, StreamTwinCase{"aware-max-throughput"},
+                      StreamTwinCase{"aware-min-makespan"}, StreamTwinCase{"aware-min-cost"},
+                      StreamTwinCase{"aware-las-priority"},
+                      StreamTwinCase{"aware-throughput-srpt"}),
+    [](const ::testing::TestParamInfo<StreamTwinCase>& info) {
+      std::string name = info.param.policy + (info.param.backfill ? "_easy" : "");
+      for (char& c : name)
+        if (c == '-') c = '_';
+      return name;
+    });
 
 }  // namespace
 }  // namespace hetsched

@@ -77,6 +77,10 @@ struct ControlPlaneOptions {
   std::string default_stream_policy = "fifo";
   // Queue-mode stream policies backfill by EASY (as `hetsched simulate --backfill`).
   bool stream_easy_backfilling = false;
+  // Round-mode stream policies: the round's length and the checkpoint/restart time a
+  // job pays when a round moves it (as `hetsched simulate --round-seconds ...`).
+  double stream_round_seconds = 360;
+  double stream_migration_seconds = 30;
   PolicyOptions policy_options;
   // Model seconds per real second on a real cluster (1). The twin (SimulatedEngine)
   // brings its own clock, which the control plane reads instead.
@@ -194,8 +198,19 @@ class ControlPlane final : private Backend, private SimulationObserver {
   std::pair<LiveJob*, std::uint32_t> task_of(TaskIndex task);
   std::vector<std::uint64_t> submit_stream(const std::string& text, std::string_view policy);
   bool plan_stream_jobs();  // true when it placed a gang
-  void place_gang(LiveJob& job, const StreamResources& resources, const StreamPlacement& placement,
-                  std::set<DeviceId>& taken);
+  struct StreamCore;
+  StreamCore& stream_core(const std::string& policy);
+  // An arrived stream job joins its policy's core (a gang the engine runs is adopted).
+  void join_stream_core(LiveJob& job, double now);
+  // The core's decision for one policy, carried out: gangs (queue mode) or a round's
+  // leases (round mode) placed on named devices.
+  std::size_t decide_stream_core(const std::string& policy, StreamCore& core, double now,
+                                 std::set<DeviceId>& taken);
+  void place_gang(LiveJob& job, const StreamScheduler& scheduler, const StreamPlacement& placement,
+                  double seconds, const std::string& detail, std::set<DeviceId>& taken);
+  // A stream job's gang or lease ended without finishing it (failed, or its node lost):
+  // its core gives it back the work the run had (round mode: undoes the round).
+  void stream_run_lost(LiveJob& job);
   void launch_planned_gangs();
   // The devices a task holds: its gang, or its one device (unknown names left out).
   std::vector<DeviceId> devices_of(const ServiceTask& task) const;
@@ -254,7 +269,7 @@ class ControlPlane final : private Backend, private SimulationObserver {
   std::uint64_t placed_now_ = 0;                // placements during the current decision
   std::vector<std::optional<TaskRef>> holder_;  // per device: the task or gang on it
   std::map<std::string, TaskRef> launched_;     // by launch key
-  std::map<std::string, std::unique_ptr<StreamPolicy>> stream_policies_;
+  std::map<std::string, std::unique_ptr<StreamCore>> stream_cores_;  // by stream policy
   std::set<std::uint64_t> stored_cancels_;  // "cancels/<id>" keys to erase once ended
   // Bumped whenever a gang could newly fit (devices freed, jobs arrived or failed, the
   // cluster or the DAG plans changed): waiting gangs are offered to their policy only then.

@@ -69,6 +69,9 @@ struct ServiceJob {
   // Set for a stream job (a gang of devices of one type; its one task is the gang):
   // the job as submitted, its deadline in seconds after submission.
   std::optional<StreamJob> stream;
+  // A stream job under a round-mode policy: the steps it has left once the round it runs
+  // in now ends (each round ends in a checkpoint), so that a restart resumes from there.
+  std::optional<double> stream_steps_left;
 };
 
 // "jobs/000000000042"

@@ -108,7 +108,8 @@ struct StreamStart {
   std::size_t job = 0;
   StreamPlacement placement;
   double rate = 0;
-  double finish_seconds = 0;
+  double seconds = 0;         // how long it runs
+  double finish_seconds = 0;  // the time it starts plus seconds
 };
 
 // Round mode: what a job does in this round.
@@ -116,7 +117,8 @@ struct StreamSegment {
   std::size_t job = 0;
   StreamPlacement placement;
   double start_seconds = 0;
-  double end_seconds = 0;  // the round's end, or its finish when it finishes
+  double seconds = 0;      // how long it runs: the round, or until it finishes
+  double end_seconds = 0;  // start_seconds + seconds
   bool finishes = false;
   bool moved = false;       // paid the migration (checkpoint/restart) time
   bool colocated = false;   // shares its device with another job (space sharing)
@@ -144,8 +146,10 @@ class StreamScheduler {
   std::vector<StreamStart> schedule(double now);
   // Queue mode: a running job ended at `now`; its devices are free again.
   void finish(std::size_t j, double now);
-  // Queue mode: a running job lost its devices (node failure): it waits again with the
-  // work it had left when it started (a run to completion keeps no checkpoint).
+  // A running job lost its devices (node failure). Queue mode: it waits again with the
+  // work it had left when it started (a run to completion keeps no checkpoint). Round
+  // mode: the round it was given is undone (its progress, and its finish if the round
+  // finished it); it takes part in the next round.
   void requeue(std::size_t j, double now);
   // A job leaves (cancelled): its devices, if it holds any, are free again.
   void withdraw(std::size_t j, double now);
@@ -161,6 +165,10 @@ class StreamScheduler {
   // Devices of a node held by something the scheduler does not know about (another
   // scheduler's jobs, a node down): they are not free. Replaces the last count.
   void set_unavailable(std::size_t node, int devices);
+  // More resources: `larger` holds the current ones as a prefix (types and nodes of a
+  // cluster that only grows) and adds nodes, and types, after them. Jobs present get
+  // their rates on the new types.
+  void grow(const StreamResources& larger);
 
   std::size_t rounds() const { return rounds_; }
   std::size_t allocations() const { return allocations_; }
@@ -179,6 +187,10 @@ class StreamScheduler {
   };
 
   void reject(std::size_t j, std::string reason);
+  // Job j's rates on type k (0 when it cannot run there), its share of a device there
+  // and the units it takes; "" when the type can hold it, else why not.
+  std::string fit_type(std::size_t j, std::size_t k, const std::vector<int>& room);
+  std::vector<int> gang_room() const;  // per type: the largest gang it can hold
   std::optional<StreamPlacement> place_job(std::size_t j, std::size_t type) const;
   std::optional<GangPlacement> place_whole(std::size_t type, int gang) const;
   void take(std::size_t j, const StreamPlacement& placement, int sign);
@@ -225,6 +237,13 @@ class StreamScheduler {
   std::size_t colocation_types_ = 0;
   std::vector<std::pair<double, double>> colocation_;
   std::vector<int> colocation_type_;  // per job: index into the table, -1: none
+  // Round mode, per job: what its last round gave it (undone by requeue).
+  struct RoundCredit {
+    std::size_t round = 0;
+    std::size_t type = 0;
+    double steps = 0, seconds = 0, device_share = 1;
+  };
+  std::vector<RoundCredit> last_round_;
 };
 
 }  // namespace hetsched

@@ -982,6 +982,7 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
           // A round's lease ended and the job goes on: it waits for the next round.
           if (t < job.joules.size()) energy_joules_ += job.joules[t];
           task.state = ServiceTaskState::waiting;
+          job.record.stream_round_steps = 0;  // its work is done: the checkpoint is reached
           record(job, t, "round over",
                  fmt::format("{:.0f} steps left", job.record.stream_steps_left.value_or(0)));
           launched_.erase(it);
@@ -1007,6 +1008,8 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
       }
       case EngineTaskState::failed:
       case EngineTaskState::cancelled:
+        if (!task.started_seconds && status.started_seconds)  // it ran, then failed
+          task.started_seconds = status.started_seconds;
         launched_.erase(it);
         release(id, t);
         task_failed(job, t,
@@ -1213,11 +1216,17 @@ void ControlPlane::join_stream_core(LiveJob& job, double now) {
   const double submitted = job.arrived_seconds - stream.arrival_seconds;
   if (stream.deadline_seconds) *stream.deadline_seconds += submitted;
   if (rounds && job.record.stream_steps_left) {
-    // Resumed from the checkpoint its last round ends in; nothing left once that
-    // round's lease (still running) ends.
-    job.lease_finishes = *job.record.stream_steps_left <= 0;
-    if (job.lease_finishes) return;
-    stream.total_steps = *job.record.stream_steps_left;
+    // A restart: it resumes from the last checkpoint reached — the end of the round its
+    // lease still runs in, or of the round before when that lease was lost.
+    double left = *job.record.stream_steps_left;
+    if (!running) {
+      left += job.record.stream_round_steps;
+      job.record.stream_round_steps = 0;
+      job.record.stream_steps_left = left;
+    }
+    job.lease_finishes = left <= 0;
+    if (job.lease_finishes) return;  // its running lease ends it
+    stream.total_steps = left;
   }
   job.stream_slot = scheduler.submit(stream, job.arrived_seconds);
   core.job_ids.push_back(job.record.id);
@@ -1344,6 +1353,7 @@ std::size_t ControlPlane::decide_stream_core(const std::string& policy, StreamCo
     if (job == nullptr) continue;
     job->lease_finishes = segment.finishes;
     job->record.stream_steps_left = scheduler.job(segment.job).remaining;
+    job->record.stream_round_steps = scheduler.last_round_steps(segment.job);
     place_gang(*job, scheduler, segment.placement, segment.seconds,
                fmt::format("round {}{}{}", scheduler.rounds(),
                            segment.moved ? ", moved (checkpoint and restart)" : "",
@@ -1397,8 +1407,10 @@ void ControlPlane::stream_run_lost(LiveJob& job) {
   if (core == stream_cores_.end()) return;
   StreamScheduler& scheduler = *core->second->scheduler;
   scheduler.requeue(job.stream_slot, model_now());
-  if (scheduler.mode() == StreamPolicyMode::round)
+  if (scheduler.mode() == StreamPolicyMode::round) {
     job.record.stream_steps_left = scheduler.job(job.stream_slot).remaining;
+    job.record.stream_round_steps = 0;
+  }
 }
 
 void ControlPlane::launch_planned_gangs() {

@@ -145,7 +145,10 @@ nlohmann::ordered_json header_json(const ServiceJob& job) {
                              {"finished_at", optional_json(job.finished_at_unix_seconds)},
                              {"reason", job.reason}};
   if (job.stream) out["stream"] = stream_job_json(*job.stream);
-  if (job.stream_steps_left) out["steps_left"] = *job.stream_steps_left;
+  if (job.stream_steps_left) {
+    out["steps_left"] = *job.stream_steps_left;
+    out["round_steps"] = job.stream_round_steps;
+  }
   return out;
 }
 
@@ -208,6 +211,7 @@ ServiceJob service_job_from_json(const nlohmann::json& json) {
   }
   if (json.value("kind", "dag") == "stream") job.stream = stream_job_from_json(json.at("stream"));
   job.stream_steps_left = optional_from(json, "steps_left");
+  job.stream_round_steps = json.value("round_steps", 0.0);
   return job;
 }
 

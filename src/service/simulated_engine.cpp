@@ -120,9 +120,13 @@ void SimulatedEngine::set_node_state(std::string_view name, EngineNodeState stat
       ++it;
       continue;
     }
-    if (task.state == EngineTaskState::running) release(task);
+    std::optional<double> started;
+    if (task.state == EngineTaskState::running) {
+      release(task);
+      started = task.started_at;
+    }
     ended_.push_back({it->first, task.engine_id, EngineTaskState::failed, task.launch.node,
-                      fmt::format("node {} went down", name)});
+                      fmt::format("node {} went down", name), started, now()});
     it = active_.erase(it);
   }
 }

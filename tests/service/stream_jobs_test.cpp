@@ -61,7 +61,7 @@ bool running_or_launched(ServiceTaskState s) {
   return s == ServiceTaskState::launched || s == ServiceTaskState::running;
 }
 
-TEST(StreamJobs, GangTakesItsFastestTypeOnOneNodeAndCompletes) {
+TEST(StreamJobs, GangTakesOneTypeOnOneNodeAndCompletes) {
   TempDir dir;
   SteppedStreamService service(dir.file("state.db"));
   const auto ids = service.plane->submit(stream_job("train", 3, 100, "{H100-SXM: 10, A100-80GB: 5}",
@@ -75,7 +75,9 @@ TEST(StreamJobs, GangTakesItsFastestTypeOnOneNodeAndCompletes) {
   EXPECT_EQ(job.policy, "fifo");
   ASSERT_EQ(job.tasks.size(), 1u);
   const ServiceTask& gang = job.tasks[0];
-  EXPECT_EQ(gang.node, "h100s");  // 10 steps/s there against 5 on the A100s
+  // fifo is heterogeneity-agnostic, as in the simulator: the type with the most free
+  // devices, here a tie, which the first type wins.
+  EXPECT_EQ(gang.node, "h100s");
   ASSERT_EQ(gang.gang_devices.size(), 3u);
   for (const std::string& device : gang.gang_devices) EXPECT_EQ(device.rfind("h100s/", 0), 0u);
   EXPECT_DOUBLE_EQ(gang.expected_seconds, 10.0);  // 100 steps at 10 steps/s
@@ -193,6 +195,62 @@ TEST(StreamJobs, RoundPolicyPlacesByItsAllocation) {
   // Maximum total normalised throughput: a on the H100s, b on the A100s.
   EXPECT_EQ(service.job(ids[0]).tasks[0].node, "h100s");
   EXPECT_EQ(service.job(ids[1]).tasks[0].node, "a100s");
+}
+
+// Round mode: a 1,000 s job at 10 steps/s runs as leases of 360 s rounds. A node lost in
+// the middle of a round undoes that round (no checkpoint until the round ends); the next
+// round moves the job, which pays the 30 s checkpoint/restart.
+TEST(StreamJobs, ALeaseLostMidRoundIsUndoneAndTheNextRoundMovesTheJob) {
+  TempDir dir;
+  SteppedStreamService service(dir.file("state.db"), "las");
+  const auto ids =
+      service.plane->submit(stream_job("train", 2, 10000, "{H100-SXM: 10, A100-80GB: 10}"));
+  service.run_until(100);
+  const ServiceJob before = service.job(ids[0]);
+  ASSERT_TRUE(running_or_launched(before.tasks[0].state)) << to_json(before).dump(2);
+  const std::string first_node = before.tasks[0].node;
+  EXPECT_EQ(before.stream_steps_left, 6400);  // once the first round ends
+  EXPECT_EQ(before.stream_round_steps, 3600);
+  service.engine.set_node_state(first_node, EngineNodeState::down);
+  service.run_until();
+  const ServiceJob job = service.job(ids[0]);
+  ASSERT_EQ(job.state, ServiceJobState::completed) << to_json(job).dump(2);
+  const ServiceTask& gang = job.tasks[0];
+  EXPECT_NE(gang.node, first_node);
+  EXPECT_TRUE(has_event(gang, "failed", first_node));
+  // Rounds at 360 (moved: 30 s, then 3,300 steps), 720 (3,600) and 1080 (310 s to go).
+  EXPECT_EQ(*gang.finished_seconds, 1390);
+  EXPECT_EQ(*gang.started_seconds, 0);
+  const auto moved = std::count_if(gang.history.begin(), gang.history.end(), [](const auto& e) {
+    return e.event == "round" && e.detail.find("moved") != std::string::npos;
+  });
+  EXPECT_EQ(moved, 1);
+  EXPECT_EQ(gang.attempts, 4u);  // four leases
+}
+
+// A restart resumes a round-mode job from the last checkpoint it reached: the end of its
+// last completed round, not of the round its lost lease was in.
+TEST(StreamJobs, ARestartResumesARoundJobFromItsLastCheckpoint) {
+  TempDir dir;
+  const std::string db = dir.file("state.db");
+  std::uint64_t id = 0;
+  {
+    SteppedStreamService first(db, "las");
+    id = first.plane->submit(stream_job("train", 2, 10000, "{H100-SXM: 10}"))[0];
+    first.run_until(400);  // the second round's lease runs; 3,600 steps are done
+    const ServiceJob job = first.job(id);
+    ASSERT_TRUE(running_or_launched(job.tasks[0].state)) << to_json(job).dump(2);
+    EXPECT_EQ(job.stream_steps_left, 2800);
+    EXPECT_EQ(job.stream_round_steps, 3600);
+  }  // the process dies; its engine (the twin) with it
+  SteppedStreamService second(db, "las");
+  second.run_until();
+  const ServiceJob job = second.job(id);
+  ASSERT_EQ(job.state, ServiceJobState::completed) << to_json(job).dump(2);
+  EXPECT_TRUE(has_event(job.tasks[0], "lost"));
+  // 6,400 steps left on a fresh twin's clock: a full round, then 280 s.
+  EXPECT_EQ(*job.tasks[0].finished_seconds, 640);
+  EXPECT_EQ(job.stream_steps_left, 0);
 }
 
 TEST(StreamJobs, CancelledGangFreesItsDevices) {

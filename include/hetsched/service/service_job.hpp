@@ -70,8 +70,10 @@ struct ServiceJob {
   // the job as submitted, its deadline in seconds after submission.
   std::optional<StreamJob> stream;
   // A stream job under a round-mode policy: the steps it has left once the round it runs
-  // in now ends (each round ends in a checkpoint), so that a restart resumes from there.
+  // in now ends (each round ends in a checkpoint), and the steps that round does (0 once
+  // it ended), so that a restart resumes from the last checkpoint reached.
   std::optional<double> stream_steps_left;
+  double stream_round_steps = 0;
 };
 
 // "jobs/000000000042"

@@ -159,6 +159,8 @@ class StreamScheduler {
 
   // Round mode: decides and runs the round that begins at `now`.
   std::vector<StreamSegment> run_round(double now);
+  // Round mode: the steps job j does in the round it was last given.
+  double last_round_steps(std::size_t j) const { return last_round_[j].steps; }
   // Round mode: whether a round is due (jobs present).
   bool round_pending() const { return !active_.empty(); }
 

@@ -119,8 +119,8 @@ struct ControlPlane::LiveJob {
   double arrived_seconds = 0;              // submitted at, on the model clock
   // A stream job: its index in its policy's core once it joined; whether the gang or
   // lease it runs now ends the job (a round's lease that does not finish it: false).
-  bool joined_stream_core = false;
-  std::size_t stream_slot = 0;
+  bool joined_stream_core = false;         // it arrived and was given to its core
+  std::optional<std::size_t> stream_slot;  // its index there (none: ended by a running lease)
   bool lease_finishes = true;
 
   TaskIndex global(std::uint32_t t) const { return static_cast<TaskIndex>(graph_task[t]); }
@@ -997,9 +997,9 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
         launched_.erase(it);
         release(id, t);
         if (job.in_loop(t)) loop_->task_finished(job.global(t), model_now());
-        if (job.joined_stream_core)  // queue mode: its devices are free in the core too
+        if (job.stream_slot)  // queue mode: its devices are free in the core too
           stream_core(job.record.policy)
-              .scheduler->finish(job.stream_slot, task.finished_seconds.value_or(model_now()));
+              .scheduler->finish(*job.stream_slot, task.finished_seconds.value_or(model_now()));
         const bool all_done =
             std::all_of(job.record.tasks.begin(), job.record.tasks.end(),
                         [](const auto& x) { return x.state == ServiceTaskState::completed; });
@@ -1230,7 +1230,7 @@ void ControlPlane::join_stream_core(LiveJob& job, double now) {
   }
   job.stream_slot = scheduler.submit(stream, job.arrived_seconds);
   core.job_ids.push_back(job.record.id);
-  const StreamJobStatus& status = scheduler.job(job.stream_slot);
+  const StreamJobStatus& status = scheduler.job(*job.stream_slot);
   if (status.state == StreamJobState::rejected) {
     finish_job(job, ServiceJobState::failed, status.rejection_reason);
     return;
@@ -1248,7 +1248,7 @@ void ControlPlane::join_stream_core(LiveJob& job, double now) {
     if (nodes[n].cluster_node == first.node &&
         scheduler.resources().types[nodes[n].type].model == first.spec.model) {
       scheduler.adopt(
-          job.stream_slot,
+          *job.stream_slot,
           StreamPlacement{
               nodes[n].type, {{static_cast<int>(n), static_cast<int>(devices.size())}}, -1, {}},
           task.started_seconds.value_or(task.planned_start_seconds), now);
@@ -1307,8 +1307,8 @@ std::size_t ControlPlane::decide_stream_core(const std::string& policy, StreamCo
     if (!holder_[d]) return false;
     const auto live = live_.find(holder_[d]->first);
     return live != live_.end() && live->second->record.policy == policy &&
-           live->second->joined_stream_core &&
-           !scheduler.job(live->second->stream_slot).placement.nodes.empty();
+           live->second->stream_slot &&
+           !scheduler.job(*live->second->stream_slot).placement.nodes.empty();
   };
   const auto is_free = [&](DeviceId d) {
     return node_up_[cluster_.device(d).node] && !holder_[d] && taken.count(d) == 0 &&
@@ -1402,13 +1402,18 @@ void ControlPlane::place_gang(LiveJob& job, const StreamScheduler& scheduler,
 }
 
 void ControlPlane::stream_run_lost(LiveJob& job) {
-  if (!job.joined_stream_core) return;
+  if (!job.stream_slot) {
+    // A restart found it on its last lease, now lost: it joins its core again, from the
+    // checkpoint before that lease.
+    job.joined_stream_core = false;
+    return;
+  }
   const auto core = stream_cores_.find(job.record.policy);
   if (core == stream_cores_.end()) return;
   StreamScheduler& scheduler = *core->second->scheduler;
-  scheduler.requeue(job.stream_slot, model_now());
+  scheduler.requeue(*job.stream_slot, model_now());
   if (scheduler.mode() == StreamPolicyMode::round) {
-    job.record.stream_steps_left = scheduler.job(job.stream_slot).remaining;
+    job.record.stream_steps_left = scheduler.job(*job.stream_slot).remaining;
     job.record.stream_round_steps = 0;
   }
 }
@@ -1506,8 +1511,8 @@ void ControlPlane::dispatch() {
 
 void ControlPlane::finish_job(LiveJob& job, ServiceJobState state, std::string reason) {
   ++stream_epoch_;
-  if (job.joined_stream_core && state != ServiceJobState::completed)
-    stream_core(job.record.policy).scheduler->withdraw(job.stream_slot, model_now());
+  if (job.stream_slot && state != ServiceJobState::completed)
+    stream_core(job.record.policy).scheduler->withdraw(*job.stream_slot, model_now());
   std::vector<DeviceId> stop_on_twin;  // once no task of the job can start in its place
   for (std::uint32_t t = 0; t < job.record.tasks.size(); ++t) {
     ServiceTask& task = job.record.tasks[t];

@@ -153,7 +153,8 @@ TEST(ServeOnSlurm, DagJobRunsToCompletionWhereThePolicyPlacedIt) {
 TEST(ServeOnSlurm, StreamGangRunsOnOneNodeWithItsGresAndCpuTasksGetCpus) {
   ServeDir dir;
   ServeProcess server(HETSCHED_CLI_PATH, slurm_serve_arguments(dir, unique_word("serve-gang")));
-  // A gang of three; faster on the H100s (node1) than on the A100s (node2).
+  // A gang of three under fifo, which is heterogeneity-agnostic as in the simulator: the
+  // type with the most free devices, a tie here that the first type (node1's H100s) wins.
   const std::uint64_t gang = submit(server.address(),
                                     "kind: stream\njobs:\n  - {name: gang, gang: 3, steps: 2,\n"
                                     "     rates: {H100-SXM: 2, A100-80GB: 1}}\n");
@@ -193,6 +194,42 @@ TEST(ServeOnSlurm, StreamGangRunsOnOneNodeWithItsGresAndCpuTasksGetCpus) {
   EXPECT_EQ(cpu_in_slurm.at("JobState"), "COMPLETED");
   EXPECT_EQ(cpu_in_slurm.at("CPUs/Task"), "1");
   EXPECT_EQ(cpu_in_slurm.count("TresPerNode"), 0u) << "a CPU task asked for GRES";
+}
+
+// A round-mode stream policy on Slurm, as Gavel runs on a cluster: a lease (one Slurm job)
+// per round, each for one round of the model clock or until the job's work is done.
+TEST(ServeOnSlurm, RoundModeStreamJobRunsAsOneSlurmJobPerRound) {
+  ServeDir dir;
+  std::vector<std::string> arguments = slurm_serve_arguments(dir, unique_word("serve-rounds"));
+  arguments.insert(arguments.end(), {"--round-seconds", "1"});
+  ServeProcess server(HETSCHED_CLI_PATH, arguments);
+  // 25 steps at 10 steps/s: leases of 1 s, 1 s and 0.5 s.
+  const std::uint64_t id =
+      submit(server.address(),
+             "kind: stream\njobs:\n  - {name: rounds, gang: 2, steps: 25, rates: {H100-SXM: 10}}\n",
+             "las");
+  json job;
+  ASSERT_TRUE(eventually(
+      [&] {
+        job = job_view(server.address(), id);
+        return job_ended(job);
+      },
+      std::chrono::seconds(90)))
+      << job.dump(2);
+  ASSERT_EQ(job.at("state"), "completed") << job.dump(2);
+  const json& gang = job.at("tasks").at(0);
+  std::set<std::string> lease_ids;
+  int rounds = 0;
+  for (const json& event : gang.at("history")) {
+    if (event.at("event") == "round") ++rounds;
+    if (event.at("event") == "launched") lease_ids.insert(event.at("detail").get<std::string>());
+  }
+  EXPECT_EQ(rounds, 3) << gang.dump(2);
+  EXPECT_EQ(lease_ids.size(), 3u) << gang.dump(2);
+  EXPECT_EQ(gang.at("attempts"), 3);
+  const auto last_in_slurm = scontrol_show_job(gang.at("engine_id"));
+  EXPECT_EQ(last_in_slurm.at("NodeList"), "node1");
+  EXPECT_EQ(last_in_slurm.at("JobState"), "COMPLETED");
 }
 
 TEST(ServeOnSlurm, DrainingANodeMidRunMovesItsWaitingWork) {

@@ -97,11 +97,22 @@ StreamResources stream_resources(const Cluster& cluster) {
 StreamScheduler::StreamScheduler(StreamResources resources, StreamPolicy& policy,
                                  StreamSchedulerOptions options,
                                  const StreamColocationTable& colocation)
-    : resources_(std::move(resources)), policy_(policy), options_(options) {
-  nodes_of_type_.resize(resources_.types.size());
-  free_by_type_.assign(resources_.types.size(), 0);
-  for (std::size_t n = 0; n < resources_.nodes.size(); ++n) {
-    const StreamNode& node = resources_.nodes[n];
+    : policy_(policy), options_(options) {
+  append_resources(resources);
+  build_colocation(colocation);
+}
+
+void StreamScheduler::append_resources(const StreamResources& larger) {
+  for (std::size_t k = 0; k < resources_.types.size(); ++k)
+    resources_.types[k].count = larger.types[k].count;
+  for (std::size_t k = resources_.types.size(); k < larger.types.size(); ++k) {
+    resources_.types.push_back(larger.types[k]);
+    nodes_of_type_.emplace_back();
+    free_by_type_.push_back(0);
+  }
+  for (std::size_t n = resources_.nodes.size(); n < larger.nodes.size(); ++n) {
+    const StreamNode& node = larger.nodes[n];
+    resources_.nodes.push_back(node);
     NodeState state;
     state.free = node.devices;
     state.units_used.assign(static_cast<std::size_t>(node.devices), 0);
@@ -111,7 +122,6 @@ StreamScheduler::StreamScheduler(StreamResources resources, StreamPolicy& policy
     nodes_of_type_[node.type].push_back(static_cast<int>(n));
     free_by_type_[node.type] += node.devices;
   }
-  build_colocation(colocation);
 }
 
 StreamPolicyMode StreamScheduler::mode() const { return policy_.mode(); }
@@ -337,26 +347,7 @@ std::size_t StreamScheduler::submit(const StreamJob& stream_job, double arrival_
 }
 
 void StreamScheduler::grow(const StreamResources& larger) {
-  const std::size_t old_types = resources_.types.size();
-  const std::size_t old_nodes = resources_.nodes.size();
-  for (std::size_t k = 0; k < old_types; ++k) resources_.types[k].count = larger.types[k].count;
-  for (std::size_t k = old_types; k < larger.types.size(); ++k) {
-    resources_.types.push_back(larger.types[k]);
-    nodes_of_type_.emplace_back();
-    free_by_type_.push_back(0);
-  }
-  for (std::size_t n = old_nodes; n < larger.nodes.size(); ++n) {
-    const StreamNode& node = larger.nodes[n];
-    resources_.nodes.push_back(node);
-    NodeState state;
-    state.free = node.devices;
-    state.units_used.assign(static_cast<std::size_t>(node.devices), 0);
-    state.memory_used.assign(static_cast<std::size_t>(node.devices), 0.0);
-    state.core_busy.assign(static_cast<std::size_t>(std::max(0, node.cpu_cores)), 0);
-    nodes_.push_back(std::move(state));
-    nodes_of_type_[node.type].push_back(static_cast<int>(n));
-    free_by_type_[node.type] += node.devices;
-  }
+  append_resources(larger);
   // Jobs present may now fit more types (new ones, or old ones with larger nodes).
   const std::vector<int> room = gang_room();
   for (std::size_t j = 0; j < jobs_.size(); ++j) {

@@ -23,17 +23,24 @@ struct ControlPlaneFixture {
   // thread, and the test steps the twin's clock itself (run_until).
   ControlPlaneFixture(const std::string& db, const Cluster& cluster, double time_scale,
                       std::string policy = "heft", std::string stream_policy = "fifo")
+      : ControlPlaneFixture(db, cluster, time_scale,
+                            test_options(std::move(policy), std::move(stream_policy))) {}
+  ControlPlaneFixture(const std::string& db, const Cluster& cluster, double time_scale,
+                      const ControlPlaneOptions& options)
       : store(db), engine(cluster, time_scale), leader("http://127.0.0.1:1") {
-    ControlPlaneOptions options;
-    options.default_policy = std::move(policy);
-    options.default_stream_policy = std::move(stream_policy);
-    options.policy_options.time_budget_seconds = 0.05;  // searching policies: a short search
-    options.node_refresh = std::chrono::milliseconds(1);
     plane = std::make_unique<ControlPlane>(store, engine, leader, options);
     if (std::isinf(time_scale))
       plane->recover();
     else
       plane->start();
+  }
+  static ControlPlaneOptions test_options(std::string policy, std::string stream_policy) {
+    ControlPlaneOptions options;
+    options.default_policy = std::move(policy);
+    options.default_stream_policy = std::move(stream_policy);
+    options.policy_options.time_budget_seconds = 0.05;  // searching policies: a short search
+    options.node_refresh = std::chrono::milliseconds(1);
+    return options;
   }
   // One scheduling step with the twin's clock allowed up to `seconds` (the default: until
   // nothing is left to do). Only without the thread.
@@ -57,6 +64,9 @@ struct SteppedControlPlane : ControlPlaneFixture {
                       std::string stream_policy = "fifo")
       : ControlPlaneFixture(db, cluster, std::numeric_limits<double>::infinity(), std::move(policy),
                             std::move(stream_policy)) {}
+  SteppedControlPlane(const std::string& db, const Cluster& cluster,
+                      const ControlPlaneOptions& options)
+      : ControlPlaneFixture(db, cluster, std::numeric_limits<double>::infinity(), options) {}
 };
 
 // Whether the task's history has `event` (on `node`, when one is named).

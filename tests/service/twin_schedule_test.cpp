@@ -8,6 +8,7 @@
 
 #include <limits>
 
+#include "control_plane_fixture.hpp"
 #include "hetsched/core/text_file.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/io/workload_file.hpp"
@@ -42,14 +43,11 @@ TEST_P(TwinSchedule, ServiceOnTheTwinRunsTheSimulatorsSchedule) {
 
   // `hetsched serve --engine sim --time-scale max`, stepped by hand.
   testing::TempDir dir;
-  SqliteStateStore store(dir.file("state.db"));
-  SimulatedEngine engine(cluster, std::numeric_limits<double>::infinity());
-  SoleLeader leader("http://127.0.0.1:1");
   ControlPlaneOptions options;
   options.default_policy = policy_name;
   options.policy_options = policy_options;
-  ControlPlane plane(store, engine, leader, options);
-  plane.recover();
+  testing::SteppedControlPlane service(dir.file("state.db"), cluster, options);
+  ControlPlane& plane = *service.plane;
   const std::vector<std::uint64_t> ids = plane.submit(text);
   ASSERT_EQ(ids.size(), workload.jobs.size());
   plane.step();  // as fast as possible: one step runs the twin until nothing is left

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "control_plane_fixture.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/service/control_plane.hpp"
 #include "hetsched/service/simulated_engine.hpp"
@@ -72,14 +73,11 @@ TEST_P(TwinStream, ServiceOnTheTwinRunsTheStreamSimulatorsSchedule) {
 
   // `hetsched serve --engine sim --time-scale max`, stepped by hand.
   testing::TempDir dir;
-  SqliteStateStore store(dir.file("state.db"));
-  SimulatedEngine engine(cluster, std::numeric_limits<double>::infinity());
-  SoleLeader leader("http://127.0.0.1:1");
   ControlPlaneOptions options;
   options.default_stream_policy = policy_name;
   options.stream_easy_backfilling = backfill;
-  ControlPlane plane(store, engine, leader, options);
-  plane.recover();
+  testing::SteppedControlPlane service(dir.file("state.db"), cluster, options);
+  ControlPlane& plane = *service.plane;
   const std::vector<std::uint64_t> ids = plane.submit(kStreamTwinJobs);
   ASSERT_EQ(ids.size(), workload.jobs.size());
   plane.step();  // as fast as possible: one step runs the twin until nothing is left

@@ -188,6 +188,8 @@ class StreamScheduler {
     std::vector<char> core_busy;
   };
 
+  // Types and nodes of `larger` beyond those held (counts of held types updated).
+  void append_resources(const StreamResources& larger);
   void reject(std::size_t j, std::string reason);
   // Job j's rates on type k (0 when it cannot run there), its share of a device there
   // and the units it takes; "" when the type can hold it, else why not.

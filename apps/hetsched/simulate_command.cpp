@@ -91,10 +91,11 @@ void run_simulate(const SimulateOptions& options) {
   if (input.workload_kind == ConfigKind::stream_workload) {
     refuse_options(options.task_only_given,
                    "the workload is a job stream (kind: stream), which the stream simulator "
-                   "runs without faults, power caps, the thermal model or a per-task schedule");
+                   "runs without faults, power caps or the thermal model");
     StreamSimulateOptions stream = options.stream;
     stream.workload_file = options.input.workload_file;
     stream.cluster_file = options.input.cluster_file;
+    stream.schedule_file = options.schedule_file;
     stream.out_dir = options.out_dir;
     stream.policies = options.policies;
     stream.format = options.format;
@@ -234,7 +235,7 @@ void add_simulate_command(CLI::App& app) {
       if (command->count(name) > 0) options->stream_only_given.push_back(name);
     for (const char* name :
          {"--failures", "--mtbf-scale", "--mtbf-hours", "--checkpoint", "--checkpoint-interval",
-          "--clone-threshold", "--power-cap", "--node-power-cap", "--thermal", "--schedule"})
+          "--clone-threshold", "--power-cap", "--node-power-cap", "--thermal"})
       if (command->count(name) > 0) options->task_only_given.push_back(name);
     run_simulate(*options);
   });

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "hetsched/core/csv_field.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/io/cluster_file.hpp"
@@ -13,6 +14,42 @@
 #include "hetsched/stream/stream_simulator.hpp"
 
 namespace hetsched::cli {
+
+namespace {
+
+// Each job's first placement (node and device type), first start, finish and moves under
+// each policy; a rejected job with its reason.
+void write_stream_schedule(const std::string& path, const std::vector<StreamReport>& reports,
+                           const StreamResources& resources) {
+  const bool csv = path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
+  std::string text = "policy,job,node,device_type,start_seconds,finish_seconds,migrations\n";
+  nlohmann::ordered_json json = nlohmann::ordered_json::array();
+  for (const StreamReport& report : reports) {
+    nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
+    for (const StreamJobOutcome& job : report.jobs) {
+      if (job.rejected) {
+        jobs.push_back({{"job", job.name}, {"rejected", job.rejection_reason}});
+        continue;
+      }
+      if (job.placement_nodes.empty()) continue;  // never started (the run stopped first)
+      const StreamNode& node = resources.nodes[static_cast<std::size_t>(job.placement_nodes[0])];
+      const std::string& type = resources.types[node.type].model;
+      jobs.push_back({{"job", job.name},
+                      {"node", node.name},
+                      {"device_type", type},
+                      {"start_seconds", job.first_start_seconds},
+                      {"finish_seconds", job.finish_seconds},
+                      {"migrations", job.migrations}});
+      text += fmt::format("{},{},{},{},{},{},{}\n", csv_field(report.policy), csv_field(job.name),
+                          csv_field(node.name), csv_field(type), job.first_start_seconds,
+                          job.finish_seconds, job.migrations);
+    }
+    json.push_back({{"policy", report.policy}, {"jobs", std::move(jobs)}});
+  }
+  write_text_file(path, csv ? text : json.dump(2) + "\n");
+}
+
+}  // namespace
 
 void run_stream_simulation(const StreamSimulateOptions& options) {
   const StreamWorkload workload = load_stream_workload(options.workload_file);
@@ -71,6 +108,8 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
                               {"allocation_fallbacks", r.fallbacks},
                               {"fallback_note", r.first_fallback_note}});
   }
+  if (!options.schedule_file.empty())
+    write_stream_schedule(options.schedule_file, reports, resources);
   if (!options.out_dir.empty()) {
     create_output_directory(options.out_dir);
     write_text_file(options.out_dir + "/stream.report.json", out.dump(2) + "\n");

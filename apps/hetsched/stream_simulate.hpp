@@ -18,6 +18,9 @@ struct StreamSimulateOptions {
   double round_seconds = 360;
   double migration_seconds = 30;
   std::string format = "table";
+  // When set, each job's first node and type, start, finish and moves under each policy
+  // (CSV when it ends in .csv, JSON otherwise).
+  std::string schedule_file;
   std::string out_dir;  // when set, the JSON reports are also written to out_dir/stream.report.json
   bool quiet = false;
 };

@@ -36,6 +36,7 @@ nlohmann::ordered_json stream_job_json(const StreamJob& job) {
                              {"rates", job.steps_per_second},
                              {"weight", job.priority_weight},
                              {"deadline", optional_json(job.deadline_seconds)},
+                             {"arrival", job.arrival_seconds},
                              {"preemptible", job.preemptible}};
   if (!job.spread_steps_per_second.empty()) out["spread_rates"] = job.spread_steps_per_second;
   if (!job.job_type.empty()) out["model"] = job.job_type;
@@ -50,6 +51,7 @@ StreamJob stream_job_from_json(const nlohmann::json& json) {
   job.steps_per_second = json.at("rates").get<std::map<std::string, double>>();
   job.priority_weight = json.at("weight").get<double>();
   job.deadline_seconds = optional_from(json, "deadline");
+  job.arrival_seconds = json.value("arrival", 0.0);
   job.preemptible = json.at("preemptible").get<bool>();
   job.job_type = json.value("model", "");
   if (json.contains("spread_rates"))

@@ -136,9 +136,9 @@ std::vector<StreamJob> parse_stream_submission(std::string_view text, std::size_
     job.total_steps = number(field + ".steps", node["steps"]);
     if (!(job.total_steps > 0))
       throw InputError(at(field + ".steps", node["steps"]), "field 'steps' must be > 0");
-    if (node["arrival"]) {
-      // Accepted for the file format's sake: a submitted job arrives when it is submitted.
-      if (number(field + ".arrival", node["arrival"]) < 0)
+    if (node["arrival"]) {  // model seconds after the submission
+      job.arrival_seconds = number(field + ".arrival", node["arrival"]);
+      if (job.arrival_seconds < 0)
         throw InputError(at(field + ".arrival", node["arrival"]), "field 'arrival' must be >= 0");
     }
     if (node["weight"]) {

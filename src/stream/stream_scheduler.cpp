@@ -52,7 +52,8 @@ StreamResources stream_resources(const StreamCluster& cluster) {
       const int devices = std::min(per_node, left);
       resources.nodes.push_back(StreamNode{k, index / std::max(1, type.nodes_per_rack), devices,
                                            std::max(0, type.cpu_cores_per_node),
-                                           static_cast<std::uint32_t>(resources.nodes.size())});
+                                           static_cast<std::uint32_t>(resources.nodes.size()),
+                                           fmt::format("{}-{}", type.model, index)});
       left -= devices;
     }
   }
@@ -85,8 +86,8 @@ StreamResources stream_resources(const Cluster& cluster) {
         ++group->second;
     }
     for (const auto& [k, devices] : groups) {
-      resources.nodes.push_back(
-          StreamNode{k, static_cast<int>(cluster.rack_index(n)), devices, 0, n});
+      resources.nodes.push_back(StreamNode{k, static_cast<int>(cluster.rack_index(n)), devices, 0,
+                                           n, cluster.node(n).name});
       resources.types[k].count += devices;
       resources.types[k].devices_per_node = std::max(resources.types[k].devices_per_node, devices);
     }

@@ -70,9 +70,8 @@ TEST(NewcomerPath, StreamRoundAndMigrationTimesMustBeFinite) {
 
 TEST(NewcomerPath, StreamRunsRefuseWhatTheyCannotHonour) {
   const std::string stream = "simulate -q --workload " + kNewcomerExamples + "stream_small.yaml ";
-  for (const std::string& option :
-       {std::string("--mtbf-hours 10"), std::string("--power-cap 1000"), std::string("--thermal"),
-        std::string("--clone-threshold 2"), std::string("--schedule x.csv")})
+  for (const std::string& option : {std::string("--mtbf-hours 10"), std::string("--power-cap 1000"),
+                                    std::string("--thermal"), std::string("--clone-threshold 2")})
     expect_one_line_status_2(run_cli(stream + option), "cannot be used", option);
   // ... and task workloads refuse the stream options.
   expect_one_line_status_2(run_cli("simulate -q --round-seconds 100"), "job-stream options",

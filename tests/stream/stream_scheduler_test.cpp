@@ -40,7 +40,7 @@ TEST(StreamScheduler, ResourcesOfAClusterAreOneNodePerNodeAndModel) {
   EXPECT_EQ(resources.nodes[2].type, 1u);
 }
 
-TEST(StreamScheduler, PackWaitsForOneNodeWhereSpreadUsesTwo) {
+TEST(StreamScheduler, GangsTakeTheFullestNodeThatFitsInBothModes) {
   const StreamResources resources = stream_resources(parse_cluster(kSchedulerCluster, "c"));
   const auto policy = make_stream_policy("fifo");
   for (GangSpread spread : {GangSpread::one_node, GangSpread::racks_then_anywhere}) {

@@ -2,10 +2,10 @@
 // (docs/cluster-scheduling.md, `kind: stream`) as a request body, YAML or JSON. A
 // stream job is a gang of `gang` devices of one type held together until `steps` of
 // work are done at the job's rate on that type (`rates: {TYPE: steps_per_second}`),
-// with a priority weight, an optional deadline (seconds after submission) and a
-// preemptible flag. The cluster is the engine's, so a `cluster:` section is read for
-// its shape and otherwise ignored; the parts of the file format that read files on
-// the server (`throughputs`, `gavel_trace`) or invent jobs (`generate`, `model`
+// with a priority weight, an arrival and an optional deadline (both seconds after the
+// submission, on the model clock) and a preemptible flag. The cluster is the engine's, so a
+// `cluster:` section is read for its shape and otherwise ignored; the parts of the file format that
+// read files on the server (`throughputs`, `gavel_trace`) or invent jobs (`generate`, `model`
 // without a table) are refused. Every mistake is an InputError whose position's
 // "file" names the field ("body.jobs[2].gang") with the line and column, so the REST
 // layer answers 400 naming it.

@@ -31,6 +31,7 @@ struct StreamNode {
   int cpu_cores = 0;  // 0: CPU cores not modelled
   // The Cluster node it stands for (resources built from a Cluster), else its index.
   std::uint32_t cluster_node = 0;
+  std::string name;  // the Cluster node's name, or "<model>-<i>" (i-th node of its type)
 };
 
 // What the scheduler places on: device types (count, price, memory, slices) and nodes.

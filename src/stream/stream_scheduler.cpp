@@ -659,14 +659,19 @@ std::vector<StreamStart> StreamScheduler::schedule(double now) {
   return starts;
 }
 
-void StreamScheduler::finish(std::size_t j, double now) {
+void StreamScheduler::stop_running(std::size_t j, double now) {
   StreamJobStatus& job = jobs_[j];
-  if (job.state != StreamJobState::running) return;
   take(j, job.placement, -1);
   const auto type = static_cast<std::size_t>(job.type);
   account(j, type, now - job.run_start, job.share[type]);
   user_devices_[job.user] -= job.job.gang_size;
   std::erase(running_, j);
+}
+
+void StreamScheduler::finish(std::size_t j, double now) {
+  StreamJobStatus& job = jobs_[j];
+  if (job.state != StreamJobState::running) return;
+  stop_running(j, now);
   job.state = StreamJobState::finished;
   job.remaining = 0;
 }
@@ -687,11 +692,7 @@ void StreamScheduler::requeue(std::size_t j, double now) {
     return;
   }
   if (job.state != StreamJobState::running) return;
-  take(j, job.placement, -1);
-  const auto type = static_cast<std::size_t>(job.type);
-  account(j, type, now - job.run_start, job.share[type]);
-  user_devices_[job.user] -= job.job.gang_size;
-  std::erase(running_, j);
+  stop_running(j, now);
   job.placement = {};
   job.state = StreamJobState::waiting;
   waiting_.push_back(j);

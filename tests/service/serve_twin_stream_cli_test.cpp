@@ -71,15 +71,7 @@ TEST_P(ServeTwinStreamCli, ServeOnTheTwinAndSimulateGiveTheSameStreamSchedule) {
   const std::vector<std::uint64_t> ids =
       nlohmann::json::parse(created.body).at("ids").get<std::vector<std::uint64_t>>();
   std::map<std::string, nlohmann::json> served;  // by job name
-  for (std::uint64_t id : ids) {
-    nlohmann::json job;
-    ASSERT_TRUE(testing::eventually([&] {
-      const HttpAnswer answer =
-          http_call(serve.address(), "GET", "/v1/jobs/" + std::to_string(id), token);
-      if (answer.status != 200) return false;
-      job = nlohmann::json::parse(answer.body);
-      return job.at("state") != "queued" && job.at("state") != "running";
-    }));
+  for (const nlohmann::json& job : testing::ended_jobs(serve.address(), token, ids)) {
     ASSERT_EQ(job.at("state"), "completed") << job.dump(2);
     served[job.at("name").get<std::string>()] = job.at("tasks").at(0);
   }

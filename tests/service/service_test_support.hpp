@@ -2,6 +2,7 @@
 // a condition (never a sleep that assumes timing), and small workloads and clusters.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "hetsched/core/text_file.hpp"
+#include "hetsched/service/service_benchmark.hpp"
 #include "hetsched/service/service_job.hpp"
 #include "hetsched/service/service_submission.hpp"
 #include "hetsched/service/state_store.hpp"
@@ -63,6 +65,25 @@ inline std::string example_workload_without_cluster() {
 }
 
 // A policy name as a gtest parameter name ("greedy-eft" -> "greedy_eft").
+// Each job of `ids` as `GET /v1/jobs/{id}` shows it once it has ended (failing the test
+// when one has not ended in time).
+inline std::vector<nlohmann::json> ended_jobs(const std::string& address, const std::string& token,
+                                              const std::vector<std::uint64_t>& ids) {
+  std::vector<nlohmann::json> jobs;
+  for (std::uint64_t id : ids) {
+    nlohmann::json job;
+    const bool ended = eventually([&] {
+      const HttpAnswer answer = http_call(address, "GET", "/v1/jobs/" + std::to_string(id), token);
+      if (answer.status != 200) return false;
+      job = nlohmann::json::parse(answer.body);
+      return job.at("state") != "queued" && job.at("state") != "running";
+    });
+    EXPECT_TRUE(ended) << "job " << id << " has not ended: " << job.dump(2);
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
 template <typename ParamInfo>
 std::string policy_test_name(const ParamInfo& info) {
   std::string name = info.param;

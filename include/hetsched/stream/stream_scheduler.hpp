@@ -209,6 +209,8 @@ class StreamScheduler {
   void reset_nodes();
   int agnostic_type_with_room(std::size_t j, const std::vector<int>& free) const;
   StreamStart start_now(std::size_t j, std::size_t type, double now);
+  // Queue mode: a running job's devices are free again and its run is counted.
+  void stop_running(std::size_t j, double now);
   void build_colocation(const StreamColocationTable& table);
   const std::pair<double, double>* colocated(std::size_t host, std::size_t guest,
                                              std::size_t type) const;

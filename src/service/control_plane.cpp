@@ -69,6 +69,12 @@ std::string lowercase(std::string_view text) {
   return out;
 }
 
+// Whether the gang or lease a stream job runs now ends the job: a round-mode job's lease
+// does so only when no steps are left once its round ends.
+bool run_ends_job(const ServiceJob& job) {
+  return !job.stream_steps_left || *job.stream_steps_left <= 0;
+}
+
 // Every job the store holds a record of, from its header and its pages of tasks (a task
 // on a page never written is blank). Unreadable records are reported and left out.
 std::map<std::uint64_t, ServiceJob> read_stored_jobs(StateStore& store) {
@@ -117,11 +123,10 @@ struct ControlPlane::LiveJob {
   std::vector<std::uint32_t> record_task;  // per task of its graph job: its task in the record
   std::vector<double> joules;              // predicted, on the planned device
   double arrived_seconds = 0;              // submitted at, on the model clock
-  // A stream job: its index in its policy's core once it joined; whether the gang or
-  // lease it runs now ends the job (a round's lease that does not finish it: false).
-  bool joined_stream_core = false;         // it arrived and was given to its core
-  std::optional<std::size_t> stream_slot;  // its index there (none: ended by a running lease)
-  bool lease_finishes = true;
+  // A stream job: whether it arrived and was given to its policy's core, and its index
+  // there (none: a restart found it on the lease that ends it).
+  bool joined_stream_core = false;
+  std::optional<std::size_t> stream_slot;
 
   TaskIndex global(std::uint32_t t) const { return static_cast<TaskIndex>(graph_task[t]); }
   bool in_loop(std::uint32_t t) const { return admitted && graph_task[t] >= 0; }
@@ -978,24 +983,21 @@ void ControlPlane::handle_engine_reports(const std::vector<EngineTaskStatus>& re
           }
           record(job, t, "started");
         }
-        if (job.record.stream && !job.lease_finishes) {
+        if (t < job.joules.size()) energy_joules_ += job.joules[t];
+        launched_.erase(it);
+        release(id, t);
+        if (!run_ends_job(job.record)) {
           // A round's lease ended and the job goes on: it waits for the next round.
-          if (t < job.joules.size()) energy_joules_ += job.joules[t];
           task.state = ServiceTaskState::waiting;
           job.record.stream_round_steps = 0;  // its work is done: the checkpoint is reached
           record(job, t, "round over",
-                 fmt::format("{:.0f} steps left", job.record.stream_steps_left.value_or(0)));
-          launched_.erase(it);
-          release(id, t);
+                 fmt::format("{:.0f} steps left", *job.record.stream_steps_left));
           break;
         }
         task.state = ServiceTaskState::completed;
         task.finished_at_unix_seconds = unix_now();
         task.finished_seconds = status.ended_seconds.value_or(model_now());
         record(job, t, "finished");
-        if (t < job.joules.size()) energy_joules_ += job.joules[t];
-        launched_.erase(it);
-        release(id, t);
         if (job.in_loop(t)) loop_->task_finished(job.global(t), model_now());
         if (job.stream_slot)  // queue mode: its devices are free in the core too
           stream_core(job.record.policy)
@@ -1224,8 +1226,7 @@ void ControlPlane::join_stream_core(LiveJob& job, double now) {
       job.record.stream_round_steps = 0;
       job.record.stream_steps_left = left;
     }
-    job.lease_finishes = left <= 0;
-    if (job.lease_finishes) return;  // its running lease ends it
+    if (run_ends_job(job.record)) return;  // its running lease ends it
     stream.total_steps = left;
   }
   job.stream_slot = scheduler.submit(stream, job.arrived_seconds);
@@ -1235,9 +1236,7 @@ void ControlPlane::join_stream_core(LiveJob& job, double now) {
     finish_job(job, ServiceJobState::failed, status.rejection_reason);
     return;
   }
-  if (rounds && core.next_round == kNever)
-    core.next_round =
-        std::ceil(now / options_.stream_round_seconds) * options_.stream_round_seconds;
+  if (rounds && core.next_round == kNever) core.next_round = scheduler.round_boundary_from(now);
   if (!running || rounds) return;
   // Queue mode: the gang the engine runs holds its devices in the core too.
   const std::vector<DeviceId> devices = devices_of(task);
@@ -1310,16 +1309,12 @@ std::size_t ControlPlane::decide_stream_core(const std::string& policy, StreamCo
            live->second->stream_slot &&
            !scheduler.job(*live->second->stream_slot).placement.nodes.empty();
   };
-  const auto is_free = [&](DeviceId d) {
-    return node_up_[cluster_.device(d).node] && !holder_[d] && taken.count(d) == 0 &&
-           loop_->device_idle(d);
-  };
   const auto& nodes = scheduler.resources().nodes;
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     int unavailable = 0;
     for (DeviceId d : cluster_.node(nodes[n].cluster_node).devices)
       if (cluster_.device(d).spec.model == scheduler.resources().types[nodes[n].type].model &&
-          !is_free(d) && !held_by_core(d))
+          !free_for_gang(d, taken) && !held_by_core(d))
         ++unavailable;
     scheduler.set_unavailable(n, unavailable);
   }
@@ -1332,7 +1327,6 @@ std::size_t ControlPlane::decide_stream_core(const std::string& policy, StreamCo
     for (const StreamStart& start : scheduler.schedule(now)) {
       LiveJob* job = job_at(start.job);
       if (job == nullptr) continue;
-      job->lease_finishes = true;
       place_gang(*job, scheduler, start.placement, start.seconds, "", taken);
       ++placed;
     }
@@ -1341,17 +1335,15 @@ std::size_t ControlPlane::decide_stream_core(const std::string& policy, StreamCo
   if (core.next_round > now) return 0;
   // A round begins once every lease of the last one has ended (an engine may end one
   // late: the round then waits for it).
-  for (std::uint64_t id : core.job_ids)
-    if (const auto live = live_.find(id);
-        live != live_.end() && !is_terminal(live->second->record.state) &&
-        live->second->record.tasks[0].state != ServiceTaskState::waiting)
+  for (const auto& [id, live] : live_)
+    if (live->record.policy == policy && live->stream_slot && !is_terminal(live->record.state) &&
+        live->record.tasks[0].state != ServiceTaskState::waiting)
       return 0;
   const std::vector<StreamSegment> segments = scheduler.run_round(now);
   core.next_round = scheduler.round_pending() ? now + options_.stream_round_seconds : kNever;
   for (const StreamSegment& segment : segments) {
     LiveJob* job = job_at(segment.job);
     if (job == nullptr) continue;
-    job->lease_finishes = segment.finishes;
     job->record.stream_steps_left = scheduler.job(segment.job).remaining;
     job->record.stream_round_steps = scheduler.last_round_steps(segment.job);
     place_gang(*job, scheduler, segment.placement, segment.seconds,
@@ -1362,6 +1354,11 @@ std::size_t ControlPlane::decide_stream_core(const std::string& policy, StreamCo
     ++placed;
   }
   return placed;
+}
+
+bool ControlPlane::free_for_gang(DeviceId d, const std::set<DeviceId>& taken) const {
+  return node_up_[cluster_.device(d).node] && !holder_[d] && taken.count(d) == 0 &&
+         loop_->device_idle(d);
 }
 
 // The core's placement (one node, `gang` devices of one model) on named devices: the
@@ -1376,8 +1373,7 @@ void ControlPlane::place_gang(LiveJob& job, const StreamScheduler& scheduler,
   const auto gang = static_cast<std::size_t>(stream.gang_size);
   std::vector<DeviceId> devices;
   for (DeviceId d : cluster_.node(node.cluster_node).devices)
-    if (devices.size() < gang && cluster_.device(d).spec.model == model && !holder_[d] &&
-        taken.count(d) == 0 && loop_->device_idle(d))
+    if (devices.size() < gang && cluster_.device(d).spec.model == model && free_for_gang(d, taken))
       devices.push_back(d);
   ServiceTask& task = job.record.tasks[0];
   const bool moved = !task.device.empty() && detail.empty();

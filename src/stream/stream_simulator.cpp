@@ -121,13 +121,9 @@ void StreamRun::arrive(std::size_t j) {
     return;
   }
   isolated_rate_[j] = isolated_rate(j, scheduler_.jobs_present());
-  if (scheduler_.mode() == StreamPolicyMode::round) {
-    if (!round_pending_) {
-      const double next = std::ceil(now_ / options_.round_seconds) * options_.round_seconds;
-      events_.schedule(next, round_event, 0);
-      round_pending_ = true;
-    }
-    return;
+  if (scheduler_.mode() == StreamPolicyMode::round && !round_pending_) {
+    events_.schedule(scheduler_.round_boundary_from(now_), round_event, 0);
+    round_pending_ = true;
   }
 }
 

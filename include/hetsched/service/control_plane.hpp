@@ -206,6 +206,9 @@ class ControlPlane final : private Backend, private SimulationObserver {
   // leases (round mode) placed on named devices.
   std::size_t decide_stream_core(const std::string& policy, StreamCore& core, double now,
                                  std::set<DeviceId>& taken);
+  // A device a gang may take now: up, held by no task or gang, none placed on it in this
+  // decision (`taken`), no DAG task queued there.
+  bool free_for_gang(DeviceId device, const std::set<DeviceId>& taken) const;
   void place_gang(LiveJob& job, const StreamScheduler& scheduler, const StreamPlacement& placement,
                   double seconds, const std::string& detail, std::set<DeviceId>& taken);
   // A stream job's gang or lease ended without finishing it (failed, or its node lost):

@@ -9,6 +9,7 @@
 // (an event queue, or launches on a cluster engine) and reports back what ended.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -133,13 +134,11 @@ class StreamScheduler {
 
   const StreamResources& resources() const { return resources_; }
   StreamPolicyMode mode() const;
-  const StreamSchedulerOptions& options() const { return options_; }
 
   // Adds a job that arrives at `arrival_seconds` and returns its index. A job no type
   // can hold is kept as rejected, with the reason, and never blocks the queue.
   std::size_t submit(const StreamJob& job, double arrival_seconds);
   const StreamJobStatus& job(std::size_t j) const { return jobs_[j]; }
-  std::size_t job_count() const { return jobs_.size(); }
   // Jobs waiting or running (queue mode) or arrived and unfinished (round mode).
   std::size_t jobs_present() const;
 
@@ -162,6 +161,11 @@ class StreamScheduler {
   std::vector<StreamSegment> run_round(double now);
   // Round mode: the steps job j does in the round it was last given.
   double last_round_steps(std::size_t j) const { return last_round_[j].steps; }
+  // Round mode: the first round boundary at or after `seconds` (rounds start at
+  // multiples of the round length), when a job arrives and no round is pending.
+  double round_boundary_from(double seconds) const {
+    return std::ceil(seconds / options_.round_seconds) * options_.round_seconds;
+  }
   // Round mode: whether a round is due (jobs present).
   bool round_pending() const { return !active_.empty(); }
 

@@ -22,7 +22,13 @@ packages=(
   libsqlite3-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
   # benchmark peer only (bench/starpu/run_starpu_bench.sh builds against it; never linked)
   libstarpu-dev
+  # the HTML report's and the dashboard's tests: Debian's Chromium, driven headless by
+  # playwright-core (web/package.json)
+  chromium
 )
+# Node.js and npm install the chart library the report inlines (web/package-lock.json). A
+# machine that has them from elsewhere (NodeSource's nodejs bundles npm) keeps its own.
+if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -33,12 +39,20 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "bootstrap: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "bootstrap: installing ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "bootstrap: installing ${missing[*]}"
-sudo_cmd=()
-if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -q
-"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+# The npm packages, exactly as web/package-lock.json pins them; again only when they are not
+# already there (a copy of the lock file in node_modules records what was installed).
+web="$(cd "$(dirname "$0")/.." && pwd)/web"
+if ! cmp -s "$web/package-lock.json" "$web/node_modules/.hetsched-installed-lock.json"; then
+  echo "bootstrap: installing the npm packages of web/package-lock.json"
+  (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$web/package-lock.json" "$web/node_modules/.hetsched-installed-lock.json"
+fi

@@ -15,7 +15,7 @@ failed=0
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   mentions=$(git grep -nF '../shared' -- . ":!$self" || true)
 else
-  mentions=$(grep -rnF --exclude-dir=build --exclude-dir=.git '../shared' . | grep -v "^./$self:" || true)
+  mentions=$(grep -rnF --exclude-dir=build --exclude-dir=.git --exclude-dir=node_modules '../shared' . | grep -v "^./$self:" || true)
 fi
 if [[ -n $mentions ]]; then
   echo "repository_paths: these lines refer to ../shared, which a user's clone does not have" \

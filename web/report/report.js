@@ -1,0 +1,1 @@
+// The report page (placeholder until written).

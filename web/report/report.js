@@ -62,7 +62,7 @@
     if (typeof v !== 'number') return String(v);
     if (!Number.isFinite(v)) return String(v);
     if (Number.isInteger(v)) return v.toLocaleString('en-US');
-    return Math.abs(v) >= 1000 ? fixed1.format(v) : sig4.format(v);
+    return Math.abs(v) >= 1e6 ? Math.round(v).toLocaleString('en-US') : Math.abs(v) >= 1000 ? fixed1.format(v) : sig4.format(v);
   }
   const fmtTime = (s) => (s === null || s === undefined ? '—' : `${sig6.format(s)} s`);
   function fmtBytes(b) {
@@ -76,6 +76,15 @@
     let m = -Infinity;
     for (let i = 0; i < values.length; i++) if (values[i] > m) m = values[i];
     return m;
+  }
+  // An axis from 0 to at least v in about five steps of 1, 2, 2.5 or 5 × 10^k, ending on a tick
+  // (so that runs side by side share one scale); {} when there is nothing to show.
+  function niceAxis(v, integer) {
+    if (!(v > 0)) return {};
+    const raw = v / 5, base = 10 ** Math.floor(Math.log10(raw));
+    let interval = [1, 2, 2.5, 5, 10].map((m) => m * base).find((x) => x >= raw * (1 - 1e-12));
+    if (integer) interval = Math.max(1, Math.ceil(interval));
+    return { min: 0, max: Math.ceil(v / interval - 1e-9) * interval, interval };
   }
   function lowerBound(sorted, value) {
     let lo = 0, hi = sorted.length;
@@ -447,7 +456,7 @@
     const queueSource = { times: arr(queue.times), tasks: arr(queue.tasks) };
     timeChart(`queue-${r}`, boxes.queue, `${policy}: ready queue`, 'tasks ready and waiting for a device', range, queueSource,
       [stepSeries('ready tasks', queueSource, 'tasks', '#7c5cbf', { areaStyle: { opacity: 0.12 } })],
-      { minInterval: 1, max: scales.queue, name: 'tasks' }, (v) => fmtNumber(v));
+      Object.assign({ minInterval: 1, name: 'tasks' }, scales.queue), (v) => fmtNumber(v));
 
     const power = s.power || {};
     const powerSource = { times: arr(power.times), watts: arr(power.watts) };
@@ -459,7 +468,7 @@
       [stepSeries('power', powerSource, 'watts', '#e15759', {
         areaStyle: { opacity: 0.1 },
         markLine: caps.length ? { silent: true, symbol: 'none', lineStyle: { color: '#b42318', type: 'dashed', width: 1.5 }, data: caps } : undefined })],
-      { name: 'W', max: scales.power }, (v) => (v == null ? '—' : `${fmtNumber(v)} W`));
+      Object.assign({ name: 'W' }, scales.power), (v) => (v == null ? '—' : `${fmtNumber(v)} W`));
 
     const temp = s.temperature;
     if (temp && boxes.temperature) {
@@ -474,13 +483,14 @@
           data: [{ yAxis: temp.limit_celsius, label: { formatter: `limit ${fmtNumber(temp.limit_celsius)} °C`, position: 'insideEndTop', color: '#b42318' } }] };
       }
       timeChart(`temperature-${r}`, boxes.temperature, `${policy}: temperature`, `${devs.length} devices against the throttling limit`,
-        range, source, series, { name: '°C', scale: true, max: (v) => Math.max(v.max, (temp.limit_celsius ?? v.max) + 3) },
+        range, source, series, { name: '°C', min: (v) => Math.floor(v.min / 10) * 10,
+          max: (v) => Math.ceil((Math.max(v.max, temp.limit_celsius ?? v.max) + 1) / 10) * 10 },
         (v) => (v == null ? '—' : `${v.toFixed(1)} °C`));
     }
   }
 
   // ---------- job completion CDF ----------
-  function buildCdf(run, r, container, maxResponse) {
+  function buildCdf(run, r, container, responseAxis) {
     const jobs = arr(run.jobs);
     const done = [];
     jobs.forEach((j, i) => { if (Number.isFinite(j.response_seconds)) done.push(i); });
@@ -506,8 +516,8 @@
       legend: { top: 8, right: 12, textStyle: { fontSize: 11 } },
       tooltip: { trigger: 'item', confine: true, className: 'report-tooltip', formatter: jobTip },
       grid: { left: 64, right: 28, top: 62, bottom: 58 },
-      xAxis: { type: 'value', name: 'response time (s)', nameLocation: 'middle', nameGap: 26, min: 0, max: maxResponse || undefined,
-        splitLine: { lineStyle: { color: '#eef0f4' } } },
+      xAxis: Object.assign({ type: 'value', name: 'response time (s)', nameLocation: 'middle', nameGap: 26,
+        splitLine: { lineStyle: { color: '#eef0f4' } } }, responseAxis),
       yAxis: { type: 'value', min: 0, max: 1, interval: 0.25, axisLabel: { formatter: (v) => `${Math.round(v * 100)} %` },
         name: 'jobs done', nameLocation: 'end', nameGap: 10, nameTextStyle: { align: 'left' }, splitLine: { lineStyle: { color: '#eef0f4' } } },
       dataZoom: [{ type: 'inside', xAxisIndex: 0, filterMode: 'none' }],
@@ -515,7 +525,7 @@
         { type: 'line', name: 'jobs', data: line, step: 'end', showSymbol: line.length <= 60, symbolSize: 4,
           color: RUN_COLOURS[r % RUN_COLOURS.length], lineStyle: { width: 1.8 }, large: true },
         { type: 'scatter', name: 'deadline missed', data: missed, symbol: 'path://M2,0L5,3L8,0L10,2L7,5L10,8L8,10L5,7L2,10L0,8L3,5L0,2Z',
-          symbolSize: 8, color: '#d62728', z: 4, large: missed.length > 5000 },
+          symbolSize: 7, itemStyle: { color: '#d62728', opacity: 0.75 }, z: 4, large: missed.length > 5000 },
       ],
     });
   }
@@ -580,13 +590,13 @@
     for (const run of runs) {
       const s = run.series || {};
       scales.queue = Math.max(scales.queue, maxOf(arr(s.queue && s.queue.tasks)));
-      scales.power = Math.max(scales.power, maxOf(arr(s.power && s.power.watts)), (s.power && s.power.cap_watts) || 0);
+      scales.power = Math.max(scales.power, maxOf(arr(s.power && s.power.watts)),
+        (s.power && s.power.cap_watts) || 0, (s.power && s.power.node_cap_watts) || 0);
       for (const j of arr(run.jobs)) if (Number.isFinite(j.response_seconds)) maxResponse = Math.max(maxResponse, j.response_seconds);
     }
     // A shared y scale only where there is data; ECharts' own nice rounding otherwise.
-    const queueMax = scales.queue, powerMax = scales.power;
-    scales.queue = queueMax > 0 ? (v) => Math.max(v.max, queueMax) : undefined;
-    scales.power = powerMax > 0 ? (v) => Math.max(v.max, powerMax * 1.05) : undefined;
+    scales.queue = niceAxis(scales.queue, true);
+    scales.power = niceAxis(scales.power * 1.02);
 
     const kindsOfCharts = [['gantt', 'Schedule', 'One row per device, grouped by node, then the node\'s network lanes. Tasks are coloured by job; grey blocks merge tasks of several jobs shorter than a pixel.'],
       ['utilization', 'Utilisation', ''], ['queue', 'Ready queue', ''], ['power', 'Power', '']];
@@ -619,7 +629,7 @@
     runs.forEach((run, r) => {
       buildGantt(run, r, boxes[r].gantt, range);
       buildSeriesCharts(run, r, boxes[r], range, scales);
-      buildCdf(run, r, boxes[r].cdf, maxResponse * 1.02);
+      buildCdf(run, r, boxes[r].cdf, niceAxis(maxResponse));
     });
     if (paretoBox) buildPareto(page.pareto, paretoBox);
   }

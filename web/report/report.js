@@ -64,6 +64,7 @@
     if (Number.isInteger(v)) return v.toLocaleString('en-US');
     return Math.abs(v) >= 1e6 ? Math.round(v).toLocaleString('en-US') : Math.abs(v) >= 1000 ? fixed1.format(v) : sig4.format(v);
   }
+  const fmtAxis = (v) => (Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : sig4.format(v));
   const fmtTime = (s) => (s === null || s === undefined ? '—' : `${sig6.format(s)} s`);
   function fmtBytes(b) {
     const units = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
@@ -107,8 +108,9 @@
   }
 
   // ---------- chart creation ----------
-  function makeChart(id, container, option) {
+  function makeChart(id, container, option, beforeFirstRender) {
     const chart = echarts.init(container, null, { renderer: 'canvas' });
+    if (beforeFirstRender) beforeFirstRender(chart);
     firstRenders.push(new Promise((resolve) => {
       const once = () => { chart.off('finished', once); resolve(); };
       chart.on('finished', once);
@@ -126,7 +128,7 @@
     return el('div', { class: `chart ${extraClass || ''}`.trim(), id, 'data-chart': id });
   }
   const timeAxis = (range) => ({ type: 'value', name: 'time (s)', nameLocation: 'middle', nameGap: 26,
-    min: range[0], max: range[1], axisLabel: { hideOverlap: true }, splitLine: { lineStyle: { color: '#eef0f4' } } });
+    min: range[0], max: range[1], axisLabel: { hideOverlap: true, formatter: fmtAxis }, splitLine: { lineStyle: { color: '#eef0f4' } } });
 
   // ---------- page data ----------
   function readPage() {
@@ -208,18 +210,32 @@
         rows.push({ label: `${nodeName(n)} net ${lane + 1}`, node: n, band: g, source: 'transfer' });
       }
     });
+    // Bucket the items by row (counting sort, keeping data order), then sort each row by start
+    // unless it already is.
     const fill = (rowOf, count, start, finish) => {
-      const members = rows.map(() => []);
-      for (let i = 0; i < count; i++) { const r = rowOf(i); if (r >= 0 && Number.isFinite(start[i]) && Number.isFinite(finish[i])) members[r].push(i); }
-      members.forEach((list, r) => {
-        if (!list.length) return;
-        list.sort((a, b) => start[a] - start[b]);
-        const row = rows[r];
-        row.index = Int32Array.from(list);
-        row.starts = Float64Array.from(list, (i) => start[i]);
-        row.ends = Float64Array.from(list, (i) => Math.max(start[i], finish[i]));
+      const rowIndex = new Int32Array(count), offsets = new Int32Array(rows.length + 1);
+      for (let i = 0; i < count; i++) {
+        const r = rowOf(i);
+        rowIndex[i] = r >= 0 && Number.isFinite(start[i]) && Number.isFinite(finish[i]) ? r : -1;
+        if (rowIndex[i] >= 0) offsets[rowIndex[i] + 1]++;
+      }
+      for (let r = 0; r < rows.length; r++) offsets[r + 1] += offsets[r];
+      const order = new Int32Array(offsets[rows.length]), next = offsets.slice(0, rows.length);
+      for (let i = 0; i < count; i++) if (rowIndex[i] >= 0) order[next[rowIndex[i]]++] = i;
+      rows.forEach((row, r) => {
+        const index = order.subarray(offsets[r], offsets[r + 1]), n = index.length;
+        if (!n) return;
+        for (let k = 1; k < n; k++) if (start[index[k]] < start[index[k - 1]]) { index.sort((a, b) => start[a] - start[b]); break; }
+        row.index = index;
+        row.starts = new Float64Array(n);
+        row.ends = new Float64Array(n);
         let maxDur = 0;
-        for (let k = 0; k < list.length; k++) maxDur = Math.max(maxDur, row.ends[k] - row.starts[k]);
+        for (let k = 0; k < n; k++) {
+          const i = index[k];
+          row.starts[k] = start[i];
+          row.ends[k] = Math.max(start[i], finish[i]);
+          maxDur = Math.max(maxDur, row.ends[k] - row.starts[k]);
+        }
         row.maxDur = maxDur;
       });
     };
@@ -231,10 +247,12 @@
   }
 
   // Blocks drawn for the window [t0, t1] at `width` pixels: [row, start, end, count, item, job, kind]
-  // (kind 0 = task, 1 = transfer; job -1 when a merged block spans several jobs).
+  // (kind 0 = task, 1 = transfer; job -1 when a merged block spans several jobs), row by row and
+  // by start within a row; g.rowBlocks lists [row, first block, end] for the rows with blocks.
   function aggregate(g, t0, t1, width) {
     const px = (t1 - t0) / Math.max(1, width);
     const blocks = [];
+    g.rowBlocks = [];
     const jobOf = arr(g.run.tasks && g.run.tasks.job);
     g.rows.forEach((row, r) => {
       if (!row.starts) return;
@@ -257,20 +275,43 @@
           smallRun = small;
         }
       }
+      if (block) g.rowBlocks.push([r, g.rowBlocks.length ? g.rowBlocks[g.rowBlocks.length - 1][2] : 0, blocks.length]);
     });
-    return blocks;
+    g.window = [t0, t1];
+    g.width = width;
+    g.blocks = blocks;
   }
 
-  function renderBlock(params, api) {
-    const row = api.value(0);
-    const a = api.coord([api.value(1), row]), b = api.coord([api.value(2), row]);
-    const h = api.size([0, 1])[1] * 0.74;
-    const shape = echarts.graphic.clipRectByRect({ x: a[0], y: a[1] - h / 2, width: Math.max(1, b[0] - a[0]), height: h }, {
-      x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height });
-    if (!shape) return null;
-    const merged = api.value(3) > 1;
-    const fill = api.value(6) === 1 ? TRANSFER_COLOUR : jobColour(api.value(5));
-    return { type: 'rect', shape, style: { fill, opacity: merged ? 0.8 : 1 } };
+  // One data item per row, drawn as a group of its blocks' rectangles (far cheaper in ECharts
+  // than one data item per block).
+  function renderRow(g, params, api) {
+    const [r, from, to] = g.rowBlocks[params.dataIndex];
+    const cs = params.coordSys;
+    const [t0, t1] = g.window, a = api.coord([t0, r]), b = api.coord([t1, r]);
+    const y = a[1], h = Math.max(1, api.size([0, 1])[1] * 0.74);
+    if (y + h / 2 < cs.y || y - h / 2 > cs.y + cs.height) return null;
+    const origin = a[0], scale = (b[0] - a[0]) / (t1 - t0), right = cs.x + cs.width;
+    const children = [];
+    for (let k = from; k < to; k++) {
+      const block = g.blocks[k];
+      const x0 = Math.max(cs.x, origin + (block[1] - t0) * scale), x1 = Math.min(right, origin + (block[2] - t0) * scale);
+      if (x0 >= right || x1 < cs.x) continue;
+      children.push({ type: 'rect', shape: { x: x0, y: y - h / 2, width: Math.max(1, x1 - x0), height: h },
+        style: { fill: block[6] === 1 ? TRANSFER_COLOUR : jobColour(block[5]) } });
+    }
+    return { type: 'group', children };
+  }
+
+  // The block under the pointer on row entry `item` (tooltips name the row, not the rectangle).
+  function blockAt(g, item) {
+    const [, from, to] = g.rowBlocks[item];
+    if (!g.pointer) return g.blocks[from];
+    const [t] = g.chart.convertFromPixel({ gridIndex: 0 }, g.pointer);
+    const slack = (g.window[1] - g.window[0]) / Math.max(1, g.width);
+    let lo = from, hi = to;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (g.blocks[mid][1] <= t) lo = mid + 1; else hi = mid; }
+    for (const k of [lo - 1, lo]) if (k >= from && k < to && g.blocks[k][1] - slack <= t && t <= g.blocks[k][2] + slack) return g.blocks[k];
+    return g.blocks[Math.max(from, Math.min(to - 1, lo - 1))];
   }
 
   function renderBand(params, api) {
@@ -342,7 +383,7 @@
       if (last && last[2] === row.band) last[1] = i; else bands.push([i, i, row.band]);
     });
     const plotWidth = () => Math.max(1, (g.chart ? g.chart.getWidth() : container.clientWidth) - GANTT_GRID.left - GANTT_GRID.right);
-    g.blocks = aggregate(g, range[0], range[1], plotWidth());
+    aggregate(g, range[0], range[1], plotWidth());
     const marks = markSeries(run, g);
     const taskCount = arr(run.tasks && run.tasks.start).length;
     const dataZoom = [
@@ -367,11 +408,14 @@
       dataZoom,
       series: [
         { type: 'custom', name: 'nodes', renderItem: renderBand, data: bands, encode: { y: [0, 1] }, silent: true, z: 1, tooltip: { show: false } },
-        { type: 'custom', name: 'schedule', renderItem: renderBlock, data: g.blocks, clip: true, z: 2, progressive: 0,
-          dimensions: ['row', 'start', 'end', 'count', 'item', 'job', 'kind'], encode: { x: [1, 2], y: 0 },
-          tooltip: { formatter: (p) => ganttTooltip(g, p.data) } },
+        { type: 'custom', name: 'schedule', renderItem: (params, api) => renderRow(g, params, api), data: g.rowBlocks,
+          encode: { y: 0 }, z: 2, clip: true, progressive: 0, emphasis: { disabled: true },
+          tooltip: { formatter: (p) => ganttTooltip(g, blockAt(g, p.dataIndex)) } },
         ...marks,
       ],
+    }, (chart) => {
+      // Registered before the tooltip's own listener, so tooltips see this pointer position.
+      chart.getZr().on('mousemove', (e) => { g.pointer = [e.offsetX, e.offsetY]; });
     });
     g.chart.on('datazoom', () => scheduleAggregate(g));
     g.resize = () => { g.chart.resize(); scheduleAggregate(g, true); };
@@ -396,10 +440,8 @@
       const [t0, t1] = visibleWindow(g);
       const width = g.plotWidth();
       if (!force && t0 === g.window[0] && t1 === g.window[1] && width === g.width) return;
-      g.window = [t0, t1];
-      g.width = width;
-      g.blocks = aggregate(g, t0, t1, width);
-      g.chart.setOption({ series: [{}, { data: g.blocks }] });
+      aggregate(g, t0, t1, width);
+      g.chart.setOption({ series: [{}, { data: g.rowBlocks }] });
       // Every run's Gantt shows the same window.
       for (const other of gantts) {
         if (other === g) continue;

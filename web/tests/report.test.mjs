@@ -176,8 +176,11 @@ async function zoomGantt(page) {
   return page.evaluate(async () => {
     const report = window.hetschedReport;
     const chart = report.charts['gantt-0'];
+    // A window of 5 % of the run around its median task start, where tasks are dense.
     const [t0, t1] = report.ganttWindow(0);
-    const from = t0 + (t1 - t0) * 0.3, to = t0 + (t1 - t0) * 0.34;
+    const starts = JSON.parse(document.getElementById('hetsched-report-data').textContent).runs[0].tasks.start.slice().sort((x, y) => x - y);
+    const middle = starts.length ? starts[starts.length >> 1] : (t0 + t1) / 2;
+    const from = Math.max(t0, middle - (t1 - t0) * 0.025), to = Math.min(t1, from + (t1 - t0) * 0.05);
     chart.dispatchAction({ type: 'dataZoom', dataZoomIndex: 0, startValue: from, endValue: to });
     for (let i = 0; i < 100; i++) {
       await new Promise((resolve) => requestAnimationFrame(resolve));

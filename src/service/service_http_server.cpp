@@ -39,6 +39,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <regex>
 #include <set>
 #include <system_error>
@@ -46,6 +47,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/utf8_text.hpp"
 #include "hetsched/service/control_plane.hpp"
+#include "hetsched/service/service_event_stream.hpp"
 
 namespace hetsched {
 namespace {
@@ -637,6 +639,21 @@ void check_positive_seconds(double seconds, const char* field) {
                                                         seconds));
 }
 
+// Has the control plane tell `hub` of every change readers can see, where it offers a
+// change listener (ControlPlane::set_change_listener); false where it does not. The
+// listener holds the hub weakly: it may run after the server is gone.
+template <typename Plane>
+bool listen_for_changes(Plane& plane, const std::shared_ptr<ServiceEventHub>& hub) {
+  if constexpr (requires { plane.set_change_listener(std::function<void()>()); }) {
+    plane.set_change_listener([weak = std::weak_ptr<ServiceEventHub>(hub)] {
+      if (const std::shared_ptr<ServiceEventHub> h = weak.lock()) h->notify();
+    });
+    return true;
+  } else {
+    return false;
+  }
+}
+
 }  // namespace
 
 ServiceHttpServer::ServiceHttpServer(ControlPlane& control_plane, HttpServerOptions options)
@@ -652,8 +669,13 @@ ServiceHttpServer::ServiceHttpServer(ControlPlane& control_plane, HttpServerOpti
   limits.max_per_address = options_.max_connections_per_address;
   limits.idle = to_milliseconds(options_.idle_seconds);
   limits.head = to_milliseconds(options_.request_head_seconds);
+  check_positive_seconds(options_.event_keepalive_seconds, "event_keepalive_seconds");
   server_ = std::make_unique<GuardedHttpServer>(limits);
+  events_ = std::make_shared<ServiceEventHub>(
+      std::max<std::size_t>(1, std::min(options_.max_event_streams, limits.max_connections / 2)));
+  plane_tells_changes_ = listen_for_changes(control_plane_, events_);
   install_routes();
+  install_dashboard_routes();
 }
 
 ServiceHttpServer::~ServiceHttpServer() { stop(); }
@@ -661,6 +683,8 @@ ServiceHttpServer::~ServiceHttpServer() { stop(); }
 std::size_t ServiceHttpServer::max_connections() const { return server_->limits().max_connections; }
 
 HttpConnectionCounts ServiceHttpServer::connection_counts() const { return server_->counts(); }
+
+std::size_t ServiceHttpServer::event_streams() const { return events_->open_streams(); }
 
 int ServiceHttpServer::bind(const std::string& host, int port) {
   const int bound =
@@ -680,6 +704,9 @@ void ServiceHttpServer::start() {
 void ServiceHttpServer::serve() { server_->listen_after_bind(); }
 
 void ServiceHttpServer::stop() {
+  // Open event streams end first (each sends its last chunk), so that no connection's
+  // thread is left waiting for a change.
+  if (events_) events_->stop();
   if (server_) {
     server_->stop();
     // Held connections would keep their threads, and so the pool's shutdown, waiting.
@@ -709,7 +736,9 @@ void ServiceHttpServer::install_routes() {
                    "Transfer-Encoding");
       return httplib::Server::HandlerResponse::Handled;
     }
-    if (req.path == "/healthz") return httplib::Server::HandlerResponse::Unhandled;
+    // The dashboard's page holds no data: the token is asked for by its script.
+    if (req.path == "/healthz" || req.path == "/")
+      return httplib::Server::HandlerResponse::Unhandled;
     const std::string header = req.get_header_value("Authorization");
     constexpr std::string_view kBearer = "Bearer ";
     const bool authorised = header.size() > kBearer.size() &&
@@ -829,6 +858,7 @@ void ServiceHttpServer::install_routes() {
     if (!http_body_is_utf8(body, res)) return;
     try {
       answer(res, 201, {{"registered", control_plane_.register_nodes(body)}});
+      events_->notify();
     } catch (const InputError& e) {
       if (e.where().file == "engine") return error_answer(res, 409, e.message(), "engine");
       input_error_answer(res, e);
@@ -850,6 +880,7 @@ void ServiceHttpServer::install_routes() {
     if (!http_body_is_utf8(body, res)) return;
     try {
       answer(res, 201, {{"ids", control_plane_.submit(body, policy)}});
+      events_->notify();
     } catch (const InputError& e) {
       input_error_answer(res, e);
     } catch (const StateStoreError& e) {
@@ -897,6 +928,113 @@ void ServiceHttpServer::install_routes() {
       case CancelOutcome::cancelling:
         return answer(res, 202, {{"id", *id}, {"state", "cancelling"}});
     }
+  });
+}
+
+namespace {
+
+// Between two batches of events on one stream at least this much time passes: changes that
+// come faster (a twin at full speed finishes thousands of tasks a second) are coalesced.
+constexpr std::chrono::milliseconds kEventMinInterval{200};
+// How often an open stream looks at the state when the control plane does not say when it
+// changes (a control plane without a change listener).
+constexpr std::chrono::milliseconds kEventFallbackPeriod{250};
+
+// One open GET /v1/events stream, shared by its content provider's calls.
+struct EventStream {
+  std::unique_ptr<ServiceEventHub::Subscription> subscription;
+  ServiceEventFeed feed;
+  int socket = -1;         // the client's connection, watched for its closing
+  std::uint64_t sent = 0;  // the hub's sequence the latest events were computed at
+  bool started = false;
+  GuardClock::time_point last_write{}, not_before{}, next_look{};
+};
+
+// 128 bits from the system's random source, hex: a script nonce for one answer.
+std::string random_nonce() {
+  std::random_device source;
+  std::string out;
+  for (int i = 0; i < 4; ++i) out += fmt::format("{:08x}", source());
+  return out;
+}
+
+}  // namespace
+
+void ServiceHttpServer::install_dashboard_routes() {
+  httplib::Server& s = *server_;
+
+  // The page is the same for everyone and carries no data (it is served without a
+  // token): its script asks for the token and reads everything from the API.
+  s.Get("/", [](const httplib::Request& req, httplib::Response& res) {
+    if (!only_parameters(req, res, {})) return;
+    const std::string nonce = random_nonce();
+    res.set_header("Content-Security-Policy", dashboard_page_policy(nonce));
+    res.set_header("Cache-Control", "no-store");
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("X-Frame-Options", "DENY");
+    res.set_header("Referrer-Policy", "no-referrer");
+    res.set_content(dashboard_page_html(nonce), "text/html; charset=utf-8");
+  });
+
+  s.Get("/v1/events", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!only_parameters(req, res, {})) return;
+    auto stream = std::make_shared<EventStream>();
+    stream->subscription = events_->subscribe();
+    if (!stream->subscription) {
+      if (events_->stopping()) return error_answer(res, 503, "the server is stopping");
+      res.set_header("Retry-After", "5");
+      return answer(
+          res, 503,
+          {{"error", "too many event streams are open"}, {"limit", events_->max_streams()}});
+    }
+    if (current_guarded_connection != nullptr)
+      stream->socket = current_guarded_connection->socket();
+    res.set_header("Cache-Control", "no-store");
+    res.set_header("X-Accel-Buffering", "no");  // a proxy in front must not hold events back
+    const auto keepalive = to_milliseconds(options_.event_keepalive_seconds);
+    res.set_chunked_content_provider(
+        "text/event-stream", [this, stream, keepalive](std::size_t, httplib::DataSink& sink) {
+          using Wake = ServiceEventHub::Subscription::Wake;
+          const auto send = [&](const std::string& text) {
+            stream->last_write = GuardClock::now();
+            return sink.write(text.data(), text.size());
+          };
+          if (!stream->started) {  // the snapshot, at once
+            stream->started = true;
+            stream->sent = events_->sequence();
+            stream->next_look = GuardClock::now() + kEventFallbackPeriod;
+            return send("retry: 2000\n" + stream->feed.events(control_plane_, stream->sent));
+          }
+          for (;;) {
+            const auto now = GuardClock::now();
+            const std::uint64_t sequence = events_->sequence();
+            const bool due =
+                sequence != stream->sent || (!plane_tells_changes_ && now >= stream->next_look);
+            if (due && now >= stream->not_before) {
+              stream->sent = sequence;
+              stream->next_look = now + kEventFallbackPeriod;
+              const std::string text = stream->feed.events(control_plane_, sequence);
+              if (!text.empty()) {
+                stream->not_before = now + kEventMinInterval;
+                return send(text);
+              }
+              continue;
+            }
+            const auto keepalive_at = stream->last_write + keepalive;
+            if (now >= keepalive_at) return send(": keep-alive\n\n");
+            auto deadline = keepalive_at;
+            if (!plane_tells_changes_) deadline = std::min(deadline, stream->next_look);
+            const Wake wake =
+                due ? stream->subscription->wait_quietly(stream->socket,
+                                                         std::min(deadline, stream->not_before))
+                    : stream->subscription->wait(stream->sent, stream->socket, deadline);
+            if (wake == Wake::stopping) {
+              sink.done();  // the last chunk: the client sees the stream end, not break
+              return true;
+            }
+            if (wake == Wake::peer_closed) return false;
+          }
+        });
   });
 }
 

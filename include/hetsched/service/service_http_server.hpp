@@ -5,7 +5,12 @@
 //   POST /v1/jobs[?policy=]   body: workload YAML or JSON; 201 {"ids": [...]}
 //   GET  /v1/jobs             summaries;  GET /v1/jobs/{id}: state, placement, history
 //   DELETE /v1/jobs/{id}      cancel; 202
-// Everything but /healthz needs "Authorization: Bearer <token>" (compared in constant
+//   GET  /v1/events           server-sent events (text/event-stream): a snapshot, then an
+//                             event per change of a job, the nodes or the metrics, and a
+//                             keep-alive comment when quiet (service_event_stream.hpp)
+//   GET  /                    the dashboard: one self-contained page, no data in it; its
+//                             script asks for the token and calls the API with it
+// Everything but /healthz and / needs "Authorization: Bearer <token>" (compared in constant
 // time; 401 otherwise). Bodies over the limit get 413; bad input a 4xx JSON answer
 // {"error": ..., "field": ...} (a body that is not UTF-8: 400 with its line, column and
 // byte offset); unknown routes 404; a follower replica answers writes with 307 to the
@@ -45,6 +50,10 @@ struct HttpServerOptions {
   std::size_t max_connections_per_address = 256;
   double idle_seconds = 5;           // a connection without a request starting is closed
   double request_head_seconds = 10;  // from a request's first byte to its last header: 408
+  // Open GET /v1/events streams at most (each holds its connection's thread); beyond: 503.
+  // Lowered to half the connection bound when that is smaller.
+  std::size_t max_event_streams = 32;
+  double event_keepalive_seconds = 15;  // a comment line on a quiet event stream
 };
 
 // What the connection guard has seen since the server started.
@@ -55,6 +64,7 @@ struct HttpConnectionCounts {
 };
 
 class GuardedHttpServer;  // httplib::Server with the connection guard (in the .cpp)
+class ServiceEventHub;
 
 class ServiceHttpServer {
  public:
@@ -77,13 +87,22 @@ class ServiceHttpServer {
   // process's open-file limit (RLIMIT_NOFILE) leaves room for fewer.
   std::size_t max_connections() const;
   HttpConnectionCounts connection_counts() const;
+  // GET /v1/events streams open now.
+  std::size_t event_streams() const;
 
  private:
   void install_routes();
+  void install_dashboard_routes();
 
   ControlPlane& control_plane_;
   HttpServerOptions options_;
   std::unique_ptr<GuardedHttpServer> server_;
+  // Wakes the event streams; shared with the control plane's change listener, which may
+  // outlive the server.
+  std::shared_ptr<ServiceEventHub> events_;
+  // Whether the control plane tells events_ of its changes; when it does not, an open
+  // stream looks at the state every kEventFallbackPeriod instead.
+  bool plane_tells_changes_ = false;
   std::thread thread_;
   std::string address_;
   std::atomic<std::uint64_t> requests_failed_{0};  // numbers the 500s' request ids

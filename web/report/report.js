@@ -204,7 +204,12 @@
     const order = [...groups.keys()].sort((a, b) => (a < 0) - (b < 0) || a - b);
     order.forEach((n, g) => {
       const { devices: ds, lanes } = groups.get(n);
-      for (const d of ds) { deviceRow[d] = rows.length; rows.push({ label: String(devices[d].name), node: n, band: g, source: 'task' }); }
+      for (const d of ds) {
+        // The node's name leads each row label (device names usually start with it already).
+        const name = String(devices[d].name), node = n >= 0 ? nodeName(n) : '';
+        deviceRow[d] = rows.length;
+        rows.push({ label: !node || name.startsWith(node) ? name : `${node} · ${name}`, node: n, band: g, source: 'task' });
+      }
       for (const lane of [...lanes].sort((a, b) => a - b)) {
         laneRow.set(n * 65536 + lane, rows.length);
         rows.push({ label: `${nodeName(n)} net ${lane + 1}`, node: n, band: g, source: 'transfer' });
@@ -618,13 +623,19 @@
     document.title = title;
     const header = el('header', { class: 'report-header' }, el('h1', {}, title));
     const kinds = [...new Set(runs.map((r) => r.workload_kind).filter(Boolean))];
-    header.append(el('p', { class: 'note' }, `${runs.length} run${runs.length === 1 ? '' : 's'}`
-      + `${runs.length ? `: ${runs.map((r) => r.policy).join(', ')}` : ''}${kinds.length ? ` · workload: ${kinds.join(', ')}` : ''}`));
+    if (runs.length) {
+      header.append(el('p', { class: 'note' }, `${runs.length} run${runs.length === 1 ? '' : 's'}: `
+        + `${runs.map((r) => r.policy).join(', ')}${kinds.length ? ` · workload: ${kinds.join(', ')}` : ''}`));
+    }
     app.append(header);
-    const summary = section('Summary', runs.length > 1 ? 'The best value of each row is highlighted.' : '');
-    summary.append(el('div', { class: 'table-wrap' }, summaryTable(runs)));
-    app.append(summary);
-    if (!runs.length) { app.append(el('p', { class: 'note' }, 'The report holds no runs.')); return; }
+    if (runs.length) {
+      const summary = section('Summary', runs.length > 1 ? 'The best value of each row is highlighted.' : '');
+      summary.append(el('div', { class: 'table-wrap' }, summaryTable(runs)));
+      app.append(summary);
+    } else if (!page.pareto) {
+      app.append(el('p', { class: 'note' }, 'The report holds no runs.'));
+      return;
+    }
 
     const range = timeRange(runs);
     const scales = { queue: 0, power: 0 };
@@ -646,7 +657,7 @@
     if (anyTemperature) kindsOfCharts.push(['temperature', 'Temperature', '']);
     kindsOfCharts.push(['cdf', 'Job completion', 'Fraction of all jobs finished within each response time; crosses mark jobs that missed their deadline.']);
     const boxes = runs.map(() => ({}));
-    for (const [kind, heading, note] of kindsOfCharts) {
+    for (const [kind, heading, note] of runs.length ? kindsOfCharts : []) {
       const sec = section(heading, note);
       const grid = runGrid(runs.length);
       runs.forEach((run, r) => {

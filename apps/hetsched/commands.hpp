@@ -10,6 +10,7 @@ void add_simulate_command(CLI::App& app);
 void add_catalog_command(CLI::App& app);
 void add_policies_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 // `bench` groups the benchmark subcommands; each adds itself under it.
 void add_bench_sim_command(CLI::App& bench);
@@ -28,5 +29,6 @@ void add_kube_extender_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_bench_service_command(CLI::App& bench);
 void add_bench_input_command(CLI::App& bench);
+void add_bench_report_command(CLI::App& bench);
 
 }  // namespace hetsched::cli

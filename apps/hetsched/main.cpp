@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   hetsched::cli::add_catalog_command(app);
   hetsched::cli::add_policies_command(app);
   hetsched::cli::add_validate_command(app);
+  hetsched::cli::add_report_command(app);
   hetsched::cli::add_import_command(app);
   hetsched::cli::add_pareto_command(app);
   hetsched::cli::add_devices_command(app);
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   hetsched::cli::add_bench_runtime_command(*bench);
   hetsched::cli::add_bench_service_command(*bench);
   hetsched::cli::add_bench_input_command(*bench);
+  hetsched::cli::add_bench_report_command(*bench);
   hetsched::cli::check_every_seed(app);
   try {
     app.parse(argc, argv);

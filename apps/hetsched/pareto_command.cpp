@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/io/report_page.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/pareto_output.hpp"
@@ -26,6 +27,7 @@ struct ParetoCommandOptions {
   double usd_per_kwh = 0.15;
   std::string csv_path;  // written only when asked for
   std::string svg_path;
+  std::string html_path;
   std::string format = "table";
 };
 
@@ -77,6 +79,13 @@ void run_pareto(const ParetoCommandOptions& options) {
   if (!options.csv_path.empty()) write_text_file(options.csv_path, pareto_to_csv(front, picked));
   if (!options.svg_path.empty())
     write_text_file(options.svg_path, pareto_to_svg(front, picked, title));
+  if (!options.html_path.empty()) {
+    ReportPareto chart{.x_label = "makespan (s)", .y_label = "energy (kJ)"};
+    for (const ParetoPoint& p : front)
+      chart.points.push_back({p.origin, p.makespan_seconds, p.energy_joules / 1e3, true});
+    chart.chosen = static_cast<int>(picked);
+    write_text_file(options.html_path, render_report_page({.title = title, .pareto = &chart}));
+  }
   if (options.format == "json") {
     nlohmann::ordered_json points = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < front.size(); ++i)
@@ -100,6 +109,7 @@ void run_pareto(const ParetoCommandOptions& options) {
                            options.weights[0], options.weights[1], options.weights[2]);
   if (!options.csv_path.empty()) std::cout << "; CSV: " << options.csv_path;
   if (!options.svg_path.empty()) std::cout << "; plot: " << options.svg_path;
+  if (!options.html_path.empty()) std::cout << "; report: " << options.html_path;
   std::cout << "\n";
 }
 
@@ -126,6 +136,8 @@ void add_pareto_command(CLI::App& app) {
       ->check(finite_non_negative);
   command->add_option("--csv", options->csv_path, "write the front as CSV to this file");
   command->add_option("--svg", options->svg_path, "write a plot of the front as SVG to this file");
+  command->add_option("--html", options->html_path,
+                      "write the front as a self-contained HTML report to this file");
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   command->callback([options] { run_pareto(*options); });

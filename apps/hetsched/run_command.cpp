@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/io/report_page.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/history_regression_model.hpp"
 #include "hetsched/perf/roofline_model.hpp"
@@ -121,10 +122,15 @@ void run_run(const RunOptions& options) {
   if (!options.out_dir.empty()) {
     create_output_directory(options.out_dir);
     const std::string stem = options.out_dir + "/" + run.report.policy;
-    write_text_file(stem + ".report.json",
-                    report_to_json(run.report, devices.cluster(), backend.graph()).dump(2) + "\n");
+    ReportPageInput page;
+    page.title = fmt::format("hetsched run: {} tasks on {} devices", run.report.tasks_total,
+                             devices.cluster().device_count());
+    page.runs.push_back(report_to_json(run.report, devices.cluster(), backend.graph()));
+    page.sources.push_back(stem + ".report.json");
+    write_text_file(page.sources.back(), page.runs.back().dump(2) + "\n");
     write_text_file(stem + ".trace.json",
                     chrome_trace(run.report, devices.cluster(), backend.graph()).dump() + "\n");
+    write_text_file(options.out_dir + "/report.html", render_report_page(page));
   }
   if (options.format == "json") {
     nlohmann::ordered_json out;
@@ -185,7 +191,8 @@ void run_run(const RunOptions& options) {
   for (const std::string& u : run.report.unfinished_tasks)
     std::cout << "  unfinished: " << u << "\n";
   if (!options.out_dir.empty())
-    std::cout << "  report and Chrome trace written to " << options.out_dir << "/\n";
+    std::cout << "  report.html, JSON report and Chrome trace written to " << options.out_dir
+              << "/\n";
 }
 
 }  // namespace
@@ -226,7 +233,8 @@ void add_run_command(CLI::App& app) {
   command->add_flag("--no-cuda", options->no_cuda, "no CUDA workers");
   command->add_flag("--no-stealing", options->no_stealing,
                     "keep every task where the policy put it");
-  command->add_option("--out", options->out_dir, "directory for the JSON report and Chrome trace");
+  command->add_option("--out", options->out_dir,
+                      "directory for report.html, the JSON report and the Chrome trace");
   command->add_option("--seed", options->seed, "seed")->capture_default_str();
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))

@@ -11,6 +11,7 @@
 #include "hetsched/core/progress.hpp"
 #include "hetsched/energy/power_cap_planning.hpp"
 #include "hetsched/io/config_kind.hpp"
+#include "hetsched/io/report_page.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
@@ -145,13 +146,18 @@ void run_simulate(const SimulateOptions& options) {
 
   if (!options.out_dir.empty()) {
     create_output_directory(options.out_dir);
+    ReportPageInput page;
+    page.title = fmt::format("hetsched simulate: {} jobs, {} tasks on {} devices",
+                             workload.jobs.size(), workload.task_count(), cluster.device_count());
     for (std::size_t i = 0; i < reports.size(); ++i) {
       const TaskGraph& graph = simulators[i]->graph();
       const std::string stem = options.out_dir + "/" + reports[i].policy;
-      write_text_file(stem + ".report.json",
-                      report_to_json(reports[i], cluster, graph).dump(2) + "\n");
+      page.runs.push_back(report_to_json(reports[i], cluster, graph));
+      page.sources.push_back(stem + ".report.json");
+      write_text_file(page.sources.back(), page.runs.back().dump(2) + "\n");
       write_text_file(stem + ".trace.json", chrome_trace(reports[i], cluster, graph).dump() + "\n");
     }
+    write_text_file(options.out_dir + "/report.html", render_report_page(page));
   }
 
   if (!options.schedule_file.empty())
@@ -177,7 +183,8 @@ void run_simulate(const SimulateOptions& options) {
     for (const SimReport& r : reports) std::cout << power_summary(r, cluster);
   }
   if (!options.out_dir.empty())
-    std::cout << "\nreports and Chrome traces (open in https://ui.perfetto.dev) written to "
+    std::cout << "\nreport.html, JSON reports and Chrome traces (open in https://ui.perfetto.dev) "
+                 "written to "
               << options.out_dir << "/\n";
 }
 
@@ -209,7 +216,8 @@ void add_simulate_command(CLI::App& app) {
                    "anywhere) or pack (every gang on one node, as hetsched serve places them)")
       ->capture_default_str()
       ->check(CLI::IsMember({"spread", "pack"}));
-  command->add_option("--out", options->out_dir, "directory for JSON reports and Chrome traces");
+  command->add_option("--out", options->out_dir,
+                      "directory for report.html, the JSON reports and Chrome traces");
   command->add_option("--format", options->format, "output on stdout")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

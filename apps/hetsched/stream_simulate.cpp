@@ -9,6 +9,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/io/cluster_file.hpp"
+#include "hetsched/io/report_page.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/io/stream_workload_file.hpp"
 #include "hetsched/stream/stream_simulator.hpp"
@@ -72,6 +73,7 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
   sim.easy_backfilling = options.easy_backfilling;
   sim.gang_spread =
       options.gang_placement == "pack" ? GangSpread::one_node : GangSpread::racks_then_anywhere;
+  sim.record_segments = !options.out_dir.empty();  // the report's timeline
   std::vector<StreamReport> reports;
   for (std::size_t i = 0; i < policies.size(); ++i) {
     Progress progress("simulate " + policies[i], options.quiet);
@@ -113,6 +115,14 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
   if (!options.out_dir.empty()) {
     create_output_directory(options.out_dir);
     write_text_file(options.out_dir + "/stream.report.json", out.dump(2) + "\n");
+    ReportPageInput page;
+    page.title = fmt::format("hetsched simulate: a stream of {} jobs", workload.jobs.size());
+    for (const StreamReport& r : reports) {
+      page.runs.push_back(stream_report_to_json(r, workload, resources));
+      page.sources.push_back(options.out_dir + "/" + r.policy + ".report.json");
+      write_text_file(page.sources.back(), page.runs.back().dump(2) + "\n");
+    }
+    write_text_file(options.out_dir + "/report.html", render_report_page(page));
   }
   if (options.format == "json") {
     std::cout << out.dump(2) << "\n";

@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <numeric>
-#include <queue>
 
 #include "hetsched/core/csv_field.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/io/interval_lanes.hpp"
+#include "hetsched/io/run_series.hpp"
 
 namespace hetsched {
 
@@ -18,6 +18,8 @@ using nlohmann::ordered_json;
 ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const TaskGraph& graph,
                             bool include_schedule) {
   ordered_json out;
+  out["format"] = kReportFormat;
+  out["format_version"] = kReportFormatVersion;
   out["policy"] = r.policy;
   out["perf_model"] = r.perf_model;
   out["seed"] = r.seed;
@@ -65,6 +67,7 @@ ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const Ta
     const Device& device = cluster.device(d.device);
     devices.push_back(
         {{"name", device.name},
+         {"node", cluster.node(device.node).name},
          {"model", device.spec.model},
          {"kind", to_string(device.spec.kind)},
          {"tasks", d.tasks},
@@ -109,6 +112,29 @@ ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const Ta
                           {"joules", t.joules}});
     }
     out["schedule"] = std::move(schedule);
+    ordered_json transfers = ordered_json::array();
+    for (const TransferRecord& x : r.transfers)
+      transfers.push_back({{"job", graph.job(graph.job_of(x.consumer)).name},
+                           {"task", graph.task(x.consumer).name},
+                           {"from_node", cluster.node(x.from_node).name},
+                           {"device", cluster.device(x.to_device).name},
+                           {"bytes", x.bytes},
+                           {"start_seconds", x.start_seconds},
+                           {"finish_seconds", x.finish_seconds}});
+    out["transfer_schedule"] = std::move(transfers);
+    ordered_json marks = ordered_json::array();
+    for (const TimelineMark& m : r.marks) {
+      ordered_json mark{{"kind", to_string(m.kind)},
+                        {"device", cluster.device(m.device).name},
+                        {"seconds", m.seconds}};
+      if (m.task != kNoTimelineTask) {
+        mark["job"] = graph.job(graph.job_of(m.task)).name;
+        mark["task"] = graph.task(m.task).name;
+      }
+      marks.push_back(std::move(mark));
+    }
+    out["marks"] = std::move(marks);
+    out["series"] = run_series_json(r, cluster, graph);
   }
   return out;
 }
@@ -118,41 +144,17 @@ namespace {
 // Trace rows (tids) of a node's network lanes, after every device row (device d is d + 1).
 constexpr std::uint64_t kFirstNetworkRow = 1u << 31;
 
-// For each transfer, the lowest lane of its destination node that is free at its start
-// (interval partitioning in order of start, ties by record order): the fewest lanes in
-// which no two transfers overlap.
+// For each transfer, the lowest network lane of its destination node free at its start.
 std::vector<std::uint32_t> transfer_lanes(const std::vector<TransferRecord>& transfers,
                                           const Cluster& cluster) {
-  std::vector<std::size_t> order(transfers.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return transfers[a].start_seconds < transfers[b].start_seconds;
-  });
-  using Busy = std::pair<double, std::uint32_t>;  // (finish, lane), earliest finish on top
-  struct NodeLanes {
-    std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
-    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> free;
-    std::uint32_t count = 0;
-  };
-  std::vector<NodeLanes> nodes(cluster.node_count());
-  std::vector<std::uint32_t> lanes(transfers.size(), 0);
-  for (std::size_t i : order) {
-    NodeLanes& node = nodes[cluster.device(transfers[i].to_device).node];
-    while (!node.busy.empty() && node.busy.top().first <= transfers[i].start_seconds) {
-      node.free.push(node.busy.top().second);
-      node.busy.pop();
-    }
-    std::uint32_t lane = node.count;
-    if (node.free.empty()) {
-      ++node.count;
-    } else {
-      lane = node.free.top();
-      node.free.pop();
-    }
-    node.busy.emplace(transfers[i].finish_seconds, lane);
-    lanes[i] = lane;
+  std::vector<std::uint32_t> node(transfers.size());
+  std::vector<double> start(transfers.size()), finish(transfers.size());
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    node[i] = cluster.device(transfers[i].to_device).node;
+    start[i] = transfers[i].start_seconds;
+    finish[i] = transfers[i].finish_seconds;
   }
-  return lanes;
+  return interval_lanes(node, start, finish, cluster.node_count());
 }
 
 }  // namespace

@@ -2,6 +2,20 @@
 
 namespace hetsched {
 
+std::string_view to_string(TimelineMarkKind kind) {
+  switch (kind) {
+    case TimelineMarkKind::failure:
+      return "failure";
+    case TimelineMarkKind::restart:
+      return "restart";
+    case TimelineMarkKind::checkpoint:
+      return "checkpoint";
+    case TimelineMarkKind::migration:
+      return "migration";
+  }
+  return "unknown";
+}
+
 double SimReport::mean_response_seconds() const {
   if (jobs.empty()) return 0;
   double sum = 0;

@@ -58,6 +58,7 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
   report_.power_cap_watts = options_.power_cap_watts;
   report_.node_power_cap_watts = options_.node_power_cap_watts;
   if (options_.thermal.enabled) report_.thermal_modeled = true;
+  report_.thermal_limit_celsius = options_.thermal.limit_celsius;
   cluster_grew();
   graph_grew();
 }
@@ -244,6 +245,12 @@ void Simulator::set_device_watts(DeviceId d, double watts) {
   device.watts = watts;
   report_.peak_power_watts = std::max(report_.peak_power_watts, cluster_watts_);
   report_.peak_node_power_watts = std::max(report_.peak_node_power_watts, node);
+  if (options_.record_schedule) {  // one sample per instant: its last value holds
+    if (!report_.power.empty() && report_.power.back().seconds == now_)
+      report_.power.back().watts = cluster_watts_;
+    else
+      report_.power.push_back(PowerSample{now_, cluster_watts_});
+  }
 }
 
 void Simulator::advance_temperature(DeviceId d) {
@@ -254,6 +261,8 @@ void Simulator::advance_temperature(DeviceId d) {
     device.celsius =
         thermal_[d].temperature_after(device.celsius, device.watts, now_ - device.celsius_time);
     device.celsius_time = now_;
+    if (options_.record_schedule)
+      report_.temperatures.push_back(TemperatureSample{now_, d, device.celsius});
   }
   device.peak_celsius = std::max(device.peak_celsius, device.celsius);
 }
@@ -404,7 +413,13 @@ SimReport Simulator::run() {
   for (JobIndex j = 0; j < graph_.job_count(); ++j)
     events_.schedule(graph_.job(j).arrival_seconds, job_arrival, j);
   events_.reserve(graph_.job_count() + 2 * cluster_.device_count());
-  if (options_.record_schedule) report_.schedule.reserve(graph_.task_count());
+  if (options_.record_schedule) {
+    report_.schedule.reserve(graph_.task_count());
+    report_.power.push_back(PowerSample{0.0, cluster_watts_});
+    if (!thermal_.empty())
+      for (DeviceId d = 0; d < devices_.size(); ++d)
+        report_.temperatures.push_back(TemperatureSample{0.0, d, devices_[d].celsius});
+  }
   std::size_t next_progress = 1 << 16;
   if (options_.faults.enabled) start_faults();
   while (!events_.empty()) {
@@ -420,6 +435,10 @@ SimReport Simulator::run() {
 
   // Accounting over the run.
   SimReport& r = report_;
+  // Checkpoints are known when their attempt ends, after later events were marked.
+  std::stable_sort(
+      r.marks.begin(), r.marks.end(),
+      [](const TimelineMark& a, const TimelineMark& b) { return a.seconds < b.seconds; });
   r.policy = std::string(loop_.policy().name());
   r.perf_model = std::string(perf_.name());
   r.seed = options_.seed;

@@ -120,6 +120,11 @@ struct Simulator::FaultRuntime {
   std::size_t reoffers_without_start = 0;
   bool reoffer_pending = false;
   FaultReport report;
+  std::vector<TimelineMark>* marks = nullptr;  // the report's timeline, when it is recorded
+
+  void mark(double seconds, DeviceId device, TaskIndex task, TimelineMarkKind kind) {
+    if (marks != nullptr) marks->push_back(TimelineMark{seconds, device, task, kind});
+  }
 };
 
 void Simulator::start_faults() {
@@ -127,6 +132,7 @@ void Simulator::start_faults() {
   o.validate(cluster_);
   fault_ = std::make_shared<FaultRuntime>();
   FaultRuntime& f = *fault_;
+  if (options_.record_schedule) f.marks = &report_.marks;
   const std::size_t devices = cluster_.device_count(), tasks = graph_.task_count();
   f.alive.assign(devices, true);
   f.running.assign(devices, kNoTask);
@@ -313,6 +319,9 @@ void settle_copy(Simulator::FaultRuntime& f, FaultJobRecord& job, TaskIndex t, c
   }
   r.checkpoint_device_seconds += checkpoint_time;
   job.checkpoints += checkpoints;
+  for (std::uint32_t k = 1; k <= checkpoints; ++k)  // the k-th is written after k intervals
+    f.mark(a.start + a.restart + k * (a.interval + a.checkpoint), a.device, t,
+           TimelineMarkKind::checkpoint);
 }
 }  // namespace
 
@@ -358,6 +367,7 @@ double Simulator::begin_attempt(TaskIndex t, DeviceId d, double seconds) {
   f.running[d] = t;
   ++f.report.jobs[j].attempts;
   if (f.lost_at[t] >= 0) {
+    f.mark(now_, d, t, TimelineMarkKind::restart);
     f.report.jobs[j].recovery_seconds += now_ - f.lost_at[t];
     f.lost_at[t] = -1;
   }
@@ -650,6 +660,7 @@ void Simulator::handle_fault_event(const Event& e) {
     if (!f.alive[d]) return;
     f.alive[d] = false;
     const TaskIndex t = stop_attempt(d, CopyEnd::lost);
+    f.mark(now_, d, t, TimelineMarkKind::failure);  // kNoTask is kNoTimelineTask
     if (t != kNoTask) {
       ++f.report.jobs[graph_.job_of(t)].failures;
       f.undetected[d] = t;
@@ -672,6 +683,7 @@ void Simulator::handle_fault_event(const Event& e) {
     const TaskIndex running = f.running[d];
     double kept = 0;
     if (running != kNoTask) {
+      f.mark(now_, d, running, TimelineMarkKind::migration);
       const Progress before = attempt_progress(f.attempt[running], now_);
       kept = before.elapsed_work - before.saved_work;
       stop_attempt(d, CopyEnd::drained);
@@ -744,6 +756,7 @@ void Simulator::handle_fault_event(const Event& e) {
           if (!f.alive[d]) break;
           stop_replica(d, CopyEnd::lost);
           const TaskIndex t = stop_attempt(d, CopyEnd::lost);
+          f.mark(now_, d, t, TimelineMarkKind::failure);  // kNoTask is kNoTimelineTask
           devices_[d].busy = false;
           if (t != kNoTask) {
             ++f.report.jobs[graph_.job_of(t)].failures;

@@ -11,8 +11,11 @@
 
 namespace hetsched {
 
-SimThroughputResult run_sim_throughput_benchmark(const SimThroughputParams& params) {
-  const Cluster cluster = benchmark_cluster(params.nodes, params.devices_per_node);
+Cluster sim_throughput_cluster(const SimThroughputParams& params) {
+  return benchmark_cluster(params.nodes, params.devices_per_node);
+}
+
+Workload sim_throughput_workload(const SimThroughputParams& params) {
   Rng rng(params.seed);
   Workload workload;
   const std::size_t jobs = std::max<std::size_t>(1, std::min(params.jobs, params.tasks));
@@ -32,6 +35,12 @@ SimThroughputResult run_sim_throughput_benchmark(const SimThroughputParams& para
       task.input_bytes = rng.uniform(1e6, 1e8);
     }
   }
+  return workload;
+}
+
+SimThroughputResult run_sim_throughput_benchmark(const SimThroughputParams& params) {
+  const Cluster cluster = sim_throughput_cluster(params);
+  const Workload workload = sim_throughput_workload(params);
   const RooflineModel perf(cluster);
   const auto policy = make_policy("greedy-eft", PolicyOptions{params.seed});
   const auto start = std::chrono::steady_clock::now();

@@ -38,6 +38,9 @@ class StreamRun {
   // Records a run of `seconds` on `type` at `device_share` of each of its devices.
   void account(std::size_t j, std::size_t type, double seconds, double device_share);
   void first_placement(std::size_t j, const StreamPlacement& placement);
+  // Keeps a run for the timeline, when asked to (StreamSimOptions::record_segments).
+  void record(std::size_t j, const StreamPlacement& placement, double start, double end,
+              bool moved);
   void finish(std::size_t j, double time);
   // The scheduler numbers jobs in the order they arrive; the report, in workload order.
   const StreamJobStatus& status(std::size_t j) const { return scheduler_.job(slot_[j]); }
@@ -58,6 +61,7 @@ class StreamRun {
   double now_ = 0;
   bool round_pending_ = false;
   std::size_t measured_total_ = 0, measured_done_ = 0;
+  std::vector<StreamRunSegment> segments_;
 };
 
 double StreamRun::isolated_rate(std::size_t j, std::size_t jobs_present) const {
@@ -104,9 +108,18 @@ void StreamRun::finish(std::size_t j, double time) {
   if (options_.progress) options_.progress(measured_done_, measured_total_);
 }
 
+void StreamRun::record(std::size_t j, const StreamPlacement& placement, double start, double end,
+                       bool moved) {
+  if (!options_.record_segments) return;
+  for (const auto& [node, devices] : placement.nodes)
+    segments_.push_back(StreamRunSegment{j, static_cast<std::size_t>(node), devices,
+                                         placement.shared_device, start, end, moved});
+}
+
 void StreamRun::start(const StreamStart& start) {
   const std::size_t j = workload_job_[start.job];
   first_placement(j, start.placement);
+  record(j, start.placement, now_, start.finish_seconds, false);
   events_.schedule(start.finish_seconds, finish_event, static_cast<std::uint32_t>(j));
 }
 
@@ -131,6 +144,7 @@ void StreamRun::run_round() {
   for (const StreamSegment& segment : scheduler_.run_round(now_)) {
     const std::size_t j = workload_job_[segment.job];
     first_placement(j, segment.placement);
+    record(j, segment.placement, segment.start_seconds, segment.end_seconds, segment.moved);
     if (segment.moved) ++outcomes_[j].migrations;
     account(j, segment.placement.type, segment.seconds, segment.device_share);
     if (segment.finishes) finish(j, segment.end_seconds);
@@ -194,6 +208,7 @@ StreamReport StreamRun::run(const std::string& policy_name) {
 
   StreamReport report;
   report.policy = policy_name;
+  report.segments = std::move(segments_);
   for (const auto& type : types()) report.type_names.push_back(type.model);
   std::vector<double> jct, inverse_slowdown, rho;
   double wait_sum = 0, last_finish = 0, first_measured_arrival = 1e300;

@@ -147,6 +147,35 @@ TEST(FaultTolerance, CrashIsDetectedAfterHeartbeatTimeoutAndRetriedFromCheckpoin
   EXPECT_EQ(r.schedule.back().device, 1u);
 }
 
+// The same crash on the report's timeline: the two checkpoints written before it (at 310
+// and 620 on device 0), the crash (700, device 0), the retry's start (717, device 1) and its
+// one checkpoint (717 + 10 s restart + 300 s work + 10 s writing = 1037), in time order.
+TEST(FaultTolerance, TheTimelineMarksCheckpointsTheCrashAndTheRestart) {
+  TwoGpus setup;
+  FaultOptions o = explicit_only();
+  o.checkpoint.mode = CheckpointMode::fixed;
+  o.checkpoint.fixed_interval_seconds = 300;
+  o.explicit_failures.push_back({700, FailureKind::crash, 0, 1e9, 1});
+  const SimReport r = setup.run(o);
+  struct Expected {
+    double seconds;
+    DeviceId device;
+    TimelineMarkKind kind;
+  };
+  const std::vector<Expected> expected{{310, 0, TimelineMarkKind::checkpoint},
+                                       {620, 0, TimelineMarkKind::checkpoint},
+                                       {700, 0, TimelineMarkKind::failure},
+                                       {717, 1, TimelineMarkKind::restart},
+                                       {1037, 1, TimelineMarkKind::checkpoint}};
+  ASSERT_EQ(r.marks.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(r.marks[i].seconds, expected[i].seconds, 1e-9) << i;
+    EXPECT_EQ(r.marks[i].device, expected[i].device) << i;
+    EXPECT_EQ(r.marks[i].kind, expected[i].kind) << i;
+    EXPECT_EQ(r.marks[i].task, 0u) << i;
+  }
+}
+
 TEST(FaultTolerance, TransientFaultsExhaustRetriesWithAReason) {
   TwoGpus setup;
   FaultOptions o = explicit_only();
@@ -232,7 +261,8 @@ TEST(FaultTolerance, SameSeedGivesTheSameReport) {
   std::string first;
   for (int i = 0; i < 2; ++i) {
     const auto policy = make_policy("greedy-eft", PolicyOptions{3});
-    Simulator simulator(cluster, workload, perf, *policy, SimulationOptions{.seed = 3, .faults = o});
+    Simulator simulator(cluster, workload, perf, *policy,
+                        SimulationOptions{.seed = 3, .faults = o});
     const SimReport r = simulator.run();
     const std::string text = report_to_json(r, cluster, simulator.graph()).dump();
     if (i == 0)

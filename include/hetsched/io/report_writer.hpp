@@ -9,19 +9,34 @@
 #include <vector>
 
 #include "hetsched/sim/sim_report.hpp"
+#include "hetsched/stream/stream_simulator.hpp"
 
 namespace hetsched {
 
+// A report file says what it is and which version of the format it follows; readers refuse
+// other documents and newer versions (docs/report.md).
+inline constexpr const char* kReportFormat = "hetsched-report";
+inline constexpr int kReportFormatVersion = 1;
+
+// With the schedule, the report also holds the run's timeline: transfers, marks (failures,
+// restarts, checkpoints, migrations) and series over time (run_series.hpp).
 nlohmann::ordered_json report_to_json(const SimReport& report, const Cluster& cluster,
                                       const TaskGraph& graph, bool include_schedule = true);
+
+// A job stream's run in the same format ("workload_kind": "stream"): each run of a job on a
+// node is drawn on device slots of that node; the simulation must have recorded its segments
+// (StreamSimOptions::record_segments).
+nlohmann::ordered_json stream_report_to_json(const StreamReport& report,
+                                             const StreamWorkload& workload,
+                                             const StreamResources& resources);
 
 nlohmann::ordered_json chrome_trace(const SimReport& report, const Cluster& cluster,
                                     const TaskGraph& graph);
 
 // Every task's job, name, device, node, P-state, start and finish (the report must have
 // been recorded with its schedule): CSV rows under a header, or a JSON array.
-std::string schedule_to_csv(const SimReport& report, const Cluster& cluster,
-                            const TaskGraph& graph, bool with_header = true);
+std::string schedule_to_csv(const SimReport& report, const Cluster& cluster, const TaskGraph& graph,
+                            bool with_header = true);
 nlohmann::ordered_json schedule_to_json(const SimReport& report, const Cluster& cluster,
                                         const TaskGraph& graph);
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hetsched/cluster/cluster.hpp"
@@ -30,6 +31,31 @@ struct TransferRecord {
   double bytes = 0;
   double start_seconds = 0;
   double finish_seconds = 0;
+};
+
+// Something that happened to a device at one instant, for the report's timeline: a failure
+// (crash, transient or partition), a retry starting, a checkpoint written, a task moved off
+// a device on a predictor alarm.
+enum class TimelineMarkKind : std::uint8_t { failure, restart, checkpoint, migration };
+std::string_view to_string(TimelineMarkKind kind);
+
+struct TimelineMark {
+  double seconds = 0;
+  DeviceId device = 0;
+  TaskIndex task = 0;  // kNoTimelineTask when none ran there
+  TimelineMarkKind kind = TimelineMarkKind::failure;
+};
+inline constexpr TaskIndex kNoTimelineTask = static_cast<TaskIndex>(-1);
+
+// A value that holds from `seconds` until the next sample's time.
+struct PowerSample {
+  double seconds = 0;
+  double watts = 0;  // the whole cluster's draw
+};
+struct TemperatureSample {
+  double seconds = 0;
+  DeviceId device = 0;
+  double celsius = 0;
 };
 
 struct JobResult {
@@ -72,8 +98,12 @@ struct SimReport {
   double transfer_bytes = 0;
   double transfer_seconds = 0;  // summed over transfers, contention included
   std::uint64_t events = 0;
-  std::vector<TaskRecord> schedule;  // filled when recording is on
+  // Filled when recording is on (SimulationOptions::record_schedule): the timeline.
+  std::vector<TaskRecord> schedule;
   std::vector<TransferRecord> transfers;
+  std::vector<TimelineMark> marks;              // with failures simulated
+  std::vector<PowerSample> power;               // every change of the cluster's draw
+  std::vector<TemperatureSample> temperatures;  // with the thermal model on
   // Power cap and thermal model (energy branch); all zero/empty when both are off.
   double power_cap_watts = 0;
   double peak_power_watts = 0;                  // highest cluster draw over the run
@@ -83,6 +113,7 @@ struct SimReport {
   std::uint64_t power_cap_waits = 0;            // times a task waited for power
   std::vector<std::string> power_cap_refusals;  // tasks that cannot fit the cap at all
   bool thermal_modeled = false;
+  double thermal_limit_celsius = 0;  // where throttling starts (thermal model on)
   std::uint64_t thermal_throttle_events = 0;
   std::optional<FaultReport> faults;  // when failures were simulated
 

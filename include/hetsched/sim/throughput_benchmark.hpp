@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <functional>
 
+#include "hetsched/cluster/cluster.hpp"
+#include "hetsched/workload/workload.hpp"
+
 namespace hetsched {
 
 struct SimThroughputParams {
@@ -31,6 +34,10 @@ struct SimThroughputResult {
   double tasks_per_second = 0;
   double events_per_second = 0;
 };
+
+// The benchmark's cluster and workload: `tasks` dense kernels with inputs, in `jobs` jobs.
+Cluster sim_throughput_cluster(const SimThroughputParams& params);
+Workload sim_throughput_workload(const SimThroughputParams& params);
 
 SimThroughputResult run_sim_throughput_benchmark(const SimThroughputParams& params);
 

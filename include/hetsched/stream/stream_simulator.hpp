@@ -24,6 +24,20 @@ struct StreamSimOptions : StreamSchedulerOptions {
   std::size_t measure_first = 0;
   std::size_t measure_last = std::numeric_limits<std::size_t>::max();
   std::function<void(std::size_t, std::size_t)> progress;
+  // Keep every run of every job (StreamReport::segments), for the report's timeline.
+  bool record_segments = false;
+};
+
+// A job's run on one node from start to end (a round, or until it finished): the whole
+// devices it held there, or the slot of the device it shared.
+struct StreamRunSegment {
+  std::size_t job = 0;   // index in the workload
+  std::size_t node = 0;  // index in StreamResources::nodes
+  int devices = 0;       // whole devices; 0 when it held a share of one
+  int shared_device = -1;
+  double start_seconds = 0;
+  double end_seconds = 0;
+  bool moved = false;  // it paid the migration time at its start
 };
 
 struct StreamJobOutcome {
@@ -77,6 +91,7 @@ struct StreamReport {
   std::size_t fallbacks = 0;
   std::string first_fallback_note;
   double wall_seconds = 0;
+  std::vector<StreamRunSegment> segments;  // with StreamSimOptions::record_segments
 };
 
 StreamReport simulate_stream(const StreamWorkload& workload, StreamPolicy& policy,

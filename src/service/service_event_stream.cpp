@@ -115,9 +115,17 @@ std::unique_ptr<ServiceEventHub::Subscription> ServiceEventHub::subscribe() {
 }
 
 void ServiceEventHub::unsubscribe(int fd) {
-  std::lock_guard lock(mutex_);
-  fds_.erase(fd);
-  ::close(fd);
+  {
+    std::lock_guard lock(mutex_);
+    fds_.erase(fd);
+    ::close(fd);
+  }
+  closed_.notify_all();
+}
+
+bool ServiceEventHub::wait_until_closed(Clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  return closed_.wait_until(lock, deadline, [this] { return fds_.empty(); });
 }
 
 void ServiceEventHub::notify() {

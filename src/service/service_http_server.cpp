@@ -704,9 +704,13 @@ void ServiceHttpServer::start() {
 void ServiceHttpServer::serve() { server_->listen_after_bind(); }
 
 void ServiceHttpServer::stop() {
-  // Open event streams end first (each sends its last chunk), so that no connection's
-  // thread is left waiting for a change.
-  if (events_) events_->stop();
+  // Open event streams end first, each with its last chunk (a client sees the stream end,
+  // not break), so that no connection's thread is left waiting for a change. A client that
+  // does not read its stream is not waited for long: its connection is cut below.
+  if (events_) {
+    events_->stop();
+    events_->wait_until_closed(std::chrono::steady_clock::now() + std::chrono::seconds(1));
+  }
   if (server_) {
     server_->stop();
     // Held connections would keep their threads, and so the pool's shutdown, waiting.

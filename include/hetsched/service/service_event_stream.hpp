@@ -19,6 +19,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -73,6 +74,9 @@ class ServiceEventHub {
   void notify();
   // Wakes every stream to end; subscribe() gives null from now. Idempotent.
   void stop();
+  // Waits until every subscription is gone (each stream has sent its end) or `deadline`
+  // passes; true when none is left.
+  bool wait_until_closed(Clock::time_point deadline);
 
   std::uint64_t sequence() const;
   bool stopping() const;
@@ -84,7 +88,8 @@ class ServiceEventHub {
 
   const std::size_t max_streams_;
   mutable std::mutex mutex_;
-  std::set<int> fds_;  // the open subscriptions' eventfds
+  std::condition_variable closed_;  // a subscription went away
+  std::set<int> fds_;               // the open subscriptions' eventfds
   std::uint64_t sequence_ = 1;
   bool stopping_ = false;
 };

@@ -41,6 +41,7 @@
   const charts = {};
   const firstRenders = [];
   const gantts = [];
+  let linkedGantts = false;
   const encode = (s) => echarts.format.encodeHTML(String(s));
 
   // ---------- small helpers ----------
@@ -447,9 +448,9 @@
       if (!force && t0 === g.window[0] && t1 === g.window[1] && width === g.width) return;
       aggregate(g, t0, t1, width);
       g.chart.setOption({ series: [{}, { data: g.rowBlocks }] });
-      // Every run's Gantt shows the same window.
+      // Every run's Gantt shows the same window when they share a time axis.
       for (const other of gantts) {
-        if (other === g) continue;
+        if (other === g || !linkedGantts) continue;
         const w = visibleWindow(other);
         if (Math.abs(w[0] - t0) > 1e-9 * (1 + Math.abs(t0)) || Math.abs(w[1] - t1) > 1e-9 * (1 + Math.abs(t1))) {
           other.chart.dispatchAction({ type: 'dataZoom', dataZoomIndex: 0, startValue: t0, endValue: t1 });
@@ -560,7 +561,6 @@
     };
     makeChart(`cdf-${r}`, container, {
       title: chartTitle(`${run.policy ?? `run ${r + 1}`}: job completion`, parts.join(' · ')),
-      legend: { top: 8, right: 12, textStyle: { fontSize: 11 } },
       tooltip: { trigger: 'item', confine: true, className: 'report-tooltip', formatter: jobTip },
       grid: { left: 64, right: 28, top: 62, bottom: 58 },
       xAxis: Object.assign({ type: 'value', name: 'response time (s)', nameLocation: 'middle', nameGap: 26,
@@ -637,15 +637,20 @@
       return;
     }
 
-    const range = timeRange(runs);
+    // Runs share one time axis (and one response-time axis) unless their spans differ more than
+    // fourfold, where a shared axis would squash the shorter runs.
+    const comparable = (values) => values.every((v) => v > 0) && Math.max(...values) <= 4 * Math.min(...values);
+    const ranges = runs.map((run) => timeRange([run]));
+    const sharedRange = timeRange(runs);
+    linkedGantts = comparable(ranges.map(([lo, hi]) => hi - lo));
+    const responses = runs.map((run) => maxOf(arr(run.jobs).map((j) => j.response_seconds).filter(Number.isFinite)));
+    const sharedResponses = comparable(responses);
     const scales = { queue: 0, power: 0 };
-    let maxResponse = 0;
     for (const run of runs) {
       const s = run.series || {};
       scales.queue = Math.max(scales.queue, maxOf(arr(s.queue && s.queue.tasks)));
       scales.power = Math.max(scales.power, maxOf(arr(s.power && s.power.watts)),
         (s.power && s.power.cap_watts) || 0, (s.power && s.power.node_cap_watts) || 0);
-      for (const j of arr(run.jobs)) if (Number.isFinite(j.response_seconds)) maxResponse = Math.max(maxResponse, j.response_seconds);
     }
     // A shared y scale only where there is data; ECharts' own nice rounding otherwise.
     scales.queue = niceAxis(scales.queue, true);
@@ -680,9 +685,10 @@
     }
     // Charts are created once the layout is in place, so that each knows its size.
     runs.forEach((run, r) => {
+      const range = linkedGantts ? sharedRange : ranges[r];
       buildGantt(run, r, boxes[r].gantt, range);
       buildSeriesCharts(run, r, boxes[r], range, scales);
-      buildCdf(run, r, boxes[r].cdf, niceAxis(maxResponse));
+      buildCdf(run, r, boxes[r].cdf, niceAxis(sharedResponses ? Math.max(...responses) : responses[r]));
     });
     if (paretoBox) buildPareto(page.pareto, paretoBox);
   }
@@ -697,6 +703,7 @@
   window.hetschedReport = {
     charts,
     ganttDrawnItems: (r) => { const g = gantts.find((x) => x.index === r); return g ? g.blocks.length : 0; },
+    ganttsLinked: () => linkedGantts,
     ganttWindow: (r) => { const g = gantts.find((x) => x.index === r); return g ? g.window.slice() : null; },
   };
   try {

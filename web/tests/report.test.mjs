@@ -191,7 +191,8 @@ async function zoomGantt(page) {
     const rows = chart.getOption().yAxis[0].data.length;
     const others = Object.keys(report.charts).filter((id) => id.startsWith('gantt-') && id !== 'gantt-0')
       .map((id) => report.ganttWindow(Number(id.slice(6))));
-    return { window: report.ganttWindow(0), wanted: [from, to], drawn: report.ganttDrawnItems(0), rows, width: chart.getWidth(), others };
+    return { window: report.ganttWindow(0), wanted: [from, to], drawn: report.ganttDrawnItems(0), rows, width: chart.getWidth(),
+      others: report.ganttsLinked() ? others : [] };
   });
 }
 

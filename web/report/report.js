@@ -13,11 +13,13 @@
  * intersect the visible window, and a run of items shorter than a pixel (with gaps under a pixel)
  * becomes one block, as does any item starting within a pixel of the block's start. Block starts
  * on a row are thus at least a pixel apart, so at most rows × plot width rectangles are drawn
- * whatever the number of tasks.
+ * whatever the number of tasks. Each row is one ECharts custom-series item drawing its blocks as
+ * a group. Runs whose spans are within 4x share the time axis, and their Gantt charts zoom together.
  *
  * Test hooks: document.documentElement.dataset.rendered = "1" and window.hetschedRenderSeconds
- * once every chart has finished its first render; window.hetschedReport.charts (id -> instance),
- * ganttDrawnItems(run) and ganttWindow(run).
+ * once every chart has finished its first render (renderError holds the message instead when the
+ * data cannot be shown); window.hetschedReport.charts (id -> instance), ganttDrawnItems(run),
+ * ganttWindow(run) and ganttsLinked().
  */
 (function () {
   'use strict';

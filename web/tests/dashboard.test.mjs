@@ -19,6 +19,7 @@ import { collectConsoleErrors, fail, launchBrowser, parseArgs } from './browser.
 
 const WAIT = 90_000;  // for anything the server or the page does
 const XSS_NAME = '<img src=x onerror=window.__xss=1>';
+const XSS_TASK = '<svg onload=window.__xss=2>';  // a task name, shown in a chart tooltip
 const NODE_NAME = 'gpu-<u>a</u>&amp';  // markup in a node name, shown as text
 const BEFORE_LOGIN_NAME = 'submitted-before-login-job';
 const DASHBOARD_JOB = 'dashboard-long-job';
@@ -42,9 +43,9 @@ writeFileSync(path.join(dir, 'cluster.yaml'), [
 
 // One job of one task: about 3.5 model seconds on an H100 (1e14 flops), at time scale 1
 // as many real seconds; a long one runs for about an hour.
-function workload(name, flops) {
+function workload(name, flops, task = 'step-1') {
   return `jobs:\n  - name: ${JSON.stringify(name)}\n    tasks:\n` +
-    `      - {name: step-1, kernel: elementwise, flops: ${flops}, bytes: 1.0e13}\n`;
+    `      - {name: ${JSON.stringify(task)}, kernel: elementwise, flops: ${flops}, bytes: 1.0e13}\n`;
 }
 
 let serve = null;
@@ -162,7 +163,7 @@ async function main() {
   check(nodeNames.includes(NODE_NAME), `node names shown: ${JSON.stringify(nodeNames)}`);
 
   // ---- A job submitted over REST appears, runs and finishes without a reload.
-  const submitted = await call(base, 'POST', '/v1/jobs', { body: workload(XSS_NAME, '1.0e14') });
+  const submitted = await call(base, 'POST', '/v1/jobs', { body: workload(XSS_NAME, '1.0e14', XSS_TASK) });
   check(submitted.status === 201, `submitting over REST answered ${submitted.status}: ${submitted.text}`);
   const xssId = submitted.json().ids[0];
   const xssRow = `#jobs-table tr[data-job-id="${xssId}"]`;
@@ -178,8 +179,19 @@ async function main() {
   await page.waitForFunction(() => document.querySelector('#detail-tasks tbody tr td:nth-child(3)')?.textContent.includes('H100-SXM#'));
   await page.waitForFunction(() => /finished/.test(document.getElementById('detail-history').textContent));
   await page.waitForSelector('#event-log li');
-  check(await page.evaluate(() => document.querySelectorAll('img').length) === 0, 'an <img> element was created');
-  check(await page.evaluate(() => window.__xss) === undefined, 'markup from a job name ran');
+  check(await page.textContent('#detail-tasks tbody tr td.name') === XSS_TASK, 'the task name is not shown as text');
+  // The timeline's tooltip names the task, as text.
+  const bar = await page.locator('#detail-chart').boundingBox();
+  await page.locator('#detail-chart').hover({ position: { x: bar.width * 0.55, y: 10 + (bar.height - 38) / 2 } });
+  await page.waitForFunction((task) => [...document.querySelectorAll('#detail-chart div')]
+    .some((d) => d.textContent.includes(task)), XSS_TASK);
+  // The metrics chart's tooltip.
+  const chart = await page.locator('#metrics-chart').boundingBox();
+  await page.locator('#metrics-chart').hover({ position: { x: chart.width * 0.7, y: chart.height / 2 } });
+  await page.waitForFunction(() => [...document.querySelectorAll('#metrics-chart div')]
+    .some((d) => d.textContent.includes('running jobs:')));
+  check(await page.evaluate(() => document.querySelectorAll('img, svg').length) === 0, 'markup from a name made elements');
+  check(await page.evaluate(() => window.__xss) === undefined, 'markup from a name ran');
   // The live chart has points.
   const points = await page.evaluate(() => echarts.getInstanceByDom(document.getElementById('metrics-chart')).getOption().series[0].data.length);
   check(points >= 2, `the metrics chart has ${points} points`);

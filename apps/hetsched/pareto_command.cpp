@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -80,9 +81,16 @@ void run_pareto(const ParetoCommandOptions& options) {
   if (!options.svg_path.empty())
     write_text_file(options.svg_path, pareto_to_svg(front, picked, title));
   if (!options.html_path.empty()) {
+    // The front is over three objectives; the chart shows two, and marks the points that no
+    // other beats on both of them.
     ReportPareto chart{.x_label = "makespan (s)", .y_label = "energy (kJ)"};
-    for (const ParetoPoint& p : front)
-      chart.points.push_back({p.origin, p.makespan_seconds, p.energy_joules / 1e3, true});
+    for (const ParetoPoint& p : front) {
+      const bool beaten = std::any_of(front.begin(), front.end(), [&](const ParetoPoint& q) {
+        return q.makespan_seconds <= p.makespan_seconds && q.energy_joules <= p.energy_joules &&
+               (q.makespan_seconds < p.makespan_seconds || q.energy_joules < p.energy_joules);
+      });
+      chart.points.push_back({p.origin, p.makespan_seconds, p.energy_joules / 1e3, !beaten});
+    }
     chart.chosen = static_cast<int>(picked);
     write_text_file(options.html_path, render_report_page({.title = title, .pareto = &chart}));
   }

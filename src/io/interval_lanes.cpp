@@ -10,7 +10,8 @@ namespace hetsched {
 
 std::vector<std::uint32_t> interval_lanes(std::span<const std::uint32_t> group,
                                           std::span<const double> start,
-                                          std::span<const double> finish, std::size_t groups) {
+                                          std::span<const double> finish, std::size_t groups,
+                                          std::uint32_t max_lanes) {
   std::vector<std::size_t> order(group.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
@@ -30,7 +31,10 @@ std::vector<std::uint32_t> interval_lanes(std::span<const std::uint32_t> group,
       g.busy.pop();
     }
     std::uint32_t lane = g.count;
-    if (g.free.empty()) {
+    if (g.free.empty() && g.count >= std::max<std::uint32_t>(max_lanes, 1)) {
+      lane = g.busy.top().second;  // all taken: share the lane that frees first
+      g.busy.pop();
+    } else if (g.free.empty()) {
       ++g.count;
     } else {
       lane = g.free.top();

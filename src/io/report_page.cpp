@@ -123,15 +123,15 @@ ordered_json run_data(const ordered_json& doc, const std::string& source) {
     for (const auto& [kind, value] : doc["utilization_by_kind"].items())
       if (value.is_number())
         summary.push_back({{"key", "utilization_" + kind},
-                           {"label", kind + " utilization"},
-                           {"value", value},
-                           {"better", nullptr}});
+                           {"label", kind + " utilization (%)"},
+                           {"value", 100 * value.get<double>()},
+                           {"better", "higher"}});
   if (doc.contains("transfers") && doc["transfers"].is_object() &&
       doc["transfers"].contains("bytes") && doc["transfers"]["bytes"].is_number())
-    summary.push_back({{"key", "transfer_bytes"},
-                       {"label", "data moved (bytes)"},
-                       {"value", doc["transfers"]["bytes"]},
-                       {"better", nullptr}});
+    summary.push_back({{"key", "transfer_gigabytes"},
+                       {"label", "data moved (GB)"},
+                       {"value", doc["transfers"]["bytes"].get<double>() / 1e9},
+                       {"better", "lower"}});
   run["summary"] = std::move(summary);
 
   // Devices in the document's order (the cluster's: grouped by node), nodes in order of first use.
@@ -214,8 +214,11 @@ ordered_json run_data(const ordered_json& doc, const std::string& source) {
       transfer_finish.push_back(in.number(x, "finish_seconds", "transfer_schedule: "));
       transfer_bytes.push_back(in.number(x, "bytes", "transfer_schedule: "));
     }
-  std::vector<std::uint32_t> lanes =
-      interval_lanes(transfer_node, transfer_start, transfer_finish, node_index.size());
+  // At most four network rows per node: a node that receives hundreds of small inputs at once
+  // would otherwise push every other row out of sight.
+  constexpr std::uint32_t kNetworkRowsPerNode = 4;
+  std::vector<std::uint32_t> lanes = interval_lanes(transfer_node, transfer_start, transfer_finish,
+                                                    node_index.size(), kNetworkRowsPerNode);
   run["transfers"] = {{"node", std::move(transfer_node)},
                       {"lane", std::move(lanes)},
                       {"start", std::move(transfer_start)},

@@ -117,8 +117,7 @@ ordered_json stream_report_to_json(const StreamReport& r, const StreamWorkload& 
   ordered_json jobs = ordered_json::array();
   for (std::size_t j = 0; j < r.jobs.size(); ++j) {
     const StreamJobOutcome& o = r.jobs[j];
-    if (o.rejected) continue;
-    const bool finished = o.finish_seconds >= 0;
+    const bool finished = !o.rejected && o.finish_seconds >= 0;  // rejected: never completes
     ordered_json entry{
         {"name", o.name},
         {"arrival_seconds", o.arrival_seconds},
@@ -129,7 +128,9 @@ ordered_json stream_report_to_json(const StreamReport& r, const StreamWorkload& 
       entry["deadline_seconds"] = *deadline;
       entry["deadline_met"] = !o.slo_violated;
     }
+    if (o.rejected) entry["rejected"] = o.rejection_reason;
     jobs.push_back(std::move(entry));
+    if (o.rejected) continue;
     // Waiting from arrival until finished, less every run (added above as -1 … +1).
     waiting.emplace_back(o.arrival_seconds, 1.0);
     if (finished) waiting.emplace_back(o.finish_seconds, -1.0);

@@ -689,9 +689,12 @@ void ControlPlane::refresh_cluster(bool force) {
         }
     }
   auto all = std::make_shared<const Cluster>(cluster_);
-  std::lock_guard lock(mutex_);
-  parse_cluster_ = std::move(all);
-  nodes_view_ = std::move(nodes);
+  {
+    std::lock_guard lock(mutex_);
+    parse_cluster_ = std::move(all);
+    nodes_view_ = std::move(nodes);
+  }
+  tell_change();
 }
 
 void ControlPlane::take_submissions() {
@@ -1612,6 +1615,7 @@ std::vector<std::uint64_t> ControlPlane::acknowledge(const ServiceSubmission& su
     submitted_total_ += jobs.size();
   }
   wake_.notify_one();
+  tell_change();
   return ids;
 }
 
@@ -1623,11 +1627,31 @@ void ControlPlane::forget_ended(const ServiceJob& record) {
 }
 
 void ControlPlane::publish_job(const LiveJob& job) {
+  {
+    std::lock_guard lock(mutex_);
+    view_[job.record.id] = job.record;
+  }
+  tell_change();
+}
+
+void ControlPlane::set_change_listener(std::function<void()> listener) {
+  auto shared =
+      listener ? std::make_shared<const std::function<void()>>(std::move(listener)) : nullptr;
   std::lock_guard lock(mutex_);
-  view_[job.record.id] = job.record;
+  change_listener_ = std::move(shared);
+}
+
+void ControlPlane::tell_change() {
+  std::shared_ptr<const std::function<void()>> listener;
+  {
+    std::lock_guard lock(mutex_);
+    listener = change_listener_;
+  }
+  if (listener) (*listener)();
 }
 
 void ControlPlane::publish(std::vector<ServiceJob> changed) {
+  const bool any_changed = !changed.empty();
   ServiceMetrics m;
   for (const auto& [id, job] : live_)
     for (const ServiceTask& t : job->record.tasks) {
@@ -1642,18 +1666,21 @@ void ControlPlane::publish(std::vector<ServiceJob> changed) {
     ++m.devices_by_kind[kind];
     m.busy_devices_by_kind[kind] += holder_[d.id].has_value();
   }
-  // Readers see the jobs and the metrics of one moment: a job reads as ended only
-  // together with metrics that no longer count its tasks.
-  std::lock_guard lock(mutex_);
-  for (ServiceJob& job : changed) view_[job.id] = std::move(job);
-  m.jobs_submitted_total = submitted_total_;
-  m.energy_joules = energy_joules_;
-  m.decisions_total = decisions_;
-  m.decisions_per_second =
-      deciding_seconds_ > 0 ? static_cast<double>(decisions_) / deciding_seconds_ : 0;
-  m.task_failures_total = failures_;
-  m.replans_total = replans_;
-  metrics_ = m;
+  {
+    // Readers see the jobs and the metrics of one moment: a job reads as ended only
+    // together with metrics that no longer count its tasks.
+    std::lock_guard lock(mutex_);
+    for (ServiceJob& job : changed) view_[job.id] = std::move(job);
+    m.jobs_submitted_total = submitted_total_;
+    m.energy_joules = energy_joules_;
+    m.decisions_total = decisions_;
+    m.decisions_per_second =
+        deciding_seconds_ > 0 ? static_cast<double>(decisions_) / deciding_seconds_ : 0;
+    m.task_failures_total = failures_;
+    m.replans_total = replans_;
+    metrics_ = m;
+  }
+  if (any_changed) tell_change();
 }
 
 }  // namespace hetsched

@@ -639,21 +639,6 @@ void check_positive_seconds(double seconds, const char* field) {
                                                         seconds));
 }
 
-// Has the control plane tell `hub` of every change readers can see, where it offers a
-// change listener (ControlPlane::set_change_listener); false where it does not. The
-// listener holds the hub weakly: it may run after the server is gone.
-template <typename Plane>
-bool listen_for_changes(Plane& plane, const std::shared_ptr<ServiceEventHub>& hub) {
-  if constexpr (requires { plane.set_change_listener(std::function<void()>()); }) {
-    plane.set_change_listener([weak = std::weak_ptr<ServiceEventHub>(hub)] {
-      if (const std::shared_ptr<ServiceEventHub> h = weak.lock()) h->notify();
-    });
-    return true;
-  } else {
-    return false;
-  }
-}
-
 }  // namespace
 
 ServiceHttpServer::ServiceHttpServer(ControlPlane& control_plane, HttpServerOptions options)
@@ -673,7 +658,10 @@ ServiceHttpServer::ServiceHttpServer(ControlPlane& control_plane, HttpServerOpti
   server_ = std::make_unique<GuardedHttpServer>(limits);
   events_ = std::make_shared<ServiceEventHub>(
       std::max<std::size_t>(1, std::min(options_.max_event_streams, limits.max_connections / 2)));
-  plane_tells_changes_ = listen_for_changes(control_plane_, events_);
+  // The listener holds the hub weakly: the control plane may call it after the server is gone.
+  control_plane_.set_change_listener([weak = std::weak_ptr<ServiceEventHub>(events_)] {
+    if (const std::shared_ptr<ServiceEventHub> hub = weak.lock()) hub->notify();
+  });
   install_routes();
   install_dashboard_routes();
 }
@@ -940,9 +928,6 @@ namespace {
 // Between two batches of events on one stream at least this much time passes: changes that
 // come faster (a twin at full speed finishes thousands of tasks a second) are coalesced.
 constexpr std::chrono::milliseconds kEventMinInterval{200};
-// How often an open stream looks at the state when the control plane does not say when it
-// changes (a control plane without a change listener).
-constexpr std::chrono::milliseconds kEventFallbackPeriod{250};
 
 // One open GET /v1/events stream, shared by its content provider's calls.
 struct EventStream {
@@ -951,7 +936,7 @@ struct EventStream {
   int socket = -1;         // the client's connection, watched for its closing
   std::uint64_t sent = 0;  // the hub's sequence the latest events were computed at
   bool started = false;
-  GuardClock::time_point last_write{}, not_before{}, next_look{};
+  GuardClock::time_point last_write{}, not_before{};
 };
 
 // 128 bits from the system's random source, hex: a script nonce for one answer.
@@ -1006,17 +991,14 @@ void ServiceHttpServer::install_dashboard_routes() {
           if (!stream->started) {  // the snapshot, at once
             stream->started = true;
             stream->sent = events_->sequence();
-            stream->next_look = GuardClock::now() + kEventFallbackPeriod;
             return send("retry: 2000\n" + stream->feed.events(control_plane_, stream->sent));
           }
           for (;;) {
             const auto now = GuardClock::now();
             const std::uint64_t sequence = events_->sequence();
-            const bool due =
-                sequence != stream->sent || (!plane_tells_changes_ && now >= stream->next_look);
+            const bool due = sequence != stream->sent;
             if (due && now >= stream->not_before) {
               stream->sent = sequence;
-              stream->next_look = now + kEventFallbackPeriod;
               const std::string text = stream->feed.events(control_plane_, sequence);
               if (!text.empty()) {
                 stream->not_before = now + kEventMinInterval;
@@ -1026,12 +1008,10 @@ void ServiceHttpServer::install_dashboard_routes() {
             }
             const auto keepalive_at = stream->last_write + keepalive;
             if (now >= keepalive_at) return send(": keep-alive\n\n");
-            auto deadline = keepalive_at;
-            if (!plane_tells_changes_) deadline = std::min(deadline, stream->next_look);
             const Wake wake =
                 due ? stream->subscription->wait_quietly(stream->socket,
-                                                         std::min(deadline, stream->not_before))
-                    : stream->subscription->wait(stream->sent, stream->socket, deadline);
+                                                         std::min(keepalive_at, stream->not_before))
+                    : stream->subscription->wait(stream->sent, stream->socket, keepalive_at);
             if (wake == Wake::stopping) {
               sink.done();  // the last chunk: the client sees the stream end, not break
               return true;

@@ -182,7 +182,7 @@ TEST(ServiceHttp, UnauthenticatedAndMalformedRequestsAreRefusedAndChangeNothing)
   EXPECT_NE(wrong_field.body.find("flops"), std::string::npos) << wrong_field.body;
   EXPECT_EQ(s.call("POST", "/v1/jobs", std::string(100 * 1024, 'x')).status, 413);
   EXPECT_EQ(s.call("GET", "/v1/nope").status, 404);
-  EXPECT_EQ(s.call("GET", "/").status, 404);
+  EXPECT_EQ(s.call("GET", "/nope").status, 404);  // "/" is the dashboard
   EXPECT_EQ(
       s.call("POST", "/v1/nodes", "nodes: [ {name: gpu-x, devices: [{model: H900}]} ]").status,
       400);

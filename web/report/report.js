@@ -404,7 +404,7 @@
     }
     g.chart = makeChart(`gantt-${r}`, container, {
       title: chartTitle(`${run.policy ?? `run ${r + 1}`}: schedule`,
-        `${taskCount.toLocaleString('en-US')} tasks on ${arr(run.devices).length} devices`),
+        `${taskCount.toLocaleString('en-US')} ${run.workload_kind === 'stream' ? 'job runs' : 'tasks'} on ${arr(run.devices).length} devices`),
       legend: marks.length ? { top: 8, right: 12, itemWidth: 12, itemHeight: 10, textStyle: { fontSize: 11 }, data: marks.map((m) => m.name) } : undefined,
       tooltip: { trigger: 'item', confine: true, className: 'report-tooltip' },
       grid: GANTT_GRID,
@@ -508,17 +508,19 @@
       [stepSeries('ready tasks', queueSource, 'tasks', '#7c5cbf', { areaStyle: { opacity: 0.12 } })],
       Object.assign({ minInterval: 1, name: 'tasks' }, scales.queue), (v) => fmtNumber(v));
 
-    const power = s.power || {};
-    const powerSource = { times: arr(power.times), watts: arr(power.watts) };
-    const caps = [];
-    if (Number.isFinite(power.cap_watts)) caps.push(capLine(power.cap_watts, 'cluster cap'));
-    if (Number.isFinite(power.node_cap_watts)) caps.push(capLine(power.node_cap_watts, 'node cap'));
-    timeChart(`power-${r}`, boxes.power, `${policy}: power`, caps.length ? 'cluster draw against its cap(s)' : 'cluster draw (no cap)',
-      range, powerSource,
-      [stepSeries('power', powerSource, 'watts', '#e15759', {
-        areaStyle: { opacity: 0.1 },
-        markLine: caps.length ? { silent: true, symbol: 'none', lineStyle: { color: '#b42318', type: 'dashed', width: 1.5 }, data: caps } : undefined })],
-      Object.assign({ name: 'W' }, scales.power), (v) => (v == null ? '—' : `${fmtNumber(v)} W`));
+    if (boxes.power) {
+      const power = s.power || {};
+      const powerSource = { times: arr(power.times), watts: arr(power.watts) };
+      const caps = [];
+      if (Number.isFinite(power.cap_watts)) caps.push(capLine(power.cap_watts, 'cluster cap'));
+      if (Number.isFinite(power.node_cap_watts)) caps.push(capLine(power.node_cap_watts, 'node cap'));
+      timeChart(`power-${r}`, boxes.power, `${policy}: power`, caps.length ? 'cluster draw against its cap(s)' : 'cluster draw (no cap)',
+        range, powerSource,
+        [stepSeries('power', powerSource, 'watts', '#e15759', {
+          areaStyle: { opacity: 0.1 },
+          markLine: caps.length ? { silent: true, symbol: 'none', lineStyle: { color: '#b42318', type: 'dashed', width: 1.5 }, data: caps } : undefined })],
+        Object.assign({ name: 'W' }, scales.power), (v) => (v == null ? '—' : `${fmtNumber(v)} W`));
+    }
 
     const temp = s.temperature;
     if (temp && boxes.temperature) {
@@ -659,7 +661,10 @@
     scales.power = niceAxis(scales.power * 1.02);
 
     const kindsOfCharts = [['gantt', 'Schedule', 'One row per device, grouped by node, then the node\'s network lanes. Tasks are coloured by job; grey blocks merge tasks of several jobs shorter than a pixel.'],
-      ['utilization', 'Utilisation', ''], ['queue', 'Ready queue', ''], ['power', 'Power', '']];
+      ['utilization', 'Utilisation', ''], ['queue', 'Ready queue', '']];
+    // Job streams model no power: the section is there only when some run has a draw.
+    const hasPower = (run) => arr(run.series && run.series.power && run.series.power.watts).length > 0;
+    if (runs.some(hasPower)) kindsOfCharts.push(['power', 'Power', '']);
     const anyTemperature = runs.some((r) => r.series && r.series.temperature);
     if (anyTemperature) kindsOfCharts.push(['temperature', 'Temperature', '']);
     kindsOfCharts.push(['cdf', 'Job completion', 'Fraction of all jobs finished within each response time; crosses mark jobs that missed their deadline.']);
@@ -670,6 +675,10 @@
       runs.forEach((run, r) => {
         if (kind === 'temperature' && !(run.series && run.series.temperature)) {
           grid.append(el('div', { class: 'chart chart-empty' }, `${run.policy ?? `run ${r + 1}`}: no temperature model in this run`));
+          return;
+        }
+        if (kind === 'power' && !hasPower(run)) {
+          grid.append(el('div', { class: 'chart chart-empty' }, `${run.policy ?? `run ${r + 1}`}: no power model in this run`));
           return;
         }
         boxes[r][kind] = chartBox(`${kind}-${r}`, `chart-${kind}`);

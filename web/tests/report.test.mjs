@@ -56,6 +56,12 @@ fs.writeFileSync(htmlNamesFile, JSON.stringify(rename(heftReport)));
 const htmlNamesPage = path.join(work, 'html-names.html');
 hetsched(['report', htmlNamesFile, '-o', htmlNamesPage, '--title', `title ${HTML_NAME}`]);
 
+// A job stream (its runs drawn on device slots; no power model): three queue and round policies.
+const streamDir = path.join(work, 'stream');
+const streamExample = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../examples/stream_small.yaml');
+hetsched(['simulate', '--workload', streamExample, '--out', streamDir, '--quiet']);
+const streamPage = path.join(streamDir, 'report.html');
+
 // ---------- bad input: status 2, one line on stderr ----------
 const goodText = fs.readFileSync(path.join(outDir, reportFiles[0]), 'utf8');
 const badInputs = {
@@ -122,7 +128,8 @@ async function pageFacts(page) {
         responses: run.jobs.filter((j) => typeof j.response_seconds === 'number').length,
         cdf: report.charts[`cdf-${r}`] ? rawCounts(report.charts[`cdf-${r}`]) : null,
         summary: run.summary.map((s) => ({ key: s.key, value: s.value, better: s.better })),
-        chartElements: ['gantt', 'utilization', 'queue', 'power', 'cdf'].every((k) => document.querySelector(`[data-chart="${k}-${r}"]`)),
+        chartElements: ['gantt', 'utilization', 'queue', 'cdf', ...(run.series.power.times.length ? ['power'] : [])]
+          .every((k) => document.querySelector(`[data-chart="${k}-${r}"]`)),
       };
     });
     const table = document.getElementById('summary');
@@ -151,7 +158,8 @@ function checkFacts(facts, label) {
     check(run.utilization && run.utilization.length === run.utilKinds, `${where}: utilisation has ${run.utilization && run.utilization.length} series, expected ${run.utilKinds}`);
     for (const s of run.utilization) check(s.count === run.utilTimes, `${where}: utilisation ${s.name} has ${s.count} points, expected ${run.utilTimes}`);
     check(run.queue && run.queue[0].count === run.queueTimes, `${where}: queue has ${run.queue && run.queue[0].count} points, expected ${run.queueTimes}`);
-    check(run.power && run.power[0].count === run.powerTimes, `${where}: power has ${run.power && run.power[0].count} points, expected ${run.powerTimes}`);
+    if (run.powerTimes === 0) check(run.power === null, `${where}: a power chart without power data`);
+    else check(run.power && run.power[0].count === run.powerTimes, `${where}: power has ${run.power && run.power[0].count} points, expected ${run.powerTimes}`);
     if (run.temperatureDevices === null) check(run.temperature === null, `${where}: a temperature chart without temperature data`);
     else check(run.temperature && run.temperature.length === run.temperatureDevices, `${where}: temperature has ${run.temperature && run.temperature.length} series, expected ${run.temperatureDevices}`);
     check(run.cdf && run.cdf[0].count === run.responses, `${where}: the CDF has ${run.cdf && run.cdf[0].count} points, expected ${run.responses} jobs with a response`);
@@ -210,6 +218,15 @@ try {
     for (const w of zoom.others) check(w && Math.abs(w[0] - zoom.window[0]) < 1e-6 * (1 + zoom.window[0]), `${label}: the other Gantt charts did not follow the zoom`);
     await page.locator('[data-chart="gantt-0"]').screenshot({ path: path.join(artifacts, `report-${name}-gantt-zoomed.png`) });
     check(errors.length === 0, `${label}: ${errors.join('; ')}`);
+    await page.close();
+  }
+  {
+    const { page, errors } = await openPage(streamPage, 'job stream');
+    const facts = await pageFacts(page);
+    checkFacts(facts, 'job stream');
+    check(facts.runs.length === 3, `job stream: ${facts.runs.length} runs, expected 3`);
+    await page.screenshot({ path: path.join(artifacts, 'report-job-stream.png'), fullPage: true });
+    check(errors.length === 0, `job stream: ${errors.join('; ')}`);
     await page.close();
   }
   const { page, errors } = await openPage(htmlNamesPage, 'names with HTML');

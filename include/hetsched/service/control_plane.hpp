@@ -145,6 +145,12 @@ class ControlPlane final : private Backend, private SimulationObserver {
   // engine that reads its nodes from a cluster manager: field "engine").
   std::vector<std::string> register_nodes(std::string_view cluster_text);
   ServiceMetrics metrics() const;
+  // Thread-safe. `listener` (empty: none) is called after every change readers can see: a
+  // job submitted, placed, started or ended (cancelled ones included), the nodes. It runs on
+  // the thread that made the change (an HTTP thread or the scheduling thread) without the
+  // control plane's lock held; it must be quick and must not call the control plane. The
+  // dashboard's event streams wake from it (ServiceHttpServer: ServiceEventHub::notify).
+  void set_change_listener(std::function<void()> listener);
   // Whether the latest scheduling step failed, and why (cheap: for /healthz).
   struct StepHealth {
     bool failing = false;
@@ -232,6 +238,7 @@ class ControlPlane final : private Backend, private SimulationObserver {
   void count_decisions(std::uint64_t placed, double seconds);
   SchedulingPolicy& policy_named(const std::string& name);
   void publish_job(const LiveJob& job);  // copies into the readable view, under the mutex
+  void tell_change();                    // calls the change listener (never under mutex_)
   // A submission of `jobs` jobs with their ids reserved (consecutive), not yet stored.
   ServiceSubmission new_submission(std::uint32_t jobs, const std::string& policy, bool stream,
                                    const std::string& text);
@@ -306,6 +313,7 @@ class ControlPlane final : private Backend, private SimulationObserver {
   bool step_failing_ = false;
   std::string step_error_;
   bool stopping_ = false;
+  std::shared_ptr<const std::function<void()>> change_listener_;
   std::thread thread_;
 };
 

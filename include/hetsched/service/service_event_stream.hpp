@@ -6,8 +6,8 @@
 // an eventfd the hub writes on every change, so that a stream's thread waits in one poll()
 // on that descriptor and on its client's socket. It wakes when the state changed, when the
 // server stops, when the client goes away (a closed dashboard tab frees its stream at
-// once) or when a keep-alive is due. (ServiceHttpServer notifies the hub from the control
-// plane's change listener; only a control plane without one is looked at on a period.)
+// once) or when a keep-alive is due. ServiceHttpServer notifies the hub from the control
+// plane's change listener (ControlPlane::set_change_listener).
 // The number of streams is bounded (subscribe() gives null beyond it): each holds its
 // connection's thread while it is open.
 //

@@ -100,9 +100,6 @@ class ServiceHttpServer {
   // Wakes the event streams; shared with the control plane's change listener, which may
   // outlive the server.
   std::shared_ptr<ServiceEventHub> events_;
-  // Whether the control plane tells events_ of its changes; when it does not, an open
-  // stream looks at the state every kEventFallbackPeriod instead.
-  bool plane_tells_changes_ = false;
   std::thread thread_;
   std::string address_;
   std::atomic<std::uint64_t> requests_failed_{0};  // numbers the 500s' request ids

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/markup_escape.hpp"
 #include "hetsched/core/text_file.hpp"
 #include "hetsched/io/interval_lanes.hpp"
 #include "hetsched/io/report_writer.hpp"
@@ -245,32 +246,6 @@ ordered_json run_data(const ordered_json& doc, const std::string& source) {
   return run;
 }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 ordered_json read_report_file(const std::string& path) {
@@ -350,7 +325,7 @@ std::string render_report_page(const ReportPageInput& input) {
   html += "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   html += "<meta name=\"generator\" content=\"hetsched\">\n";
-  html += "<title>" + html_escape(input.title) + "</title>\n<style>\n";
+  html += "<title>" + escape_markup(input.title) + "</title>\n<style>\n";
   html += web_assets::report_style;
   html += "\n</style></head>\n<body><div id=\"app\"></div>\n<script>\n";
   html += web_assets::echarts;

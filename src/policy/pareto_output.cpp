@@ -6,32 +6,10 @@
 #include <cmath>
 
 #include "hetsched/core/csv_field.hpp"
+#include "hetsched/core/markup_escape.hpp"
 
 namespace hetsched {
 namespace {
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // Round tick steps: 1, 2 or 5 × 10^k, about five per axis.
 double tick_step(double span) {
@@ -86,7 +64,7 @@ std::string pareto_to_svg(const std::vector<ParetoPoint>& front, std::size_t pic
       "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n"
       "<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
       "<text x=\"{2}\" y=\"22\" font-size=\"14\">{3}</text>\n",
-      width, height, left, xml_escape(title));
+      width, height, left, escape_markup(title));
   svg += fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", left,
       top, plot_w, plot_h);
@@ -117,7 +95,7 @@ std::string pareto_to_svg(const std::vector<ParetoPoint>& front, std::size_t pic
     svg += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{}: {:.4g} s, {:.4g} kJ, "
         "${:.4g}</title></circle>\n",
-        px(p.makespan_seconds), py(p.energy_joules), colour(p.cost_usd), xml_escape(p.origin),
+        px(p.makespan_seconds), py(p.energy_joules), colour(p.cost_usd), escape_markup(p.origin),
         p.makespan_seconds, p.energy_joules / 1e3, p.cost_usd);
     if (i == picked)
       svg += fmt::format(

@@ -16,10 +16,15 @@
  * whatever the number of tasks. Each row is one ECharts custom-series item drawing its blocks as
  * a group. Runs whose spans are within 4x share the time axis, and their Gantt charts zoom together.
  *
- * Test hooks: document.documentElement.dataset.rendered = "1" and window.hetschedRenderSeconds
- * once every chart has finished its first render (renderError holds the message instead when the
- * data cannot be shown); window.hetschedReport.charts (id -> instance), ganttDrawnItems(run),
- * ganttWindow(run) and ganttsLinked().
+ * The charts on the first screen are built first; once they are drawn, the others follow one
+ * group at a time, each in a task of its own, so the browser shows the first screen at once.
+ *
+ * Test hooks: document.documentElement.dataset.firstRender = "1" and
+ * window.hetschedFirstRenderSeconds once the charts of the first screen are drawn;
+ * dataset.rendered = "1" and window.hetschedRenderSeconds once every chart has finished its
+ * first render (renderError holds the message instead when the data cannot be shown);
+ * window.hetschedReport.charts (id -> instance), ganttDrawnItems(run), ganttWindow(run) and
+ * ganttsLinked().
  */
 (function () {
   'use strict';
@@ -638,7 +643,7 @@
       app.append(summary);
     } else if (!page.pareto) {
       app.append(el('p', { class: 'note' }, 'The report holds no runs.'));
-      return;
+      return { firstScreen: [], later: [] };
     }
 
     // Runs share one time axis (and one response-time axis) unless their spans differ more than
@@ -694,14 +699,33 @@
       sec.append(paretoBox);
       app.append(sec);
     }
-    // Charts are created once the layout is in place, so that each knows its size.
+    // Charts are created once the layout is in place, so that each knows its size: those of
+    // the first screen now, the others after they are drawn (see the top of this file).
+    const builds = [];
     runs.forEach((run, r) => {
       const range = linkedGantts ? sharedRange : ranges[r];
-      buildGantt(run, r, boxes[r].gantt, range);
-      buildSeriesCharts(run, r, boxes[r], range, scales);
-      buildCdf(run, r, boxes[r].cdf, niceAxis(sharedResponses ? Math.max(...responses) : responses[r]));
+      builds.push([boxes[r].gantt, () => buildGantt(run, r, boxes[r].gantt, range)]);
+      builds.push([boxes[r].utilization, () => buildSeriesCharts(run, r, boxes[r], range, scales)]);
+      builds.push([boxes[r].cdf, () => buildCdf(run, r, boxes[r].cdf,
+        niceAxis(sharedResponses ? Math.max(...responses) : responses[r]))]);
     });
-    if (paretoBox) buildPareto(page.pareto, paretoBox);
+    if (paretoBox) builds.push([paretoBox, () => buildPareto(page.pareto, paretoBox)]);
+    const onFirstScreen = ([box]) => box && box.getBoundingClientRect().top < window.innerHeight;
+    const later = builds.filter((b) => !onFirstScreen(b));
+    for (const [, build] of builds.filter(onFirstScreen)) build();
+    return { firstScreen: firstRenders.slice(), later: later.map(([, build]) => build) };
+  }
+
+  // Builds the remaining chart groups one task at a time; resolves once all have been drawn.
+  function buildLater(later) {
+    return new Promise((resolve) => {
+      const next = () => {
+        if (!later.length) { Promise.all(firstRenders).then(resolve); return; }
+        later.shift()();
+        setTimeout(next, 0);
+      };
+      next();
+    });
   }
 
   function showError(message) {
@@ -717,17 +741,22 @@
     ganttsLinked: () => linkedGantts,
     ganttWindow: (r) => { const g = gantts.find((x) => x.index === r); return g ? g.window.slice() : null; },
   };
+  let stages;
   try {
     if (typeof echarts === 'undefined') throw new Error('the chart library did not load');
-    render(readPage());
+    stages = render(readPage());
   } catch (e) {
     showError(e && e.message ? e.message : String(e));
     return;
   }
-  Promise.all(firstRenders).then(() => {
+  Promise.all(stages.firstScreen).then(() => {
+    window.hetschedFirstRenderSeconds = performance.now() / 1000;
+    document.documentElement.dataset.firstRender = '1';
+    return buildLater(stages.later);
+  }).then(() => {
     window.hetschedRenderSeconds = performance.now() / 1000;
     document.documentElement.dataset.rendered = '1';
-  });
+  }).catch((e) => showError(e && e.message ? e.message : String(e)));
   let resizeTimer = 0;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);

@@ -95,6 +95,8 @@ async function openPage(file, label) {
   } catch (e) { throw new Error(`${label}: the page did not finish rendering (${errors.join('; ') || e.message})`); }
   const renderError = await page.evaluate(() => document.documentElement.dataset.renderError);
   if (renderError !== undefined) throw new Error(`${label}: the page shows an error: ${renderError}`);
+  const stages = await page.evaluate(() => [window.hetschedFirstRenderSeconds, window.hetschedRenderSeconds]);
+  if (!(stages[0] > 0 && stages[0] <= stages[1])) throw new Error(`${label}: first screen at ${stages[0]} s, every chart at ${stages[1]} s`);
   return { page, errors };
 }
 

@@ -11,7 +11,7 @@ namespace hetsched {
 namespace {
 
 using testing::kube_recording_json;
-constexpr double kGi = 1024.0 * 1024.0 * 1024.0;
+constexpr double kGibibytes = 1024.0 * 1024.0 * 1024.0;
 
 TEST(KubeNodeLabels, MapAcceleratorLabelsToCatalogParts) {
   struct Case {
@@ -71,7 +71,7 @@ TEST(KubeNode, ReadsAllocatableAndAcceleratorsOfTheRecordedNodes) {
   EXPECT_EQ(h100.cpu_part.model, "EPYC-9654");  // feature.node.kubernetes.io vendor AMD
   EXPECT_EQ(nodes[1].accelerators.at("nvidia.com/gpu").part.model, "A100-80GB");
   EXPECT_EQ(nodes[2].accelerators.at("google.com/tpu").part.model, "TPU-v5e");
-  EXPECT_DOUBLE_EQ(nodes[2].memory_bytes, 190 * kGi);
+  EXPECT_DOUBLE_EQ(nodes[2].memory_bytes, 190 * kGibibytes);
   EXPECT_TRUE(nodes[3].accelerators.empty());
   EXPECT_EQ(nodes[3].cpu_part.model, "Xeon-8480+");
 
@@ -120,14 +120,14 @@ TEST(KubePod, SumsContainerRequestsAndReadsTheWorkAnnotations) {
   EXPECT_EQ(pod.namespace_name, "ml");
   EXPECT_EQ(pod.uid, "6f1c2a1e-8d4b-4c39-9a57-2f0e6b7d3c11");
   EXPECT_DOUBLE_EQ(pod.cpu_cores, 8.25);                     // 8 + 250m
-  EXPECT_DOUBLE_EQ(pod.memory_bytes, 64 * kGi + 1.5 * kGi);  // 64Gi + 1.5Gi
+  EXPECT_DOUBLE_EQ(pod.memory_bytes, 64 * kGibibytes + 1.5 * kGibibytes);  // 64Gi + 1.5Gi
   EXPECT_EQ(pod.accelerator_resource(), "nvidia.com/gpu");
   EXPECT_DOUBLE_EQ(pod.accelerator_count(), 2);
   EXPECT_EQ(pod.work.kernel, KernelClass::dense_matmul);
   EXPECT_EQ(pod.work.precision, Precision::fp16);  // bf16
   EXPECT_DOUBLE_EQ(pod.work.flops, 4e15);
   EXPECT_DOUBLE_EQ(pod.work.bytes, 200e9);
-  EXPECT_DOUBLE_EQ(pod.work.memory_bytes, 60 * kGi);
+  EXPECT_DOUBLE_EQ(pod.work.memory_bytes, 60 * kGibibytes);
 }
 
 TEST(KubePod, InitContainersLimitsAndOverheadCountAsKubernetesCountsThem) {
@@ -143,7 +143,7 @@ TEST(KubePod, InitContainersLimitsAndOverheadCountAsKubernetesCountsThem) {
   const KubePod parsed = parse_kube_pod(pod);
   // containers: 1 + 0.5 cpu, 3Gi; init: 3 cpu, 8Gi → max, then overhead on top.
   EXPECT_DOUBLE_EQ(parsed.cpu_cores, 3.25);
-  EXPECT_DOUBLE_EQ(parsed.memory_bytes, 8 * kGi + 120 * 1024.0 * 1024.0);
+  EXPECT_DOUBLE_EQ(parsed.memory_bytes, 8 * kGibibytes + 120 * 1024.0 * 1024.0);
   EXPECT_EQ(parsed.accelerator_resource(), "google.com/tpu");  // limit stands for the request
   EXPECT_DOUBLE_EQ(parsed.accelerator_count(), 4);
   EXPECT_EQ(parsed.work.kernel, KernelClass::dense_matmul);  // defaults

@@ -17,26 +17,13 @@
 #include "hetsched/io/interval_lanes.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/io/web_assets.hpp"
+#include "workflow_builder.hpp"  // LineIndex
 
 namespace hetsched {
 
 using nlohmann::ordered_json;
 
 namespace {
-
-SourcePosition position_of(std::string_view text, std::size_t offset, const std::string& path) {
-  offset = std::min(offset, text.size());
-  int line = 1, column = 1;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
-      ++column;
-    }
-  }
-  return {path, line, column};
-}
 
 // A field of a report document, checked: InputError naming the file and the field.
 class ReportReader {
@@ -256,7 +243,7 @@ ordered_json read_report_file(const std::string& path) {
   } catch (const ordered_json::parse_error& e) {
     const std::string what = e.what();
     const std::size_t colon = what.rfind(": ");
-    throw InputError(position_of(text, e.byte > 0 ? e.byte - 1 : 0, path),
+    throw InputError(detail::LineIndex(path, text).at(e.byte > 0 ? e.byte - 1 : 0),
                      fmt::format("not a complete JSON report ({})",
                                  colon == std::string::npos ? what : what.substr(colon + 2)));
   }

@@ -142,7 +142,9 @@ ordered_json stream_report_to_json(const StreamReport& r, const StreamWorkload& 
   out["marks"] = std::move(marks);
 
   constexpr std::size_t kMaxPoints = 2000;
-  const double end = r.makespan_seconds + (r.jobs.empty() ? 0.0 : r.jobs.front().arrival_seconds);
+  double end = 0;  // the last run's end or job's finish
+  for (const StreamRunSegment& s : r.segments) end = std::max(end, s.end_seconds);
+  for (const StreamJobOutcome& o : r.jobs) end = std::max(end, o.finish_seconds);
   SharedAxisSeries types = on_one_axis(std::move(busy), end, kMaxPoints);
   ordered_json utilization = ordered_json::object();
   for (std::size_t k = 0; k < resources.types.size(); ++k) {

@@ -53,6 +53,8 @@ namespace hetsched {
 
 namespace {
 constexpr TaskIndex kNoTask = std::numeric_limits<TaskIndex>::max();
+// A mark of a device with nothing running there names no task.
+static_assert(kNoTask == kNoTimelineTask);
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 enum FaultEvent : std::uint32_t {
@@ -660,7 +662,7 @@ void Simulator::handle_fault_event(const Event& e) {
     if (!f.alive[d]) return;
     f.alive[d] = false;
     const TaskIndex t = stop_attempt(d, CopyEnd::lost);
-    f.mark(now_, d, t, TimelineMarkKind::failure);  // kNoTask is kNoTimelineTask
+    f.mark(now_, d, t, TimelineMarkKind::failure);
     if (t != kNoTask) {
       ++f.report.jobs[graph_.job_of(t)].failures;
       f.undetected[d] = t;
@@ -756,7 +758,7 @@ void Simulator::handle_fault_event(const Event& e) {
           if (!f.alive[d]) break;
           stop_replica(d, CopyEnd::lost);
           const TaskIndex t = stop_attempt(d, CopyEnd::lost);
-          f.mark(now_, d, t, TimelineMarkKind::failure);  // kNoTask is kNoTimelineTask
+          f.mark(now_, d, t, TimelineMarkKind::failure);
           devices_[d].busy = false;
           if (t != kNoTask) {
             ++f.report.jobs[graph_.job_of(t)].failures;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "bench_report_folder.hpp"
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/stream/cluster_benchmark.hpp"
@@ -58,7 +59,9 @@ nlohmann::ordered_json share_json(const GpuShareResult& r) {
 // The arrival rates (jobs/h) Gavel published figures for, which the benchmark reproduces.
 constexpr double kPublishedRates[] = {4.0, 4.8, 5.6, 2.6, 2.8};
 
-void run_bench_cluster(BenchClusterOptions options) {
+void run_bench_cluster(BenchClusterOptions options, BenchReportFolder& report) {
+  if (report.wanted() && !options.params.static_cases)
+    throw InputError("--out draws the static 100-job case, and --no-static leaves it out");
   // Everything a user can get wrong is checked before the first simulation.
   (void)make_stream_policy(options.params.aware_policy);
   for (double rate : options.params.rates)
@@ -73,7 +76,11 @@ void run_bench_cluster(BenchClusterOptions options) {
     options.params.progress = [](const std::string& what) {
       std::cerr << "bench cluster: " << what << "\n";
     };
+  options.params.report_runs = report.stream_runs(
+      "hetsched bench cluster: Gavel's static 100-job trace, fifo against "
+      "aware-min-makespan");
   const ClusterBenchResult r = run_cluster_benchmark(options.params);
+  report.finish(options.format == "table");
   if (options.format == "json") {
     nlohmann::ordered_json out;
     out["gavel"] = nlohmann::ordered_json::array();
@@ -222,7 +229,9 @@ void add_bench_cluster_command(CLI::App& bench) {
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
-  command->callback([options] { run_bench_cluster(*options); });
+  auto report = std::make_shared<BenchReportFolder>(
+      *command, "the static 100-job case under fifo and aware-min-makespan");
+  command->callback([options, report] { run_bench_cluster(*options, *report); });
 }
 
 }  // namespace hetsched::cli

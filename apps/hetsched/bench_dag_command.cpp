@@ -7,14 +7,18 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "bench_report_folder.hpp"
 #include "commands.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/io/workflow_suite.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/dag_benchmark.hpp"
 #include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/exact_dag_solver.hpp"
+#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/sim/simulator.hpp"
 #include "option_checks.hpp"
 
 namespace hetsched::cli {
@@ -40,11 +44,33 @@ void wire_dag_benchmark_hooks(DagBenchmarkParams& params, const std::string& dat
 
 void print_dag_quality_table(const BenchDagOptions& options, const DagBenchmarkResult& r);
 
+std::string dag_report_title(const RandomDagParams& p) {
+  return fmt::format(
+      "hetsched bench dag: a random DAG of {} tasks on {} devices (CCR {}, beta {}, alpha {})",
+      p.tasks, p.devices, p.ccr, p.heterogeneity, p.shape);
+}
+
+// `--out`: the suite's report graph (dag_report_draw) planned by every compared planner and
+// run in the simulator on the cluster the graph's costs describe.
+void draw_dag_report(const DagBenchmarkParams& params, RandomDagDraw draw, const SimRunSink& sink) {
+  Workload workload;
+  workload.jobs.push_back(generate_random_dag(draw.params, draw.rng).as_job("dag"));
+  const Cluster cluster = uniform_cost_cluster(draw.params.devices);
+  const RooflineModel perf(cluster);
+  for (const std::string& name : params.policies) {
+    const auto policy = make_policy(name, dag_benchmark_policy_options(params));
+    Simulator simulator(cluster, workload, perf, *policy, SimulationOptions{.seed = params.seed});
+    sink(name, simulator.run(), cluster, simulator.graph());
+  }
+}
+
 nlohmann::ordered_json json_or_null(const std::optional<double>& value) {
   return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
 }
 
-void run_bench_dag(BenchDagOptions options) {
+void run_bench_dag(BenchDagOptions options, BenchReportFolder& report) {
+  if (report.wanted() && options.params.speed_only)
+    throw InputError("--out draws the quality suite's planners, and --speed-only leaves it out");
   for (const std::string& name : options.params.policies)
     (void)make_static_planner(name, {});  // unknown or online names: InputError, exit 2
   const Cluster cluster = default_cluster();
@@ -55,7 +81,17 @@ void run_bench_dag(BenchDagOptions options) {
   options.params.progress = [&](std::size_t done, std::size_t total) {
     progress.update(done, total);
   };
+  std::optional<RandomDagDraw> drawn;
+  SimRunSink sink;
+  if (report.wanted()) {  // the folder is made before the long run
+    drawn = dag_report_draw(options.params);
+    sink = report.sim_runs(dag_report_title(drawn->params));
+  }
   const DagBenchmarkResult r = run_dag_benchmark(options.params);
+  if (drawn) {
+    draw_dag_report(options.params, std::move(*drawn), sink);
+    report.finish(options.format == "table");
+  }
   if (options.format == "json") {
     nlohmann::ordered_json policies = nlohmann::ordered_json::object();
     nlohmann::ordered_json gaps = nlohmann::ordered_json::object();
@@ -163,7 +199,9 @@ void add_bench_dag_command(CLI::App& bench) {
       ->capture_default_str();
   command->add_flag("--no-workflows{false}", options->workflows,
                     "leave the real workflows of --data out of the suite");
-  command->callback([options] { run_bench_dag(*options); });
+  auto report = std::make_shared<BenchReportFolder>(
+      *command, "one random DAG of the suite planned by every compared planner and simulated");
+  command->callback([options, report] { run_bench_dag(*options, *report); });
 }
 
 }  // namespace hetsched::cli

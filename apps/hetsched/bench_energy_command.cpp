@@ -4,7 +4,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "bench_report_folder.hpp"
 #include "commands.hpp"
+#include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/energy/energy_benchmark.hpp"
 #include "option_checks.hpp"
@@ -52,7 +54,11 @@ struct BenchEnergyOptions {
   bool quiet = false;
 };
 
-void run_bench_energy(BenchEnergyOptions options) {
+void run_bench_energy(BenchEnergyOptions options, BenchReportFolder& report) {
+  if (report.wanted() && options.no_simulate)
+    throw InputError(
+        "--out draws the simulated runs of the first DAG, and --no-simulate "
+        "leaves the simulation out");
   Progress progress("bench energy", options.quiet);
   options.params.progress = [&](std::size_t done, std::size_t total) {
     progress.update(done, total);
@@ -63,7 +69,10 @@ void run_bench_energy(BenchEnergyOptions options) {
   options.params.simulate = !options.no_simulate;
   options.params.sleep_idle_gaps = !options.no_sleep;
   options.params.mixed_devices = options.mixed;
+  options.params.report_runs = report.sim_runs(
+      "hetsched bench energy: the first DAG at full speed and under the energy-aware plans");
   const EnergyBenchmarkResult r = run_energy_benchmark(options.params);
+  report.finish(options.format == "table");
   if (options.format == "json") {
     nlohmann::ordered_json out{
         {"suite", r.suite},
@@ -205,7 +214,9 @@ void add_bench_energy_command(CLI::App& bench) {
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
-  command->callback([options] { run_bench_energy(*options); });
+  auto report = std::make_shared<BenchReportFolder>(
+      *command, "the first DAG's simulated runs (full speed and the energy-aware plans)");
+  command->callback([options, report] { run_bench_energy(*options, *report); });
 }
 
 }  // namespace hetsched::cli

@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "bench_report_folder.hpp"
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
@@ -19,7 +20,7 @@ struct BenchFaultsOptions {
   bool quiet = false;
 };
 
-void run_bench_faults(BenchFaultsOptions options) {
+void run_bench_faults(BenchFaultsOptions options, BenchReportFolder& report) {
   for (double m : options.params.mtbf_hours)
     if (!(m > 0))
       throw InputError(fmt::format("--mtbf-hours: MTBF must be more than 0 hours, got {}", m));
@@ -30,7 +31,12 @@ void run_bench_faults(BenchFaultsOptions options) {
   options.params.progress = [&](std::size_t done, std::size_t total) {
     progress.update(done, total);
   };
+  options.params.report_runs = report.sim_runs(fmt::format(
+      "hetsched bench faults: {} long tasks of {} h with MTBF {} h, under each fault-tolerance "
+      "mode",
+      options.params.long_tasks, options.params.task_hours, report_mtbf_hours(options.params)));
   const FaultBenchmarkResult r = run_fault_benchmark(options.params);
+  report.finish(options.format == "table");
   if (options.format == "json") {
     nlohmann::ordered_json table = nlohmann::ordered_json::array();
     for (const GoodputRow& row : r.goodput)
@@ -152,7 +158,9 @@ void add_bench_faults_command(CLI::App& bench) {
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   command->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
-  command->callback([options] { run_bench_faults(*options); });
+  auto report = std::make_shared<BenchReportFolder>(
+      *command, "the goodput table's first seed under each mode at the sweep's MTBF");
+  command->callback([options, report] { run_bench_faults(*options, *report); });
 }
 
 }  // namespace hetsched::cli

@@ -7,7 +7,7 @@
 
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
-#include "hetsched/io/report_page.hpp"
+#include "hetsched/io/report_folder.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/history_regression_model.hpp"
 #include "hetsched/perf/roofline_model.hpp"
@@ -120,17 +120,11 @@ void run_run(const RunOptions& options) {
   if (learned) learned->save(options.perf_model, devices.fingerprint());  // online update kept
 
   if (!options.out_dir.empty()) {
-    create_output_directory(options.out_dir);
-    const std::string stem = options.out_dir + "/" + run.report.policy;
-    ReportPageInput page;
-    page.title = fmt::format("hetsched run: {} tasks on {} devices", run.report.tasks_total,
-                             devices.cluster().device_count());
-    page.runs.push_back(report_to_json(run.report, devices.cluster(), backend.graph()));
-    page.sources.push_back(stem + ".report.json");
-    write_text_file(page.sources.back(), page.runs.back().dump(2) + "\n");
-    write_text_file(stem + ".trace.json",
-                    chrome_trace(run.report, devices.cluster(), backend.graph()).dump() + "\n");
-    write_text_file(options.out_dir + "/report.html", render_report_page(page));
+    ReportFolder folder(options.out_dir,
+                        fmt::format("hetsched run: {} tasks on {} devices", run.report.tasks_total,
+                                    devices.cluster().device_count()));
+    folder.add(run.report, devices.cluster(), backend.graph());
+    folder.write_page();
   }
   if (options.format == "json") {
     nlohmann::ordered_json out;

@@ -11,7 +11,7 @@
 #include "hetsched/core/progress.hpp"
 #include "hetsched/energy/power_cap_planning.hpp"
 #include "hetsched/io/config_kind.hpp"
-#include "hetsched/io/report_page.hpp"
+#include "hetsched/io/report_folder.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
@@ -145,19 +145,13 @@ void run_simulate(const SimulateOptions& options) {
   }
 
   if (!options.out_dir.empty()) {
-    create_output_directory(options.out_dir);
-    ReportPageInput page;
-    page.title = fmt::format("hetsched simulate: {} jobs, {} tasks on {} devices",
-                             workload.jobs.size(), workload.task_count(), cluster.device_count());
-    for (std::size_t i = 0; i < reports.size(); ++i) {
-      const TaskGraph& graph = simulators[i]->graph();
-      const std::string stem = options.out_dir + "/" + reports[i].policy;
-      page.runs.push_back(report_to_json(reports[i], cluster, graph));
-      page.sources.push_back(stem + ".report.json");
-      write_text_file(page.sources.back(), page.runs.back().dump(2) + "\n");
-      write_text_file(stem + ".trace.json", chrome_trace(reports[i], cluster, graph).dump() + "\n");
-    }
-    write_text_file(options.out_dir + "/report.html", render_report_page(page));
+    ReportFolder folder(
+        options.out_dir,
+        fmt::format("hetsched simulate: {} jobs, {} tasks on {} devices", workload.jobs.size(),
+                    workload.task_count(), cluster.device_count()));
+    for (std::size_t i = 0; i < reports.size(); ++i)
+      folder.add(reports[i], cluster, simulators[i]->graph());
+    folder.write_page();
   }
 
   if (!options.schedule_file.empty())

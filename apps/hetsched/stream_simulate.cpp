@@ -9,7 +9,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/io/cluster_file.hpp"
-#include "hetsched/io/report_page.hpp"
+#include "hetsched/io/report_folder.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/io/stream_workload_file.hpp"
 #include "hetsched/stream/stream_simulator.hpp"
@@ -113,16 +113,11 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
   if (!options.schedule_file.empty())
     write_stream_schedule(options.schedule_file, reports, resources);
   if (!options.out_dir.empty()) {
-    create_output_directory(options.out_dir);
+    ReportFolder folder(options.out_dir, fmt::format("hetsched simulate: a stream of {} jobs",
+                                                     workload.jobs.size()));
     write_text_file(options.out_dir + "/stream.report.json", out.dump(2) + "\n");
-    ReportPageInput page;
-    page.title = fmt::format("hetsched simulate: a stream of {} jobs", workload.jobs.size());
-    for (const StreamReport& r : reports) {
-      page.runs.push_back(stream_report_to_json(r, workload, resources));
-      page.sources.push_back(options.out_dir + "/" + r.policy + ".report.json");
-      write_text_file(page.sources.back(), page.runs.back().dump(2) + "\n");
-    }
-    write_text_file(options.out_dir + "/report.html", render_report_page(page));
+    for (const StreamReport& r : reports) folder.add(r, workload, resources);
+    folder.write_page();
   }
   if (options.format == "json") {
     std::cout << out.dump(2) << "\n";

@@ -1,5 +1,7 @@
 #include "hetsched/energy/energy_benchmark.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -86,11 +88,14 @@ class PlanReplay final : public SchedulingPolicy {
 };
 
 // The plan run in the simulator, its recorded schedule evaluated on the power model.
+// With a sink, the run is handed to it under `label`.
 ScheduleEnergy simulate(const SuiteDag& dag, const PerfModel& perf, const DagInstance& instance,
-                        const JobEnergyModel& model, const DvfsSchedule& plan) {
+                        const JobEnergyModel& model, const DvfsSchedule& plan,
+                        const SimRunSink* sink = nullptr, const std::string& label = "") {
   PlanReplay policy(instance, plan);
   Simulator sim(dag.cluster, dag.workload, perf, policy, SimulationOptions{.seed = 1});
   const SimReport report = sim.run();
+  if (sink) (*sink)(label, report, dag.cluster, sim.graph());
   DvfsSchedule ran = plan;
   ran.schedule.makespan_seconds = report.makespan_seconds;
   for (const TaskRecord& r : report.schedule) {
@@ -247,9 +252,15 @@ EnergyBenchmarkResult run_energy_benchmark(const EnergyBenchmarkParams& params) 
     out.max_makespan_increase_stretch =
         std::max(out.max_makespan_increase_stretch, some.energy.makespan_seconds / base - 1);
     if (params.simulate) {
-      const ScheduleEnergy sim_base = simulate(dag, perf, instance, model, full);
-      const ScheduleEnergy sim_none = simulate(dag, perf, instance, model, none.plan);
-      const ScheduleEnergy sim_some = simulate(dag, perf, instance, model, some.plan);
+      // The first DAG's three runs are the ones a caller may draw.
+      const SimRunSink* sink = i == 0 && params.report_runs ? &params.report_runs : nullptr;
+      const std::string stretched = fmt::format("energy-aware-plus-{:g}pct", 100 * params.stretch);
+      const ScheduleEnergy sim_base =
+          simulate(dag, perf, instance, model, full, sink, "insertion-eft-full-speed");
+      const ScheduleEnergy sim_none =
+          simulate(dag, perf, instance, model, none.plan, sink, "energy-aware");
+      const ScheduleEnergy sim_some =
+          simulate(dag, perf, instance, model, some.plan, sink, stretched);
       simulated_baseline_joules += sim_base.total_joules();
       simulated_no_stretch_joules += sim_none.total_joules();
       simulated_stretch_joules += sim_some.total_joules();

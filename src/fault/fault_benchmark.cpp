@@ -79,8 +79,10 @@ struct CellResult {
   FaultReport totals;       // predictor counts summed over the seeds
 };
 
+// With a sink, the first seed's run is recorded with its schedule and handed to it.
 CellResult run_long_tasks(const FaultBenchmarkParams& p, const Cluster& cluster,
-                          const Workload& workload, FaultOptions o) {
+                          const Workload& workload, FaultOptions o,
+                          const SimRunSink* sink = nullptr, const std::string& label = "") {
   const RooflineModel perf(cluster);
   CellResult cell;
   double useful = 0, busy = 0;
@@ -88,9 +90,11 @@ CellResult run_long_tasks(const FaultBenchmarkParams& p, const Cluster& cluster,
   for (std::size_t s = 0; s < p.seeds_per_cell; ++s) {
     const std::uint64_t seed = p.seed * 1000 + s;
     const auto policy = make_policy("greedy-eft", PolicyOptions{seed});
-    SimulationOptions sim{.seed = seed, .record_schedule = false, .faults = o};
+    const bool handed = sink && s == 0;
+    SimulationOptions sim{.seed = seed, .record_schedule = handed, .faults = o};
     Simulator simulator(cluster, workload, perf, *policy, sim);
     const SimReport r = simulator.run();
+    if (handed) (*sink)(label, r, cluster, simulator.graph());
     useful += r.faults->useful_device_seconds;
     busy += r.faults->busy_device_seconds();
     cell.lost_seconds += r.faults->lost_device_seconds;
@@ -127,6 +131,12 @@ FaultOptions long_task_options(const FaultBenchmarkParams& p, double mtbf_hours)
 
 }  // namespace
 
+double report_mtbf_hours(const FaultBenchmarkParams& p) {
+  const bool sweep_listed =
+      std::find(p.mtbf_hours.begin(), p.mtbf_hours.end(), p.sweep_mtbf_hours) != p.mtbf_hours.end();
+  return sweep_listed || p.mtbf_hours.empty() ? p.sweep_mtbf_hours : p.mtbf_hours.front();
+}
+
 FaultBenchmarkResult run_fault_benchmark(const FaultBenchmarkParams& p) {
   FaultBenchmarkResult result;
   const std::size_t cells = p.mtbf_hours.size() * 4 + 10 + 4;
@@ -160,7 +170,9 @@ FaultBenchmarkResult run_fault_benchmark(const FaultBenchmarkParams& p) {
   const Cluster gpus = long_task_cluster();
   const Workload long_tasks = long_task_workload(p, gpus.device_count());
   const double checkpoint_seconds = p.state_bytes / p.storage_bandwidth;
+  const double drawn_mtbf = report_mtbf_hours(p);
   for (double mtbf : p.mtbf_hours) {
+    const SimRunSink* sink = mtbf == drawn_mtbf && p.report_runs ? &p.report_runs : nullptr;
     for (int mode = 0; mode < 4; ++mode) {
       FaultOptions o = long_task_options(p, mtbf);
       GoodputRow row;
@@ -181,7 +193,7 @@ FaultBenchmarkResult run_fault_benchmark(const FaultBenchmarkParams& p) {
         o.checkpoint.mode = CheckpointMode::daly;
         row.interval_seconds = daly_interval_seconds(checkpoint_seconds, mtbf * 3600.0);
       }
-      const CellResult cell = run_long_tasks(p, gpus, long_tasks, o);
+      const CellResult cell = run_long_tasks(p, gpus, long_tasks, o, sink, row.mode);
       row.goodput = cell.goodput;
       row.makespan_hours = cell.makespan / 3600.0;
       row.completed_fraction = cell.completed;

@@ -42,11 +42,7 @@ std::vector<DagBenchmarkInstance> random_suite(const DagBenchmarkParams& params)
 
 StaticSchedule plan_with(const std::string& name, const DagBenchmarkParams& params,
                          const DagInstance& instance) {
-  PolicyOptions options;
-  options.seed = params.seed;
-  options.iteration_budget = params.ils_iterations;
-  options.time_budget_seconds = 0;  // the iteration budget alone: deterministic
-  return make_static_planner(name, options)->plan(instance, {});
+  return make_static_planner(name, dag_benchmark_policy_options(params))->plan(instance, {});
 }
 
 double fit_slope(const std::vector<double>& x, const std::vector<double>& y) {
@@ -182,6 +178,24 @@ DagBenchmarkResult run_dag_benchmark(const DagBenchmarkParams& params) {
       result.heft_scaling_exponent = fit_slope(log_work, log_seconds);
   }
   return result;
+}
+
+PolicyOptions dag_benchmark_policy_options(const DagBenchmarkParams& params) {
+  PolicyOptions options;
+  options.seed = params.seed;
+  options.iteration_budget = params.ils_iterations;
+  options.time_budget_seconds = 0;  // the iteration budget alone: deterministic
+  return options;
+}
+
+RandomDagDraw dag_report_draw(const DagBenchmarkParams& params) {
+  std::vector<RandomDagDraw> draws = random_dag_suite_draws(params);
+  const auto it = std::find_if(draws.begin(), draws.end(),
+                               [](const RandomDagDraw& d) { return d.params.tasks >= 100; });
+  if (it != draws.end()) return std::move(*it);
+  return std::move(*std::max_element(draws.begin(), draws.end(), [](const auto& a, const auto& b) {
+    return a.params.tasks < b.params.tasks;
+  }));
 }
 
 std::vector<RandomDagDraw> random_dag_suite_draws(const DagBenchmarkParams& params) {

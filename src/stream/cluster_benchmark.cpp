@@ -160,13 +160,20 @@ ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
     workload.cluster = gavel_cluster();
     workload.jobs =
         generate_gavel_jobs(table, GavelGeneratorParams{c.jobs, 0.0, true, params.seed});
+    const bool handed = params.report_runs && &c == &static_cases.front();
     StreamSimOptions static_options;
     static_options.round_seconds = params.round_seconds;
     static_options.migration_seconds = params.migration_seconds;
+    static_options.record_segments = handed;
     say("static " + std::to_string(c.jobs) + " jobs: fifo");
     const StreamReport fifo = simulate_stream(workload, "fifo", static_options);
     say("static " + std::to_string(c.jobs) + " jobs: aware-min-makespan");
     const StreamReport aware = simulate_stream(workload, "aware-min-makespan", static_options);
+    if (handed) {
+      const StreamResources resources = stream_resources(workload.cluster);
+      params.report_runs("fifo", fifo, workload, resources);
+      params.report_runs("aware-min-makespan", aware, workload, resources);
+    }
     result.makespan.push_back(MakespanRow{c.jobs, fifo.makespan_seconds / 3600.0,
                                           aware.makespan_seconds / 3600.0, c.published_fifo,
                                           c.published_aware});

@@ -62,6 +62,19 @@ const streamExample = path.resolve(path.dirname(new URL(import.meta.url).pathnam
 hetsched(['simulate', '--workload', streamExample, '--out', streamDir, '--quiet']);
 const streamPage = path.join(streamDir, 'report.html');
 
+// Benchmarks that compare policies draw their first case under each: the energy plans (P-states)
+// and the fault-tolerance modes (failures, restarts and checkpoints on the timeline).
+const benchPages = [
+  { label: 'bench energy', argv: ['bench', 'energy', '--dags', '1'],
+    policies: ['insertion-eft-full-speed', 'energy-aware', 'energy-aware-plus-5pct'] },
+  { label: 'bench faults', argv: ['bench', 'faults', '--runs', '1', '--seeds', '1', '--mtbf-hours', '10'],
+    policies: ['none', 'daly', 'replication-2', 'replication-2+daly'] },
+].map((bench) => {
+  const dir = path.join(work, bench.label.replace(' ', '-'));
+  hetsched([...bench.argv, '--out', dir, '--quiet']);
+  return { ...bench, file: path.join(dir, 'report.html') };
+});
+
 // ---------- bad input: status 2, one line on stderr ----------
 const goodText = fs.readFileSync(path.join(outDir, reportFiles[0]), 'utf8');
 const badInputs = {
@@ -229,6 +242,16 @@ try {
     check(facts.runs.length === 3, `job stream: ${facts.runs.length} runs, expected 3`);
     await page.screenshot({ path: path.join(artifacts, 'report-job-stream.png'), fullPage: true });
     check(errors.length === 0, `job stream: ${errors.join('; ')}`);
+    await page.close();
+  }
+  for (const bench of benchPages) {
+    const { page, errors } = await openPage(bench.file, bench.label);
+    const facts = await pageFacts(page);
+    checkFacts(facts, bench.label);
+    const drawn = facts.runs.map((run) => run.policy).join(',');
+    check(drawn === bench.policies.join(','), `${bench.label}: runs ${drawn}, expected ${bench.policies.join(',')}`);
+    await page.screenshot({ path: path.join(artifacts, `report-${bench.label.replace(' ', '-')}.png`), fullPage: true });
+    check(errors.length === 0, `${bench.label}: ${errors.join('; ')}`);
     await page.close();
   }
   const { page, errors } = await openPage(htmlNamesPage, 'names with HTML');

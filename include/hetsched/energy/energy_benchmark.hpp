@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "hetsched/cluster/cluster.hpp"
+#include "hetsched/sim/sim_run_sink.hpp"
 
 namespace hetsched {
 
@@ -69,6 +70,9 @@ struct EnergyBenchmarkParams {
   bool sleep_idle_gaps = true;  // idle gaps asleep when cheaper (suspend_to_ram_sleep_state)
   bool simulate = true;
   std::function<void(std::size_t, std::size_t)> progress;
+  // With `simulate`: the first DAG's simulated runs (the full-speed baseline and the plans
+  // without and with the stretch) are handed here.
+  SimRunSink report_runs;
 };
 
 // Where the energy of a set of schedules goes on one device kind (summed over the suite).

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "hetsched/fault/failure_predictor.hpp"
+#include "hetsched/sim/sim_run_sink.hpp"
 
 namespace hetsched {
 
@@ -33,6 +34,9 @@ struct FaultBenchmarkParams {
   std::uint64_t seed = 1;
   PredictorOptions predictor;  // part 4 (enabled there)
   std::function<void(std::size_t, std::size_t)> progress;
+  // Part 2's first-seed runs of each mode at the sweep's MTBF (the first MTBF when the
+  // sweep's is not listed) are handed here.
+  SimRunSink report_runs;
 };
 
 struct GoodputRow {
@@ -80,5 +84,8 @@ struct FaultBenchmarkResult {
 };
 
 FaultBenchmarkResult run_fault_benchmark(const FaultBenchmarkParams& params);
+
+// The MTBF whose runs go to report_runs: the sweep's when the table lists it, else the first.
+double report_mtbf_hours(const FaultBenchmarkParams& params);
 
 }  // namespace hetsched

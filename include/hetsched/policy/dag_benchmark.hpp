@@ -16,6 +16,7 @@
 
 #include "hetsched/core/rng.hpp"
 #include "hetsched/policy/dag_instance.hpp"
+#include "hetsched/policy/scheduling_policy.hpp"
 #include "hetsched/workload/random_dag.hpp"
 
 namespace hetsched {
@@ -67,6 +68,14 @@ struct RandomDagDraw {
 // quick subset when params.quick), each with an out-degree and device count drawn from
 // params.seed, before graph_limit thins it.
 std::vector<RandomDagDraw> random_dag_suite_draws(const DagBenchmarkParams& params);
+
+// The graph `bench dag --out` draws under every compared planner: the suite's first random
+// graph of at least 100 tasks (the largest when none has).
+RandomDagDraw dag_report_draw(const DagBenchmarkParams& params);
+
+// The options every compared planner runs with: the seed, and heft-ils' iteration budget with
+// no wall-time bound, so that its plans are deterministic.
+PolicyOptions dag_benchmark_policy_options(const DagBenchmarkParams& params);
 
 struct DagPolicyResult {
   std::string name;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hetsched/stream/gpu_share_placement.hpp"
+#include "hetsched/stream/stream_run_sink.hpp"
 
 namespace hetsched {
 
@@ -32,6 +33,9 @@ struct ClusterBenchParams {
   bool alibaba = true;         // the Alibaba placement runs
   bool reference_runs = true;  // also Gavel's own aware LAS and the space-sharing run
   std::function<void(const std::string&)> progress;  // called before each run
+  // The first static case's runs (100 jobs: fifo and aware-min-makespan), recorded with
+  // their segments, are handed here.
+  StreamRunSink report_runs;
 };
 
 // One seed of a continuous row.

@@ -10,17 +10,29 @@
 //    arrival and run time, so only the one that frees up first matters (a min-heap
 //    per class, ties to the lower device id);
 //  - classes of one part form a group, whose classes sit in a min-heap keyed by
-//    their first free time. The search walks that heap in key order without
-//    taking anything out (a small frontier of heap positions whose parents were
-//    seen), and a class whose free time plus the run time cannot beat the best
-//    finish found so far ends the search in that group, because inputs never
-//    arrive before now;
+//    their first free time (and in one such heap per rack). The search walks a
+//    heap in key order without taking anything out (a small frontier of heap
+//    positions whose parents were seen), and a class that cannot beat the best
+//    finish found so far ends the walk: its bound is the later of its free time
+//    and the soonest the job's input can reach it, plus the run time;
+//  - a task with an input on its job's data node looks at that node's classes
+//    one by one, then walks the data node's rack heap (input bound: the least
+//    time to another node of the rack) and the group heap (input bound: the least
+//    time to another rack), so that on an idle cluster the nearest free device is
+//    found in a few steps; a task without one walks the group heap (bound: now);
 //  - devices that hold one of the task's inputs are looked at one by one.
-// The finish time chosen is exactly the earliest (ties go to the device found
-// first). Heaps are corrected lazily: predicted free times only grow as work is
-// placed, so an out-of-date entry is given its current value (and moved in
-// place) when the search reaches it. Tasks with explicit per-device
-// costs are scanned over every device.
+// The finish time chosen is exactly the earliest; among devices of equal finish the
+// lowest id of those the search looked at wins (it stops at the first class that
+// cannot beat the best finish, so an equal one further on is not seen). Heaps are
+// corrected lazily: predicted free times only grow as work is placed, so an
+// out-of-date entry is given its current value (and moved in place) when the
+// search reaches it. Tasks with explicit per-device costs are scanned over every
+// device.
+//
+// Cost per decision: O(groups log groups) to order the groups, then per group the
+// classes whose bound beats the best finish (one when the cluster has idle devices
+// that all see the same input time: O(log classes) for the lazy heap corrections),
+// plus the data node's classes and the holders; never the number of devices.
 //
 // Its score for a candidate device (score_devices) is its own rule as a number: the
 // earliest predicted finish among the candidates / the device's, 1 where it would
@@ -115,12 +127,32 @@ class GreedyEftPolicy final : public SchedulingPolicy {
         for (std::uint32_t g = 0; g < groups_.size(); ++g) {
           const Device& representative = snapshot.cluster.device(groups_[g].representative);
           const double run = snapshot.perf.task_seconds(task, representative, 0);
+          run_of_group_[g] = run;
           if (run == kCannotRun) continue;
           runs_.emplace_back(run, g);
           for (std::size_t i = runs_.size() - 1; i > 0 && run < runs_[i - 1].first; --i)
             std::swap(runs_[i], runs_[i - 1]);
         }
-        for (const auto& [run, g] : runs_) search_group(snapshot, t, groups_[g], run, best);
+        const double now = snapshot.now_seconds;
+        if (task.input_bytes > 0) {
+          // The data node's classes, then per group its rack's and the rest, each bounded
+          // by when the input can reach them at the soonest.
+          const NodeId data_node = snapshot.graph.job(snapshot.graph.job_of(t)).data_node;
+          for (std::uint32_t c = first_class_of_node_[data_node];
+               c < first_class_of_node_[data_node + 1]; ++c) {
+            const DeviceId d = first_free(classes_[c], snapshot);
+            consider(snapshot, t, d, run_of_group_[snapshot.cluster.spec_class(d)], best);
+          }
+          const Cluster::RemoteInputBounds arrive =
+              snapshot.perf.remote_host_to_device_lower_bounds(task.input_bytes, data_node);
+          const std::uint32_t rack = snapshot.cluster.rack_index(data_node);
+          for (const auto& [run, g] : runs_) {
+            search(snapshot, t, groups_[g].rack_heaps[rack], run, now + arrive.same_rack, best);
+            search(snapshot, t, groups_[g].heap, run, now + arrive.other_racks, best);
+          }
+        } else {
+          for (const auto& [run, g] : runs_) search(snapshot, t, groups_[g].heap, run, now, best);
+        }
         for (const Dependency& p : snapshot.graph.predecessors(t)) {
           const DeviceId holder = snapshot.placement[p.task];
           if (holder == kUnplaced) continue;
@@ -153,7 +185,8 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   };
   struct Group {
     DeviceId representative;
-    MinHeap heap;  // of classes
+    MinHeap heap;                     // of its classes
+    std::vector<MinHeap> rack_heaps;  // of its classes in each rack
   };
   struct Choice {
     DeviceId device = kUnplaced;
@@ -166,9 +199,11 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   void build_groups(const Cluster& cluster) {
     classes_.clear();
     groups_.clear();
+    first_class_of_node_.clear();
     grouped_devices_ = cluster.device_count();
     for (const Node& node : cluster.nodes()) {
       const std::size_t first_class_of_node = classes_.size();
+      first_class_of_node_.push_back(static_cast<std::uint32_t>(first_class_of_node));
       for (DeviceId d : node.devices) {
         std::size_t c = first_class_of_node;
         while (c < classes_.size() &&
@@ -179,10 +214,17 @@ class GreedyEftPolicy final : public SchedulingPolicy {
         classes_[c].devices.push({0.0, d});
       }
     }
+    first_class_of_node_.push_back(static_cast<std::uint32_t>(classes_.size()));
     for (std::uint32_t g = 0; g < cluster.spec_class_count(); ++g)
-      groups_.push_back(Group{cluster.spec_class_device(g), MinHeap{}});
-    for (std::uint32_t c = 0; c < classes_.size(); ++c)
-      groups_[cluster.spec_class(classes_[c].members.front())].heap.push({0.0, c});
+      groups_.push_back(Group{cluster.spec_class_device(g), MinHeap{},
+                              std::vector<MinHeap>(cluster.rack_count())});
+    run_of_group_.assign(groups_.size(), kCannotRun);
+    for (std::uint32_t c = 0; c < classes_.size(); ++c) {
+      const Device& first = cluster.device(classes_[c].members.front());
+      Group& group = groups_[cluster.spec_class(first.id)];
+      group.heap.push({0.0, c});
+      group.rack_heaps[cluster.rack_index(first.node)].push({0.0, c});
+    }
   }
 
   // The class member that frees up first (its heap corrected lazily).
@@ -206,35 +248,35 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     }
   }
 
-  // Visits the group's classes in order of first free time (then index) while they
-  // can still beat the best finish. The heap is read, not popped: the next class
-  // in order is the earliest entry of the frontier (the root, then the children
-  // of every position visited).
-  void search_group(const ClusterSnapshot& snapshot, TaskIndex t, Group& group, double run,
-                    Choice& best) {
-    if (group.heap.empty()) return;
+  // Visits a heap's classes in order of first free time (then index) while they can
+  // still beat the best finish, their inputs arriving at `inputs_arrive` at the
+  // soonest. The heap is read, not popped: the next class in order is the earliest
+  // entry of the frontier (the root, then the children of every position visited).
+  void search(const ClusterSnapshot& snapshot, TaskIndex t, MinHeap& heap, double run,
+              double inputs_arrive, Choice& best) {
+    if (heap.empty()) return;
     frontier_.assign(1, 0);
     while (!frontier_.empty()) {
       std::size_t k = 0;
       for (std::size_t i = 1; i < frontier_.size(); ++i)
-        if (earlier(group.heap.at(frontier_[i]), group.heap.at(frontier_[k]))) k = i;
+        if (earlier(heap.at(frontier_[i]), heap.at(frontier_[k]))) k = i;
       const std::uint32_t position = frontier_[k];
-      const HeapEntry entry = group.heap.at(position);
+      const HeapEntry entry = heap.at(position);
       const DeviceId d = first_free(classes_[entry.index], snapshot);
       const double current = snapshot.device_available_seconds[d];
       if (current != entry.available) {
         // Out of date. A later free time moves the entry down inside its own subtree,
         // where nothing has been visited; an earlier one may move it above visited
         // positions, so the walk starts over (visiting a class again changes nothing).
-        group.heap.update(position, current);
+        heap.update(position, current);
         if (current < entry.available) frontier_.assign(1, 0);
         continue;
       }
-      if (std::max(current, snapshot.now_seconds) + run >= best.finish) break;
+      if (std::max(current, inputs_arrive) + run >= best.finish) break;
       frontier_[k] = frontier_.back();
       frontier_.pop_back();
       for (std::uint32_t child = 2 * position + 1; child <= 2 * position + 2; ++child)
-        if (child < group.heap.size()) frontier_.push_back(child);
+        if (child < heap.size()) frontier_.push_back(child);
       consider(snapshot, t, d, run, best);
     }
   }
@@ -253,6 +295,8 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   std::vector<Group> groups_;
   std::vector<std::uint32_t> frontier_;
   std::vector<std::pair<double, std::uint32_t>> runs_;
+  std::vector<double> run_of_group_;                // this task's run time per group
+  std::vector<std::uint32_t> first_class_of_node_;  // a node's classes; one past the last node
 };
 
 }  // namespace

@@ -4,14 +4,19 @@
 // task, the groups of identical parts in order of run time; in each group the
 // classes (identical parts on one node) sorted by their first free time, each one
 // represented by its member that frees up first, looked at while they can still
-// beat the best finish; then the devices that hold an input. Every placement,
-// start and finish must agree, and so must the run's totals.
+// beat the best finish (for a task with an input: first the data node's classes,
+// then per group those of the data node's rack and then all, bounded by the input's
+// soonest arrival there); then the devices that hold an input. Every placement,
+// start and finish must agree, and so must the run's totals. And every choice is
+// the earliest finish over every device of the cluster, racks, NICs and spine
+// notwithstanding.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <limits>
 
 #include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/rng.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
@@ -48,22 +53,40 @@ class ScanningEftPolicy final : public SchedulingPolicy {
           if (run != kCannotRun) runs.emplace_back(run, g);
         }
         std::sort(runs.begin(), runs.end());
-        for (const auto& [run, g] : runs) {
-          // Each class's first free member: the least (free time, device id).
+        const auto run_on = [&](DeviceId d) {
+          return s.perf.task_seconds(task, s.cluster.device(d), 0);
+        };
+        // The classes of group g (on the rack when it is given), in order of their first
+        // free member, looked at while they can beat the best finish.
+        const auto walk = [&](std::size_t g, double run, double inputs_arrive, int rack) {
           std::vector<std::pair<std::pair<double, std::size_t>, DeviceId>> order;
           for (std::size_t c = 0; c < groups_[g].size(); ++c) {
-            DeviceId first = groups_[g][c][0];
-            for (DeviceId d : groups_[g][c])
-              if (std::pair(s.device_available_seconds[d], d) <
-                  std::pair(s.device_available_seconds[first], first))
-                first = d;
+            const DeviceId first = first_free(s, groups_[g][c]);
+            if (rack >= 0 && s.cluster.rack_index(s.cluster.device(first).node) != unsigned(rack))
+              continue;
             order.push_back({{s.device_available_seconds[first], class_index_[g][c]}, first});
           }
           std::sort(order.begin(), order.end());
           for (const auto& [key, d] : order) {
-            if (std::max(key.first, s.now_seconds) + run >= best_finish) break;
+            if (std::max(key.first, inputs_arrive) + run >= best_finish) break;
             consider(d, run);
           }
+        };
+        if (task.input_bytes > 0) {
+          const NodeId data_node = s.graph.job(s.graph.job_of(t)).data_node;
+          for (std::size_t g = 0; g < groups_.size(); ++g)
+            for (const std::vector<DeviceId>& members : groups_[g])
+              if (s.cluster.device(members[0]).node == data_node)
+                consider(first_free(s, members), run_on(members[0]));
+          const Cluster::RemoteInputBounds arrive =
+              s.cluster.remote_host_to_device_lower_bounds(task.input_bytes, data_node);
+          const int rack = static_cast<int>(s.cluster.rack_index(data_node));
+          for (const auto& [run, g] : runs) {
+            walk(g, run, s.now_seconds + arrive.same_rack, rack);
+            walk(g, run, s.now_seconds + arrive.other_racks, -1);
+          }
+        } else {
+          for (const auto& [run, g] : runs) walk(g, run, s.now_seconds, -1);
         }
         for (const Dependency& p : s.graph.predecessors(t))
           if (s.placement[p.task] != kUnplaced)
@@ -106,6 +129,16 @@ class ScanningEftPolicy final : public SchedulingPolicy {
       groups_[g].push_back(classes[c]);
       class_index_[g].push_back(c);
     }
+  }
+
+  // A class's first free member: the least (free time, device id).
+  static DeviceId first_free(const ClusterSnapshot& s, const std::vector<DeviceId>& members) {
+    DeviceId first = members[0];
+    for (DeviceId d : members)
+      if (std::pair(s.device_available_seconds[d], d) <
+          std::pair(s.device_available_seconds[first], first))
+        first = d;
+    return first;
   }
 
   std::vector<std::vector<std::vector<DeviceId>>> groups_;  // group → class → devices
@@ -166,6 +199,96 @@ TEST(GreedyEftPolicy, PlacesLikeAPlainScanOnIndependentTasksWithInputs) {
     workload.jobs.push_back(std::move(job));
   }
   expect_same_run(cluster, workload);
+}
+
+// Places by greedy-eft and checks each choice, as it is made, against every device of
+// the cluster: its predicted finish must be the earliest there is.
+class EarliestFinishCheck final : public SchedulingPolicy, public AssignmentSink {
+ public:
+  std::string_view name() const override { return "greedy-eft-checked"; }
+  void on_tasks_ready(const ClusterSnapshot& s, std::span<const TaskIndex> ready,
+                      AssignmentSink& out) override {
+    snapshot_ = &s;
+    out_ = &out;
+    inner_->on_tasks_ready(s, ready, *this);
+  }
+  void assign(const Assignment& a) override {
+    const ClusterSnapshot& s = *snapshot_;
+    double earliest = kCannotRun;
+    for (const Device& d : s.cluster.devices()) {
+      const double run = s.perf.task_seconds(s.graph.task(a.task), d, 0);
+      if (run == kCannotRun) continue;
+      earliest = std::min(
+          earliest,
+          std::max(s.device_available_seconds[d.id], s.data_ready_seconds(a.task, d.id)) + run);
+    }
+    EXPECT_EQ(a.predicted_finish_seconds, earliest) << "task " << a.task;
+    ++checked;
+    out_->assign(a);
+  }
+  std::size_t checked = 0;
+
+ private:
+  std::unique_ptr<SchedulingPolicy> inner_ = make_policy("greedy-eft", {});
+  const ClusterSnapshot* snapshot_ = nullptr;
+  AssignmentSink* out_ = nullptr;
+};
+
+// Three racks of four nodes whose NICs differ, joined by a spine narrower than the NICs
+// and slower to cross: the input bounds are lower bounds, never exact.
+Cluster racks_with_uneven_nics() {
+  Cluster cluster;
+  cluster.network().inter_rack_bandwidth = 4e9;
+  cluster.network().inter_rack_latency_seconds = 2e-4;
+  const char* const parts[] = {"H100-SXM", "A100-80GB", "EPYC-9654"};
+  for (int n = 0; n < 12; ++n) {
+    Node node;
+    node.name = "node" + std::to_string(n);
+    node.rack = "rack" + std::to_string(n / 4);
+    node.link = {"pcie5", 64e9, 2e-6};
+    node.nic_bandwidth = 6.25e9 * static_cast<double>(1 + n % 3);
+    const DeviceSpec part = *find_catalog_part(parts[n % 3]);
+    cluster.add_node(node, {part, part});
+  }
+  return cluster;
+}
+
+Workload tasks_with_inputs(std::size_t nodes, std::size_t jobs, std::size_t tasks_per_job) {
+  Rng rng(7);
+  Workload workload;
+  for (std::size_t j = 0; j < jobs; ++j) {
+    Job job;
+    job.name = "batch" + std::to_string(j);
+    job.data_node = static_cast<NodeId>((j * 5) % nodes);
+    job.arrival_seconds = static_cast<double>(j % 4) * 15.0;
+    job.tasks.resize(tasks_per_job);
+    for (Task& task : job.tasks) {
+      task.kernel = j % 2 ? KernelClass::elementwise : KernelClass::dense_matmul;
+      task.precision = Precision::fp32;
+      task.flops = rng.uniform(1e11, 1e13);
+      task.bytes = rng.uniform(1e8, 1e9);
+      task.memory_bytes = 1e9;
+      task.input_bytes = rng.uniform(1e8, 5e10);  // seconds on the wire, more across racks
+    }
+    workload.jobs.push_back(std::move(job));
+  }
+  return workload;
+}
+
+TEST(GreedyEftPolicy, PlacesLikeAPlainScanAcrossRacksWithUnevenNics) {
+  expect_same_run(racks_with_uneven_nics(), tasks_with_inputs(12, 16, 40));
+  expect_same_run(benchmark_cluster(70, 2), tasks_with_inputs(70, 8, 50));  // three racks
+}
+
+TEST(GreedyEftPolicy, EveryChoiceIsTheEarliestFinishOverEveryDevice) {
+  for (const Cluster& cluster : {racks_with_uneven_nics(), benchmark_cluster(70, 2)}) {
+    const RooflineModel perf(cluster);
+    EarliestFinishCheck policy;
+    const Workload workload = tasks_with_inputs(cluster.node_count(), 12, 40);
+    const SimReport report = Simulator(cluster, workload, perf, policy).run();
+    EXPECT_EQ(report.tasks_completed, workload.task_count());
+    EXPECT_EQ(policy.checked, workload.task_count());
+  }
 }
 
 }  // namespace

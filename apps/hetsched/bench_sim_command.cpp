@@ -1,11 +1,18 @@
+// `hetsched bench sim`: the simulator's speed (sim/throughput_benchmark.hpp) on one cluster
+// size or a sweep of them (--devices), optionally side by side with another hetsched binary
+// (--baseline, e.g. the previous main's), the two run alternately as child processes on the
+// same case so that the machine's drift touches both alike.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
+#include "hetsched/service/process_runner.hpp"
 #include "hetsched/sim/throughput_benchmark.hpp"
 #include "option_checks.hpp"
 
@@ -14,29 +21,69 @@ namespace {
 
 struct BenchSimOptions {
   SimThroughputParams params;
+  std::vector<std::size_t> devices;  // a sweep: nodes of devices_per_node each, rounded up
+  std::string baseline;              // another hetsched binary to run alternately
+  std::size_t repetitions = 1;       // with --baseline: runs of each binary per size
   std::string format = "table";
   bool quiet = false;
 };
 
-void run_bench_sim(BenchSimOptions options) {
-  Progress progress("bench sim", options.quiet);
-  options.params.progress = [&](std::size_t done, std::size_t total) {
-    progress.update(done, total);
-  };
-  const SimThroughputResult r = run_sim_throughput_benchmark(options.params);
-  if (options.format == "json") {
-    nlohmann::ordered_json out{{"tasks", r.tasks},
-                               {"devices", r.devices},
-                               {"events", r.events},
-                               {"transfers", r.transfers},
-                               {"wall_seconds", r.wall_seconds},
-                               {"cpu_seconds", r.cpu_seconds},
-                               {"simulated_makespan_seconds", r.simulated_makespan_seconds},
-                               {"tasks_per_second", r.tasks_per_second},
-                               {"events_per_second", r.events_per_second}};
-    std::cout << out.dump() << "\n";
-    return;
+nlohmann::ordered_json result_json(const SimThroughputResult& r) {
+  return {{"tasks", r.tasks},
+          {"devices", r.devices},
+          {"events", r.events},
+          {"transfers", r.transfers},
+          {"wall_seconds", r.wall_seconds},
+          {"cpu_seconds", r.cpu_seconds},
+          {"simulated_makespan_seconds", r.simulated_makespan_seconds},
+          {"tasks_per_second", r.tasks_per_second},
+          {"events_per_second", r.events_per_second}};
+}
+
+// One run of `binary bench sim` on the case, as a child process; its JSON figures.
+nlohmann::ordered_json run_binary(const std::string& binary, const SimThroughputParams& p) {
+  ProcessRequest request;
+  request.argv = {binary,
+                  "bench",
+                  "sim",
+                  "--tasks",
+                  std::to_string(p.tasks),
+                  "--nodes",
+                  std::to_string(p.nodes),
+                  "--devices-per-node",
+                  std::to_string(p.devices_per_node),
+                  "--seed",
+                  std::to_string(p.seed),
+                  "--format",
+                  "json",
+                  "--quiet"};
+  request.timeout = std::chrono::hours(2);
+  const ProcessResult result = run_process(request);
+  if (!result.succeeded()) {
+    const std::string said = result.standard_error.substr(0, result.standard_error.find('\n'));
+    throw InputError(fmt::format(
+        "--baseline: '{}' did not run the benchmark ({}{})", describe_command(request.argv),
+        !result.started    ? "it could not be started"
+        : result.timed_out ? "it timed out"
+                           : fmt::format("exit status {}", result.exit_code),
+        said.empty() ? "" : ": " + said));
   }
+  try {
+    nlohmann::ordered_json figures = nlohmann::ordered_json::parse(result.standard_output);
+    if (figures.contains("tasks_per_second")) return figures;
+  } catch (const nlohmann::json::exception&) {
+  }
+  throw InputError(fmt::format("--baseline: '{}' printed no figures of bench sim", binary));
+}
+
+double median_rate(const nlohmann::ordered_json& runs) {
+  std::vector<double> rates;
+  for (const auto& run : runs) rates.push_back(run["tasks_per_second"].get<double>());
+  std::sort(rates.begin(), rates.end());
+  return rates.empty() ? 0.0 : rates[rates.size() / 2];
+}
+
+void print_table_row(const SimThroughputResult& r) {
   std::cout << fmt::format(
       "simulated {} independent tasks with input transfers on {} devices under greedy-eft\n"
       "  time on one core   {:.3f} s (wall {:.3f} s)\n"
@@ -47,6 +94,80 @@ void run_bench_sim(BenchSimOptions options) {
       r.events, r.transfers, r.simulated_makespan_seconds);
 }
 
+void run_bench_sim(BenchSimOptions options) {
+  std::vector<SimThroughputParams> cases;
+  if (options.devices.empty()) cases.push_back(options.params);
+  for (std::size_t devices : options.devices) {
+    SimThroughputParams p = options.params;
+    p.nodes = (devices + p.devices_per_node - 1) / p.devices_per_node;
+    cases.push_back(p);
+  }
+  const bool sweep = !options.devices.empty() || !options.baseline.empty();
+  if (!sweep) {
+    Progress progress("bench sim", options.quiet);
+    options.params.progress = [&](std::size_t done, std::size_t total) {
+      progress.update(done, total);
+    };
+    const SimThroughputResult r = run_sim_throughput_benchmark(options.params);
+    if (options.format == "json")
+      std::cout << result_json(r).dump() << "\n";
+    else
+      print_table_row(r);
+    return;
+  }
+  nlohmann::ordered_json sizes = nlohmann::ordered_json::array();
+  Progress progress("bench sim", options.quiet);
+  const std::size_t repetitions = options.baseline.empty() ? 1 : options.repetitions;
+  std::size_t done = 0;
+  for (const SimThroughputParams& p : cases) {
+    nlohmann::ordered_json ours = nlohmann::ordered_json::array();
+    nlohmann::ordered_json baseline = nlohmann::ordered_json::array();
+    for (std::size_t r = 0; r < repetitions; ++r) {
+      if (options.baseline.empty()) {
+        ours.push_back(result_json(run_sim_throughput_benchmark(p)));
+      } else {
+        // ABBA order: each binary goes first as often as the other.
+        const bool baseline_first = r % 2 == 0;
+        if (baseline_first) baseline.push_back(run_binary(options.baseline, p));
+        ours.push_back(run_binary("/proc/self/exe", p));
+        if (!baseline_first) baseline.push_back(run_binary(options.baseline, p));
+      }
+      progress.update(++done, cases.size() * repetitions);
+    }
+    nlohmann::ordered_json size{{"devices", ours[0]["devices"]},
+                                {"tasks", ours[0]["tasks"]},
+                                {"tasks_per_second", median_rate(ours)}};
+    if (!options.baseline.empty()) {
+      size["baseline_tasks_per_second"] = median_rate(baseline);
+      size["runs"] = ours;
+      size["baseline_runs"] = baseline;
+    } else {
+      size["run"] = ours[0];
+    }
+    sizes.push_back(std::move(size));
+  }
+  if (options.format == "json") {
+    nlohmann::ordered_json out{{"sizes", sizes}};
+    if (!options.baseline.empty()) out["baseline"] = options.baseline;
+    std::cout << out.dump() << "\n";
+    return;
+  }
+  std::cout << fmt::format(
+      "{} independent tasks with input transfers under greedy-eft{}\n", options.params.tasks,
+      options.baseline.empty()
+          ? ""
+          : fmt::format(", median of {} alternate runs against {}", repetitions, options.baseline));
+  std::cout << fmt::format("{:>10} {:>16}{}\n", "devices", "tasks/s",
+                           options.baseline.empty() ? "" : fmt::format(" {:>16}", "baseline"));
+  for (const auto& size : sizes)
+    std::cout << fmt::format(
+        "{:>10} {:>16.0f}{}\n", size["devices"].get<std::size_t>(),
+        size["tasks_per_second"].get<double>(),
+        options.baseline.empty()
+            ? ""
+            : fmt::format(" {:>16.0f}", size["baseline_tasks_per_second"].get<double>()));
+}
+
 }  // namespace
 
 void add_bench_sim_command(CLI::App& bench) {
@@ -55,12 +176,27 @@ void add_bench_sim_command(CLI::App& bench) {
   command->add_option("--tasks", options->params.tasks, "independent tasks")
       ->capture_default_str()
       ->check(finite_range(1, 100'000'000));
-  command->add_option("--nodes", options->params.nodes, "nodes")
-      ->capture_default_str()
-      ->check(finite_range(1, 100'000));
+  CLI::Option* nodes = command->add_option("--nodes", options->params.nodes, "nodes")
+                           ->capture_default_str()
+                           ->check(finite_range(1, 100'000));
   command->add_option("--devices-per-node", options->params.devices_per_node, "devices per node")
       ->capture_default_str()
       ->check(finite_range(1, 1024));
+  command
+      ->add_option("--devices", options->devices,
+                   "a sweep of cluster sizes, e.g. 1024,10000,100000 (nodes of "
+                   "--devices-per-node devices, rounded up)")
+      ->delimiter(',')
+      ->check(finite_range(1, 10'000'000))
+      ->excludes(nodes);
+  command->add_option("--baseline", options->baseline,
+                      "another hetsched binary (e.g. the previous main's) run alternately on "
+                      "each case, both as child processes; both figures are printed");
+  command
+      ->add_option("--repetitions", options->repetitions,
+                   "with --baseline: runs of each binary per case (the median is printed)")
+      ->capture_default_str()
+      ->check(finite_range(1, 100));
   command->add_option("--seed", options->params.seed, "seed")->capture_default_str();
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));

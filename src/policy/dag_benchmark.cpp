@@ -4,24 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <functional>
 #include <map>
 
+#include "hetsched/core/thread_cpu_time.hpp"
 #include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/schedule_metrics.hpp"
 #include "hetsched/workload/random_dag.hpp"
 
 namespace hetsched {
 namespace {
-
-// CPU time of this thread: planning speed without the noise of other processes
-// sharing the machine.
-double thread_cpu_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
 
 std::vector<DagBenchmarkInstance> random_suite(const DagBenchmarkParams& params) {
   std::vector<DagBenchmarkInstance> suite;

@@ -16,10 +16,11 @@
 //    finish found so far ends the walk: its bound is the later of its free time
 //    and the soonest the job's input can reach it, plus the run time;
 //  - a task with an input on its job's data node looks at that node's classes
-//    one by one, then walks the data node's rack heap (input bound: the least
-//    time to another node of the rack) and the group heap (input bound: the least
-//    time to another rack), so that on an idle cluster the nearest free device is
-//    found in a few steps; a task without one walks the group heap (bound: now);
+//    one by one, then walks the group heap (input bound: the least time to
+//    another rack) and the data node's rack heap (input bound: the least time to
+//    another node of the rack), so that on an idle cluster the nearest free device
+//    is found in a few steps, and on a busy one the first free; a task without an
+//    input walks the group heap (bound: now);
 //  - devices that hold one of the task's inputs are looked at one by one.
 // The finish time chosen is exactly the earliest; among devices of equal finish the
 // lowest id of those the search looked at wins (it stops at the first class that
@@ -135,7 +136,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
         }
         const double now = snapshot.now_seconds;
         if (task.input_bytes > 0) {
-          // The data node's classes, then per group its rack's and the rest, each bounded
+          // The data node's classes, then per group all and its rack's, each walk bounded
           // by when the input can reach them at the soonest.
           const NodeId data_node = snapshot.graph.job(snapshot.graph.job_of(t)).data_node;
           for (std::uint32_t c = first_class_of_node_[data_node];
@@ -147,8 +148,8 @@ class GreedyEftPolicy final : public SchedulingPolicy {
               snapshot.perf.remote_host_to_device_lower_bounds(task.input_bytes, data_node);
           const std::uint32_t rack = snapshot.cluster.rack_index(data_node);
           for (const auto& [run, g] : runs_) {
-            search(snapshot, t, groups_[g].rack_heaps[rack], run, now + arrive.same_rack, best);
             search(snapshot, t, groups_[g].heap, run, now + arrive.other_racks, best);
+            search(snapshot, t, groups_[g].rack_heaps[rack], run, now + arrive.same_rack, best);
           }
         } else {
           for (const auto& [run, g] : runs_) search(snapshot, t, groups_[g].heap, run, now, best);

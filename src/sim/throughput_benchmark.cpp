@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 
 #include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/core/thread_cpu_time.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
@@ -44,13 +44,13 @@ SimThroughputResult run_sim_throughput_benchmark(const SimThroughputParams& para
   const RooflineModel perf(cluster);
   const auto policy = make_policy("greedy-eft", PolicyOptions{params.seed});
   const auto start = std::chrono::steady_clock::now();
-  const std::clock_t cpu_start = std::clock();
+  const double cpu_start = thread_cpu_seconds();
   Simulator simulator(cluster, workload, perf, *policy,
                       SimulationOptions{params.seed, false, params.progress});
   const SimReport report = simulator.run();
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  const double cpu = thread_cpu_seconds() - cpu_start;
 
   SimThroughputResult result;
   result.tasks = report.tasks_completed;

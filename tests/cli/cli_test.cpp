@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -104,6 +105,36 @@ TEST(Cli, BenchSimPrintsTheRates) {
   EXPECT_EQ(json["tasks"], 5000);
   EXPECT_GT(json["tasks_per_second"].get<double>(), 0);
   EXPECT_GT(json["events_per_second"].get<double>(), json["tasks_per_second"].get<double>());
+}
+
+TEST(Cli, BenchSimSweepsClusterSizesAndRunsABaselineAlternately) {
+  const CommandResult sweep =
+      run_cli("bench sim --tasks 2000 --devices 16,40 --format json --quiet");
+  ASSERT_EQ(sweep.status, 0) << sweep.err;
+  const auto sizes = nlohmann::json::parse(sweep.out)["sizes"];
+  ASSERT_EQ(sizes.size(), 2u);
+  EXPECT_EQ(sizes[0]["devices"], 16);
+  EXPECT_EQ(sizes[1]["devices"], 48);  // three nodes of 16
+  for (const auto& size : sizes) EXPECT_EQ(size["run"]["tasks"], 2000);
+
+  // The same binary as its own baseline: both run the same case, twice each.
+  const CommandResult paired =
+      run_cli(std::string("bench sim --tasks 2000 --devices 32 --baseline ") + HETSCHED_CLI_PATH +
+              " --repetitions 2 --format json --quiet");
+  ASSERT_EQ(paired.status, 0) << paired.err;
+  const auto size = nlohmann::json::parse(paired.out)["sizes"][0];
+  ASSERT_EQ(size["runs"].size(), 2u);
+  ASSERT_EQ(size["baseline_runs"].size(), 2u);
+  EXPECT_EQ(size["runs"][0]["simulated_makespan_seconds"],
+            size["baseline_runs"][1]["simulated_makespan_seconds"]);
+  EXPECT_GT(size["baseline_tasks_per_second"].get<double>(), 0);
+
+  for (const char* bad : {"bench sim --devices 32 --baseline /nonexistent/hetsched --quiet",
+                          "bench sim --devices 32 --nodes 4 --quiet"}) {
+    const CommandResult refused = run_cli(bad);
+    EXPECT_EQ(refused.status, 2) << bad;
+    EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  }
 }
 
 TEST(Cli, BenchSimRunsEveryTaskWhenThereAreFewerTasksThanJobs) {

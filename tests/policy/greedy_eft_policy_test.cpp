@@ -5,7 +5,7 @@
 // classes (identical parts on one node) sorted by their first free time, each one
 // represented by its member that frees up first, looked at while they can still
 // beat the best finish (for a task with an input: first the data node's classes,
-// then per group those of the data node's rack and then all, bounded by the input's
+// then per group all of them and then those of the data node's rack, bounded by the input's
 // soonest arrival there); then the devices that hold an input. Every placement,
 // start and finish must agree, and so must the run's totals. And every choice is
 // the earliest finish over every device of the cluster, racks, NICs and spine
@@ -82,8 +82,8 @@ class ScanningEftPolicy final : public SchedulingPolicy {
               s.cluster.remote_host_to_device_lower_bounds(task.input_bytes, data_node);
           const int rack = static_cast<int>(s.cluster.rack_index(data_node));
           for (const auto& [run, g] : runs) {
-            walk(g, run, s.now_seconds + arrive.same_rack, rack);
             walk(g, run, s.now_seconds + arrive.other_racks, -1);
+            walk(g, run, s.now_seconds + arrive.same_rack, rack);
           }
         } else {
           for (const auto& [run, g] : runs) walk(g, run, s.now_seconds, -1);

@@ -26,8 +26,8 @@ struct SimThroughputResult {
   std::uint64_t events = 0;
   std::uint64_t transfers = 0;
   // Simulator construction and run; workload generation excluded. The simulator is
-  // single-threaded, so its processor time is its time on one core; rates use it,
-  // which keeps them honest on a machine that is busy with other work.
+  // single-threaded, so its thread's processor time is its time on one core; rates use
+  // it, which keeps them honest on a machine that is busy with other work.
   double wall_seconds = 0;
   double cpu_seconds = 0;
   double simulated_makespan_seconds = 0;

@@ -8,10 +8,12 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
+#include "hetsched/io/cluster_file.hpp"
 #include "hetsched/service/process_runner.hpp"
 #include "hetsched/sim/throughput_benchmark.hpp"
 #include "option_checks.hpp"
@@ -22,6 +24,7 @@ namespace {
 struct BenchSimOptions {
   SimThroughputParams params;
   std::vector<std::size_t> devices;  // a sweep: nodes of devices_per_node each, rounded up
+  std::string cluster_file;          // instead: one cluster from a file
   std::string baseline;              // another hetsched binary to run alternately
   std::size_t repetitions = 1;       // with --baseline: runs of each binary per size
   std::string format = "table";
@@ -41,22 +44,19 @@ nlohmann::ordered_json result_json(const SimThroughputResult& r) {
 }
 
 // One run of `binary bench sim` on the case, as a child process; its JSON figures.
-nlohmann::ordered_json run_binary(const std::string& binary, const SimThroughputParams& p) {
+nlohmann::ordered_json run_binary(const std::string& binary, const SimThroughputParams& p,
+                                  const std::string& cluster_file) {
   ProcessRequest request;
-  request.argv = {binary,
-                  "bench",
-                  "sim",
-                  "--tasks",
-                  std::to_string(p.tasks),
-                  "--nodes",
-                  std::to_string(p.nodes),
-                  "--devices-per-node",
-                  std::to_string(p.devices_per_node),
-                  "--seed",
-                  std::to_string(p.seed),
-                  "--format",
-                  "json",
-                  "--quiet"};
+  request.argv = {binary, "bench", "sim", "--tasks", std::to_string(p.tasks)};
+  if (!cluster_file.empty()) {
+    request.argv.insert(request.argv.end(), {"--cluster", cluster_file});
+  } else {
+    request.argv.insert(request.argv.end(),
+                        {"--nodes", std::to_string(p.nodes), "--devices-per-node",
+                         std::to_string(p.devices_per_node)});
+  }
+  request.argv.insert(request.argv.end(),
+                      {"--seed", std::to_string(p.seed), "--format", "json", "--quiet"});
   request.timeout = std::chrono::hours(2);
   const ProcessResult result = run_process(request);
   if (!result.succeeded()) {
@@ -95,6 +95,11 @@ void print_table_row(const SimThroughputResult& r) {
 }
 
 void run_bench_sim(BenchSimOptions options) {
+  std::optional<Cluster> cluster;
+  if (!options.cluster_file.empty()) {
+    cluster = load_cluster_file(options.cluster_file);
+    options.params.cluster = &*cluster;
+  }
   std::vector<SimThroughputParams> cases;
   if (options.devices.empty()) cases.push_back(options.params);
   for (std::size_t devices : options.devices) {
@@ -128,9 +133,11 @@ void run_bench_sim(BenchSimOptions options) {
       } else {
         // ABBA order: each binary goes first as often as the other.
         const bool baseline_first = r % 2 == 0;
-        if (baseline_first) baseline.push_back(run_binary(options.baseline, p));
-        ours.push_back(run_binary("/proc/self/exe", p));
-        if (!baseline_first) baseline.push_back(run_binary(options.baseline, p));
+        if (baseline_first)
+          baseline.push_back(run_binary(options.baseline, p, options.cluster_file));
+        ours.push_back(run_binary("/proc/self/exe", p, options.cluster_file));
+        if (!baseline_first)
+          baseline.push_back(run_binary(options.baseline, p, options.cluster_file));
       }
       progress.update(++done, cases.size() * repetitions);
     }
@@ -189,6 +196,13 @@ void add_bench_sim_command(CLI::App& bench) {
       ->delimiter(',')
       ->check(finite_range(1, 10'000'000))
       ->excludes(nodes);
+  command
+      ->add_option("--cluster", options->cluster_file,
+                   "run on this cluster file instead (e.g. examples/fleet_100k.yaml); the jobs' "
+                   "inputs live on its nodes in turn")
+      ->excludes(nodes)
+      ->excludes("--devices")
+      ->excludes("--devices-per-node");
   command->add_option("--baseline", options->baseline,
                       "another hetsched binary (e.g. the previous main's) run alternately on "
                       "each case, both as child processes; both figures are printed");

@@ -22,16 +22,10 @@ NodeId Cluster::add_node(Node node, const std::vector<DeviceSpec>& devices) {
     if (same == spec_class_device_.end()) spec_class_device_.push_back(device.id);
     devices_.push_back(std::move(device));
   }
-  const std::pair<double, NodeId> nic{node.nic_bandwidth, id};
-  if (nic.first > widest_nic_.first) {
-    second_widest_nic_ = widest_nic_;
-    widest_nic_ = nic;
-  } else if (nic.first > second_widest_nic_.first) {
-    second_widest_nic_ = nic;
-  }
-  const auto rack = std::find(rack_names_.begin(), rack_names_.end(), node.rack);
-  rack_of_node_.push_back(static_cast<std::uint32_t>(rack - rack_names_.begin()));
-  if (rack == rack_names_.end()) rack_names_.push_back(node.rack);
+  const auto [rack, added] =
+      rack_by_name_.emplace(node.rack, static_cast<std::uint32_t>(rack_names_.size()));
+  rack_of_node_.push_back(rack->second);
+  if (added) rack_names_.push_back(node.rack);
   nodes_.push_back(std::move(node));
   return id;
 }
@@ -65,13 +59,12 @@ double Cluster::host_to_device_seconds(double bytes, NodeId from, DeviceId to) c
 }
 
 // Every remote path has at least the network's latency and at most the bandwidth of the
-// narrower of `from`'s NIC and the widest other NIC; between racks the spine adds its
-// latency and may narrow it further (path_latency, path_bandwidth).
-Cluster::RemoteInputBounds Cluster::remote_host_to_device_lower_bounds(double bytes,
-                                                                       NodeId from) const {
+// narrower NIC; between racks the spine adds its latency and may narrow it further
+// (path_latency, path_bandwidth).
+Cluster::RemoteInputBounds Cluster::remote_host_to_device_lower_bounds(
+    double bytes, NodeId from, double destination_nic) const {
   if (bytes <= 0) return {};
-  const double other = widest_nic_.second == from ? second_widest_nic_.first : widest_nic_.first;
-  const double bandwidth = std::min(nodes_[from].nic_bandwidth, other);
+  const double bandwidth = std::min(nodes_[from].nic_bandwidth, destination_nic);
   return {network_.latency_seconds + bytes / bandwidth,
           network_.latency_seconds + network_.inter_rack_latency_seconds +
               bytes / std::min(bandwidth, network_.inter_rack_bandwidth)};

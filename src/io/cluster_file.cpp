@@ -25,8 +25,8 @@ using io_detail::NumberRange;
 const std::vector<std::string> kTopLevelFields{"network", "nodes"};
 const std::vector<std::string> kNetworkFields{"latency_us", "inter_rack_latency_us",
                                               "inter_rack_gbit_s"};
-const std::vector<std::string> kNodeFields{"name",       "count", "rack",   "host_memory_gb",
-                                           "nic_gbit_s", "link",  "devices"};
+const std::vector<std::string> kNodeFields{"name",           "count",      "rack", "nodes_per_rack",
+                                           "host_memory_gb", "nic_gbit_s", "link", "devices"};
 const std::vector<std::string> kLinkFields{"kind", "bandwidth_gb_s", "latency_us"};
 const std::vector<std::string> kDeviceFields{
     "model",         "count",          "slices",
@@ -252,6 +252,7 @@ Network read_network(const InputNode& value, const std::string& file) {
 struct NodeGroup {
   Node node;
   std::int64_t count = 1;
+  std::int64_t nodes_per_rack = 0;  // > 0: the copies fill racks <rack>-0, <rack>-1, ...
   std::vector<DeviceGroup> devices;
   std::int64_t devices_per_node = 0;
   SourcePosition name_position;
@@ -265,6 +266,10 @@ NodeGroup read_node(const InputNode& value, const std::string& file,
   group.name_position = node.position_of_field("name");
   group.count = node.optional_whole_number("count", 1, limits.max_nodes).value_or(1);
   if (auto rack = node.optional_string("rack")) group.node.rack = *rack;
+  if (auto per_rack = node.optional_whole_number("nodes_per_rack", 1, limits.max_nodes)) {
+    group.nodes_per_rack = *per_rack;
+    if (!node.has("rack")) group.node.rack = group.node.name;  // racks <name>-0, <name>-1, ...
+  }
   if (auto memory =
           node.optional_number("host_memory_gb", NumberRange::non_negative, units::gigabyte))
     group.node.host_memory_bytes = *memory;
@@ -345,6 +350,8 @@ Cluster build_cluster(const InputNode& root, const std::string& file,
     for (std::int64_t r = 0; r < group.count; ++r) {
       Node node = group.node;
       if (group.count > 1) node.name = fmt::format("{}-{}", group.node.name, r);
+      if (group.nodes_per_rack > 0)
+        node.rack = fmt::format("{}-{}", group.node.rack, r / group.nodes_per_rack);
       cluster.add_node(std::move(node), specs);
     }
   }

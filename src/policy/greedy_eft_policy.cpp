@@ -30,10 +30,14 @@
 // search reaches it. Tasks with explicit per-device costs are scanned over every
 // device.
 //
-// Cost per decision: O(groups log groups) to order the groups, then per group the
-// classes whose bound beats the best finish (one when the cluster has idle devices
-// that all see the same input time: O(log classes) for the lazy heap corrections),
-// plus the data node's classes and the holders; never the number of devices.
+// The input bounds use the network's latencies and the narrower of the data node's
+// NIC and the widest NIC among the group's nodes (and the spine between racks).
+//
+// Cost per decision: O(groups log groups) to order the groups, then per group
+// O(v log v) for the v classes whose bound beats the best finish (v is a few when the
+// nodes of a part have alike NICs, idle or busy), plus the lazy heap corrections
+// (O(log classes) each), the data node's classes and the holders; it does not grow
+// with the number of devices.
 //
 // Its score for a candidate device (score_devices) is its own rule as a number: the
 // earliest predicted finish among the candidates / the device's, 1 where it would
@@ -144,10 +148,11 @@ class GreedyEftPolicy final : public SchedulingPolicy {
             const DeviceId d = first_free(classes_[c], snapshot);
             consider(snapshot, t, d, run_of_group_[snapshot.cluster.spec_class(d)], best);
           }
-          const Cluster::RemoteInputBounds arrive =
-              snapshot.perf.remote_host_to_device_lower_bounds(task.input_bytes, data_node);
           const std::uint32_t rack = snapshot.cluster.rack_index(data_node);
           for (const auto& [run, g] : runs_) {
+            const Cluster::RemoteInputBounds arrive =
+                snapshot.perf.remote_host_to_device_lower_bounds(task.input_bytes, data_node,
+                                                                 groups_[g].widest_nic);
             search(snapshot, t, groups_[g].heap, run, now + arrive.other_racks, best);
             search(snapshot, t, groups_[g].rack_heaps[rack], run, now + arrive.same_rack, best);
           }
@@ -188,6 +193,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     DeviceId representative;
     MinHeap heap;                     // of its classes
     std::vector<MinHeap> rack_heaps;  // of its classes in each rack
+    double widest_nic = 0;            // of the nodes its classes are on
   };
   struct Choice {
     DeviceId device = kUnplaced;
@@ -223,6 +229,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     for (std::uint32_t c = 0; c < classes_.size(); ++c) {
       const Device& first = cluster.device(classes_[c].members.front());
       Group& group = groups_[cluster.spec_class(first.id)];
+      group.widest_nic = std::max(group.widest_nic, cluster.node(first.node).nic_bandwidth);
       group.heap.push({0.0, c});
       group.rack_heaps[cluster.rack_index(first.node)].push({0.0, c});
     }
@@ -252,32 +259,43 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   // Visits a heap's classes in order of first free time (then index) while they can
   // still beat the best finish, their inputs arriving at `inputs_arrive` at the
   // soonest. The heap is read, not popped: the next class in order is the earliest
-  // entry of the frontier (the root, then the children of every position visited).
+  // entry of the frontier (the root, then the children of every position visited), so
+  // visiting v classes costs O(v log v).
   void search(const ClusterSnapshot& snapshot, TaskIndex t, MinHeap& heap, double run,
               double inputs_arrive, Choice& best) {
     if (heap.empty()) return;
+    // The frontier is itself a min-heap of positions, ordered by their entries.
+    const auto later = [&heap](std::uint32_t a, std::uint32_t b) {
+      return earlier(heap.at(b), heap.at(a));
+    };
     frontier_.assign(1, 0);
     while (!frontier_.empty()) {
-      std::size_t k = 0;
-      for (std::size_t i = 1; i < frontier_.size(); ++i)
-        if (earlier(heap.at(frontier_[i]), heap.at(frontier_[k]))) k = i;
-      const std::uint32_t position = frontier_[k];
+      const std::uint32_t position = frontier_.front();
       const HeapEntry entry = heap.at(position);
       const DeviceId d = first_free(classes_[entry.index], snapshot);
       const double current = snapshot.device_available_seconds[d];
       if (current != entry.available) {
         // Out of date. A later free time moves the entry down inside its own subtree,
-        // where nothing has been visited; an earlier one may move it above visited
+        // where nothing has been visited (its position now holds a later entry, which
+        // takes its place in the frontier); an earlier one may move it above visited
         // positions, so the walk starts over (visiting a class again changes nothing).
         heap.update(position, current);
-        if (current < entry.available) frontier_.assign(1, 0);
+        if (current < entry.available) {
+          frontier_.assign(1, 0);
+        } else {
+          std::pop_heap(frontier_.begin(), frontier_.end(), later);
+          std::push_heap(frontier_.begin(), frontier_.end(), later);
+        }
         continue;
       }
       if (std::max(current, inputs_arrive) + run >= best.finish) break;
-      frontier_[k] = frontier_.back();
+      std::pop_heap(frontier_.begin(), frontier_.end(), later);
       frontier_.pop_back();
       for (std::uint32_t child = 2 * position + 1; child <= 2 * position + 2; ++child)
-        if (child < heap.size()) frontier_.push_back(child);
+        if (child < heap.size()) {
+          frontier_.push_back(child);
+          std::push_heap(frontier_.begin(), frontier_.end(), later);
+        }
       consider(snapshot, t, d, run, best);
     }
   }

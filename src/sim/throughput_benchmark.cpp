@@ -12,10 +12,12 @@
 namespace hetsched {
 
 Cluster sim_throughput_cluster(const SimThroughputParams& params) {
-  return benchmark_cluster(params.nodes, params.devices_per_node);
+  return params.cluster ? *params.cluster
+                        : benchmark_cluster(params.nodes, params.devices_per_node);
 }
 
 Workload sim_throughput_workload(const SimThroughputParams& params) {
+  const std::size_t nodes = params.cluster ? params.cluster->node_count() : params.nodes;
   Rng rng(params.seed);
   Workload workload;
   const std::size_t jobs = std::max<std::size_t>(1, std::min(params.jobs, params.tasks));
@@ -23,7 +25,7 @@ Workload sim_throughput_workload(const SimThroughputParams& params) {
   for (std::size_t j = 0; j < jobs; ++j) {
     Job& job = workload.jobs[j];
     job.name = "batch" + std::to_string(j);
-    job.data_node = static_cast<NodeId>(j % params.nodes);
+    job.data_node = static_cast<NodeId>(j % nodes);
     const std::size_t begin = params.tasks * j / jobs, end = params.tasks * (j + 1) / jobs;
     job.tasks.resize(end - begin);
     for (Task& task : job.tasks) {

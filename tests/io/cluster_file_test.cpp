@@ -107,6 +107,32 @@ TEST(ClusterFile, ExampleJsonLoads) {
   EXPECT_EQ(cluster.device(5).spec, catalog("EPYC-9654"));
 }
 
+TEST(ClusterFile, AFleetFillsRacksOfNodesPerRack) {
+  const Cluster fleet = load_cluster_file(HETSCHED_SOURCE_DIR "/examples/fleet_100k.yaml");
+  EXPECT_EQ(fleet.node_count(), 25'000u);
+  EXPECT_EQ(fleet.device_count(), 100'000u);
+  // 3,125 + 3,125 + 6,250 + 12,500 nodes in racks of 32: 98 + 98 + 196 + 391 racks.
+  EXPECT_EQ(fleet.rack_count(), 783u);
+  EXPECT_EQ(fleet.node(0).rack, "h100-rack-0");
+  EXPECT_EQ(fleet.node(31).rack, "h100-rack-0");
+  EXPECT_EQ(fleet.node(32).rack, "h100-rack-1");
+  EXPECT_EQ(fleet.node(3124).rack, "h100-rack-97");
+  EXPECT_EQ(fleet.node(3125).rack, "a100-rack-0");
+  EXPECT_EQ(fleet.rack_index(0), fleet.rack_index(31));
+  EXPECT_NE(fleet.rack_index(31), fleet.rack_index(32));
+
+  // Without a rack name, the node's name names the racks.
+  const Cluster named = parse_cluster(
+      "nodes:\n  - {name: gpu, count: 5, nodes_per_rack: 2, devices: [{model: H100-SXM}]}\n",
+      "c.yaml");
+  EXPECT_EQ(named.node(4).rack, "gpu-2");
+  EXPECT_EQ(named.rack_count(), 3u);
+  EXPECT_NE(cluster_error("nodes:\n  - {name: gpu, count: 5, nodes_per_rack: 0, devices: "
+                          "[{model: H100-SXM}]}\n")
+                .find("c.yaml:2:"),
+            std::string::npos);
+}
+
 TEST(ClusterFile, JsonAndYamlOfTheSameClusterAreEqual) {
   const Cluster from_yaml = parse_cluster(R"(
 network: {latency_us: 3, inter_rack_gbit_s: 50}

@@ -78,10 +78,14 @@ class ScanningEftPolicy final : public SchedulingPolicy {
             for (const std::vector<DeviceId>& members : groups_[g])
               if (s.cluster.device(members[0]).node == data_node)
                 consider(first_free(s, members), run_on(members[0]));
-          const Cluster::RemoteInputBounds arrive =
-              s.cluster.remote_host_to_device_lower_bounds(task.input_bytes, data_node);
           const int rack = static_cast<int>(s.cluster.rack_index(data_node));
           for (const auto& [run, g] : runs) {
+            double widest_nic = 0;  // of the group's nodes
+            for (const std::vector<DeviceId>& members : groups_[g])
+              widest_nic = std::max(
+                  widest_nic, s.cluster.node(s.cluster.device(members[0]).node).nic_bandwidth);
+            const Cluster::RemoteInputBounds arrive = s.cluster.remote_host_to_device_lower_bounds(
+                task.input_bytes, data_node, widest_nic);
             walk(g, run, s.now_seconds + arrive.other_racks, -1);
             walk(g, run, s.now_seconds + arrive.same_rack, rack);
           }

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
+#include <unordered_map>
 #include <vector>
 
 #include "hetsched/cluster/device_spec.hpp"
@@ -86,14 +86,15 @@ class Cluster {
   // Seconds to move `bytes` from a node's host memory (where a job's input lives) to a device.
   double host_to_device_seconds(double bytes, NodeId from, DeviceId to) const;
   // Lower bounds, in O(1), of host_to_device_seconds(bytes, from, d) over the devices d of
-  // the other nodes of `from`'s rack and over those of the other racks: the network's
-  // latency (and the spine's) and the widest NIC that `from` can talk to. Searches use them
-  // to stop early.
+  // other nodes whose NIC is at most `destination_nic` bytes/s: over those of `from`'s rack
+  // and over those of the other racks (the network's latency, and the spine's; the narrower
+  // of the two NICs and of the spine). Searches use them to stop early.
   struct RemoteInputBounds {
     double same_rack = 0;
     double other_racks = 0;
   };
-  RemoteInputBounds remote_host_to_device_lower_bounds(double bytes, NodeId from) const;
+  RemoteInputBounds remote_host_to_device_lower_bounds(double bytes, NodeId from,
+                                                       double destination_nic) const;
   // Latency and bandwidth of the path between two nodes (same node: the intra-node link).
   double path_latency(NodeId from, NodeId to) const;
   double path_bandwidth(NodeId from, NodeId to) const;
@@ -105,12 +106,11 @@ class Cluster {
   std::vector<Node> nodes_;
   std::vector<std::uint32_t> rack_of_node_;  // racks numbered by first appearance
   std::vector<std::string> rack_names_;
+  std::unordered_map<std::string, std::uint32_t> rack_by_name_;  // a fleet has thousands
   std::vector<Device> devices_;
   std::vector<std::uint32_t> spec_class_of_device_;
   std::vector<DeviceId> spec_class_device_;
   Network network_;
-  // The two widest NICs (bandwidth, node), for remote_host_to_device_lower_bound.
-  std::pair<double, NodeId> widest_nic_{0.0, 0}, second_widest_nic_{0.0, 0};
 };
 
 }  // namespace hetsched

@@ -16,6 +16,9 @@ struct SimThroughputParams {
   std::size_t nodes = 64;
   std::size_t devices_per_node = 16;
   std::size_t jobs = 1024;  // tasks are spread over jobs whose inputs live on different nodes
+  // The cluster to run on (a cluster file, say); none: benchmark_cluster(nodes,
+  // devices_per_node), four catalog parts in turn, racks of 32 nodes.
+  const Cluster* cluster = nullptr;
   std::uint64_t seed = 1;
   std::function<void(std::size_t, std::size_t)> progress;
 };

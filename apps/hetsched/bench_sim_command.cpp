@@ -15,6 +15,7 @@
 #include "hetsched/core/progress.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/service/process_runner.hpp"
+#include "hetsched/sim/simulation_memory.hpp"
 #include "hetsched/sim/throughput_benchmark.hpp"
 #include "option_checks.hpp"
 
@@ -107,6 +108,9 @@ void run_bench_sim(BenchSimOptions options) {
     p.nodes = (devices + p.devices_per_node - 1) / p.devices_per_node;
     cases.push_back(p);
   }
+  for (const SimThroughputParams& p : cases)  // refused before anything is generated
+    check_simulation_fits(p.tasks,
+                          p.cluster ? p.cluster->device_count() : p.nodes * p.devices_per_node);
   const bool sweep = !options.devices.empty() || !options.baseline.empty();
   if (!sweep) {
     Progress progress("bench sim", options.quiet);

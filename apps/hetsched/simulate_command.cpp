@@ -15,6 +15,7 @@
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/sim/simulation_memory.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "hetsched/stream/stream_policy.hpp"
 #include "input_options.hpp"
@@ -122,6 +123,8 @@ void run_simulate(const SimulateOptions& options) {
           "of tasks (closest task policies: {})",
           name, fmt::join(closest_names(name, task_policies), ", ")));
 
+  // Each policy's simulator is kept for the report: all of them must fit at once.
+  check_simulation_fits(workload.task_count(), cluster.device_count(), policies.size());
   std::vector<SimReport> reports;
   std::vector<std::unique_ptr<Simulator>> simulators;
   for (const std::string& name : policies) {

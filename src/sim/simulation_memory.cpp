@@ -1,0 +1,55 @@
+#include "hetsched/sim/simulation_memory.hpp"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "hetsched/core/input_error.hpp"
+
+namespace hetsched {
+
+std::uint64_t simulation_memory_bytes(std::uint64_t tasks, std::uint64_t devices) {
+  return tasks * kSimulationBytesPerTask + devices * kSimulationBytesPerDevice;
+}
+
+std::uint64_t available_memory_bytes() {
+  std::uint64_t available = 0;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kilobytes = 0;
+  std::string unit;
+  while (meminfo >> key >> kilobytes >> unit)
+    if (key == "MemAvailable:") {
+      available = kilobytes * 1024;
+      break;
+    }
+  if (available == 0) {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    available = pages > 0 && page > 0
+                    ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+                    : std::numeric_limits<std::uint64_t>::max();
+  }
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    available = std::min<std::uint64_t>(available, limit.rlim_cur);
+  return available;
+}
+
+void check_simulation_fits(std::uint64_t tasks, std::uint64_t devices, std::uint64_t copies,
+                           std::uint64_t available) {
+  const double needed = static_cast<double>(simulation_memory_bytes(tasks, devices)) *
+                        static_cast<double>(std::max<std::uint64_t>(copies, 1));
+  if (needed <= static_cast<double>(available)) return;
+  throw InputError(fmt::format(
+      "the simulation needs about {:.1f} GB for {} tasks on {} devices{}, and the machine has "
+      "{:.1f} GB available (about {} bytes a task and {} a device)",
+      needed / 1e9, tasks, devices, copies > 1 ? fmt::format(" under {} policies", copies) : "",
+      static_cast<double>(available) / 1e9, kSimulationBytesPerTask, kSimulationBytesPerDevice));
+}
+
+}  // namespace hetsched

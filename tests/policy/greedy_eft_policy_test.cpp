@@ -179,30 +179,56 @@ TEST(GreedyEftPolicy, PlacesLikeAPlainScanOnTheDefaultWorkload) {
   }
 }
 
-TEST(GreedyEftPolicy, PlacesLikeAPlainScanOnIndependentTasksWithInputs) {
-  // The speed benchmark's shape, small: tasks that read their input from the node
-  // of their job, on many identical devices; jobs arrive at three instants, so the
-  // heaps see devices drain and free times reset between decisions.
-  const Cluster cluster = benchmark_cluster(6, 3);
-  Rng rng(5);
+// The speed benchmark's shape, small: tasks that read their input from the node of their
+// job; jobs arrive at a few instants, so the heaps see devices drain and free times reset
+// between decisions.
+struct InputTasks {
+  std::size_t nodes = 1, jobs = 1, tasks_per_job = 1;
+  std::size_t node_stride = 1;  // job j's data node: j × stride mod nodes
+  std::size_t instants = 3;     // arrivals at 0, step, 2 step, ...
+  double step_seconds = 20;
+  double min_input_bytes = 1e6, max_input_bytes = 1e8;
+  std::uint64_t seed = 5;
+};
+
+Workload tasks_with_inputs(const InputTasks& p) {
+  Rng rng(p.seed);
   Workload workload;
-  for (std::size_t j = 0; j < 12; ++j) {
+  for (std::size_t j = 0; j < p.jobs; ++j) {
     Job job;
     job.name = "batch" + std::to_string(j);
-    job.data_node = static_cast<NodeId>(j % 6);
-    job.arrival_seconds = static_cast<double>(j % 3) * 20.0;
-    job.tasks.resize(60);
+    job.data_node = static_cast<NodeId>((j * p.node_stride) % p.nodes);
+    job.arrival_seconds = static_cast<double>(j % p.instants) * p.step_seconds;
+    job.tasks.resize(p.tasks_per_job);
     for (Task& task : job.tasks) {
       task.kernel = j % 2 ? KernelClass::elementwise : KernelClass::dense_matmul;
       task.precision = Precision::fp32;
       task.flops = rng.uniform(1e11, 1e13);
       task.bytes = rng.uniform(1e8, 1e9);
       task.memory_bytes = 1e9;
-      task.input_bytes = rng.uniform(1e6, 1e8);
+      task.input_bytes = rng.uniform(p.min_input_bytes, p.max_input_bytes);
     }
     workload.jobs.push_back(std::move(job));
   }
-  expect_same_run(cluster, workload);
+  return workload;
+}
+
+// Inputs of seconds on the wire, more across racks.
+Workload long_inputs(std::size_t nodes, std::size_t jobs, std::size_t tasks_per_job) {
+  return tasks_with_inputs({.nodes = nodes,
+                            .jobs = jobs,
+                            .tasks_per_job = tasks_per_job,
+                            .node_stride = 5,
+                            .instants = 4,
+                            .step_seconds = 15,
+                            .min_input_bytes = 1e8,
+                            .max_input_bytes = 5e10,
+                            .seed = 7});
+}
+
+TEST(GreedyEftPolicy, PlacesLikeAPlainScanOnIndependentTasksWithInputs) {
+  expect_same_run(benchmark_cluster(6, 3),
+                  tasks_with_inputs({.nodes = 6, .jobs = 12, .tasks_per_job = 60}));
 }
 
 // Places by greedy-eft and checks each choice, as it is made, against every device of
@@ -257,38 +283,16 @@ Cluster racks_with_uneven_nics() {
   return cluster;
 }
 
-Workload tasks_with_inputs(std::size_t nodes, std::size_t jobs, std::size_t tasks_per_job) {
-  Rng rng(7);
-  Workload workload;
-  for (std::size_t j = 0; j < jobs; ++j) {
-    Job job;
-    job.name = "batch" + std::to_string(j);
-    job.data_node = static_cast<NodeId>((j * 5) % nodes);
-    job.arrival_seconds = static_cast<double>(j % 4) * 15.0;
-    job.tasks.resize(tasks_per_job);
-    for (Task& task : job.tasks) {
-      task.kernel = j % 2 ? KernelClass::elementwise : KernelClass::dense_matmul;
-      task.precision = Precision::fp32;
-      task.flops = rng.uniform(1e11, 1e13);
-      task.bytes = rng.uniform(1e8, 1e9);
-      task.memory_bytes = 1e9;
-      task.input_bytes = rng.uniform(1e8, 5e10);  // seconds on the wire, more across racks
-    }
-    workload.jobs.push_back(std::move(job));
-  }
-  return workload;
-}
-
 TEST(GreedyEftPolicy, PlacesLikeAPlainScanAcrossRacksWithUnevenNics) {
-  expect_same_run(racks_with_uneven_nics(), tasks_with_inputs(12, 16, 40));
-  expect_same_run(benchmark_cluster(70, 2), tasks_with_inputs(70, 8, 50));  // three racks
+  expect_same_run(racks_with_uneven_nics(), long_inputs(12, 16, 40));
+  expect_same_run(benchmark_cluster(70, 2), long_inputs(70, 8, 50));  // three racks
 }
 
 TEST(GreedyEftPolicy, EveryChoiceIsTheEarliestFinishOverEveryDevice) {
   for (const Cluster& cluster : {racks_with_uneven_nics(), benchmark_cluster(70, 2)}) {
     const RooflineModel perf(cluster);
     EarliestFinishCheck policy;
-    const Workload workload = tasks_with_inputs(cluster.node_count(), 12, 40);
+    const Workload workload = long_inputs(cluster.node_count(), 12, 40);
     const SimReport report = Simulator(cluster, workload, perf, policy).run();
     EXPECT_EQ(report.tasks_completed, workload.task_count());
     EXPECT_EQ(policy.checked, workload.task_count());

@@ -14,6 +14,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/io/cluster_file.hpp"
+#include "hetsched/policy/policy_registry.hpp"
 #include "hetsched/service/process_runner.hpp"
 #include "hetsched/sim/simulation_memory.hpp"
 #include "hetsched/sim/throughput_benchmark.hpp"
@@ -37,6 +38,7 @@ nlohmann::ordered_json result_json(const SimThroughputResult& r) {
           {"devices", r.devices},
           {"events", r.events},
           {"transfers", r.transfers},
+          {"edges", r.edges},
           {"wall_seconds", r.wall_seconds},
           {"cpu_seconds", r.cpu_seconds},
           {"simulated_makespan_seconds", r.simulated_makespan_seconds},
@@ -56,6 +58,11 @@ nlohmann::ordered_json run_binary(const std::string& binary, const SimThroughput
                         {"--nodes", std::to_string(p.nodes), "--devices-per-node",
                          std::to_string(p.devices_per_node)});
   }
+  if (p.dag)
+    request.argv.insert(request.argv.end(),
+                        {"--dag", "--dag-min-tasks", std::to_string(p.dag_min_tasks),
+                         "--dag-max-tasks", std::to_string(p.dag_max_tasks)});
+  if (p.policy != "greedy-eft") request.argv.insert(request.argv.end(), {"--policy", p.policy});
   request.argv.insert(request.argv.end(),
                       {"--seed", std::to_string(p.seed), "--format", "json", "--quiet"});
   request.timeout = std::chrono::hours(2);
@@ -84,18 +91,25 @@ double median_rate(const nlohmann::ordered_json& runs) {
   return rates.empty() ? 0.0 : rates[rates.size() / 2];
 }
 
-void print_table_row(const SimThroughputResult& r) {
+void print_table_row(const SimThroughputResult& r, const std::string& policy) {
   std::cout << fmt::format(
-      "simulated {} independent tasks with input transfers on {} devices under greedy-eft\n"
+      "simulated {} {} on {} devices under {}\n"
       "  time on one core   {:.3f} s (wall {:.3f} s)\n"
       "  tasks per second   {:.0f}\n"
       "  events per second  {:.0f} ({} events, {} transfers)\n"
       "  simulated makespan {:.1f} s\n",
-      r.tasks, r.devices, r.cpu_seconds, r.wall_seconds, r.tasks_per_second, r.events_per_second,
+      r.tasks,
+      r.edges > 0 ? fmt::format("tasks of workflows ({} edges)", r.edges)
+                  : std::string("independent tasks with input transfers"),
+      r.devices, policy, r.cpu_seconds, r.wall_seconds, r.tasks_per_second, r.events_per_second,
       r.events, r.transfers, r.simulated_makespan_seconds);
 }
 
 void run_bench_sim(BenchSimOptions options) {
+  (void)make_policy(options.params.policy, {});  // an unknown name: InputError, exit 2
+  if (options.params.dag_min_tasks > options.params.dag_max_tasks)
+    throw InputError(fmt::format("--dag-min-tasks ({}) is more than --dag-max-tasks ({})",
+                                 options.params.dag_min_tasks, options.params.dag_max_tasks));
   std::optional<Cluster> cluster;
   if (!options.cluster_file.empty()) {
     cluster = load_cluster_file(options.cluster_file);
@@ -121,7 +135,7 @@ void run_bench_sim(BenchSimOptions options) {
     if (options.format == "json")
       std::cout << result_json(r).dump() << "\n";
     else
-      print_table_row(r);
+      print_table_row(r, options.params.policy);
     return;
   }
   nlohmann::ordered_json sizes = nlohmann::ordered_json::array();
@@ -164,7 +178,9 @@ void run_bench_sim(BenchSimOptions options) {
     return;
   }
   std::cout << fmt::format(
-      "{} independent tasks with input transfers under greedy-eft{}\n", options.params.tasks,
+      "{} {} under {}{}\n", options.params.tasks,
+      options.params.dag ? "tasks of workflows" : "independent tasks with input transfers",
+      options.params.policy,
       options.baseline.empty()
           ? ""
           : fmt::format(", median of {} alternate runs against {}", repetitions, options.baseline));
@@ -215,6 +231,21 @@ void add_bench_sim_command(CLI::App& bench) {
                    "with --baseline: runs of each binary per case (the median is printed)")
       ->capture_default_str()
       ->check(finite_range(1, 100));
+  command->add_flag("--dag", options->params.dag,
+                    "tasks in layered workflows with edges carrying bytes instead of independent "
+                    "tasks");
+  command
+      ->add_option("--dag-min-tasks", options->params.dag_min_tasks,
+                   "with --dag: the smallest workflow")
+      ->capture_default_str()
+      ->check(finite_range(1, 10'000'000));
+  command
+      ->add_option("--dag-max-tasks", options->params.dag_max_tasks,
+                   "with --dag: the largest workflow (sizes are log-uniform in between)")
+      ->capture_default_str()
+      ->check(finite_range(1, 10'000'000));
+  command->add_option("--policy", options->params.policy, "the task policy (e.g. heft)")
+      ->capture_default_str();
   command->add_option("--seed", options->params.seed, "seed")->capture_default_str();
   command->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));

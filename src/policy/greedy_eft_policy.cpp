@@ -138,26 +138,26 @@ class GreedyEftPolicy final : public SchedulingPolicy {
           for (std::size_t i = runs_.size() - 1; i > 0 && run < runs_[i - 1].first; --i)
             std::swap(runs_[i], runs_[i - 1]);
         }
-        const double now = snapshot.now_seconds;
-        if (task.input_bytes > 0) {
-          // The data node's classes, then per group all and its rack's, each walk bounded
-          // by when the input can reach them at the soonest.
-          const NodeId data_node = snapshot.graph.job(snapshot.graph.job_of(t)).data_node;
-          for (std::uint32_t c = first_class_of_node_[data_node];
-               c < first_class_of_node_[data_node + 1]; ++c) {
+        // The nodes where an input is already (the job's data node, the predecessors'
+        // devices' nodes) get it sooner than any other: their classes are looked at one by
+        // one, and the walks are bounded by the soonest every input can reach the rest.
+        const NodeId data_node = snapshot.graph.job(snapshot.graph.job_of(t)).data_node;
+        near_.clear();
+        if (task.input_bytes > 0) near_.push_back(data_node);
+        for (const Dependency& p : snapshot.graph.predecessors(t))
+          if (snapshot.placement[p.task] != kUnplaced)
+            near_.push_back(snapshot.cluster.device(snapshot.placement[p.task]).node);
+        for (NodeId n : near_)
+          for (std::uint32_t c = first_class_of_node_[n]; c < first_class_of_node_[n + 1]; ++c) {
             const DeviceId d = first_free(classes_[c], snapshot);
             consider(snapshot, t, d, run_of_group_[snapshot.cluster.spec_class(d)], best);
           }
-          const std::uint32_t rack = snapshot.cluster.rack_index(data_node);
-          for (const auto& [run, g] : runs_) {
-            const Cluster::RemoteInputBounds arrive =
-                snapshot.perf.remote_host_to_device_lower_bounds(task.input_bytes, data_node,
-                                                                 groups_[g].widest_nic);
-            search(snapshot, t, groups_[g].heap, run, now + arrive.other_racks, best);
-            search(snapshot, t, groups_[g].rack_heaps[rack], run, now + arrive.same_rack, best);
-          }
-        } else {
-          for (const auto& [run, g] : runs_) search(snapshot, t, groups_[g].heap, run, now, best);
+        const std::uint32_t rack = snapshot.cluster.rack_index(data_node);
+        for (const auto& [run, g] : runs_) {
+          const InputsArrive arrive = inputs_arrive(snapshot, t, data_node, groups_[g].widest_nic);
+          search(snapshot, t, groups_[g].heap, run, arrive.other_racks, best);
+          if (task.input_bytes > 0)
+            search(snapshot, t, groups_[g].rack_heaps[rack], run, arrive.data_rack, best);
         }
         for (const Dependency& p : snapshot.graph.predecessors(t)) {
           const DeviceId holder = snapshot.placement[p.task];
@@ -233,6 +233,35 @@ class GreedyEftPolicy final : public SchedulingPolicy {
       group.heap.push({0.0, c});
       group.rack_heaps[cluster.rack_index(first.node)].push({0.0, c});
     }
+  }
+
+  // The soonest all of a task's inputs can reach a node that holds none of them: one in
+  // another rack than the data node's, and one in the data node's rack. Lower bounds
+  // over nodes whose NIC is at most `widest_nic`; `now` for a task with no inputs.
+  struct InputsArrive {
+    double other_racks, data_rack;
+  };
+  static InputsArrive inputs_arrive(const ClusterSnapshot& snapshot, TaskIndex t, NodeId data_node,
+                                    double widest_nic) {
+    const double now = snapshot.now_seconds;
+    InputsArrive arrive{now, now};
+    if (const double bytes = snapshot.graph.task(t).input_bytes; bytes > 0) {
+      const Cluster::RemoteInputBounds input =
+          snapshot.perf.remote_host_to_device_lower_bounds(bytes, data_node, widest_nic);
+      arrive = {now + input.other_racks, now + input.same_rack};
+    }
+    for (const Dependency& p : snapshot.graph.predecessors(t)) {
+      const DeviceId holder = snapshot.placement[p.task];
+      if (holder == kUnplaced) continue;
+      // Where the holder's rack lies is not known here: the nearer rack's bound holds for all.
+      const double output = std::max(now, snapshot.finish_seconds[p.task]) +
+                            snapshot.perf
+                                .remote_host_to_device_lower_bounds(
+                                    p.bytes, snapshot.cluster.device(holder).node, widest_nic)
+                                .same_rack;
+      arrive = {std::max(arrive.other_racks, output), std::max(arrive.data_rack, output)};
+    }
+    return arrive;
   }
 
   // The class member that frees up first (its heap corrected lazily).
@@ -315,6 +344,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   std::vector<std::uint32_t> frontier_;
   std::vector<std::pair<double, std::uint32_t>> runs_;
   std::vector<double> run_of_group_;                // this task's run time per group
+  std::vector<NodeId> near_;                        // nodes that hold one of the task's inputs
   std::vector<std::uint32_t> first_class_of_node_;  // a node's classes; one past the last node
 };
 

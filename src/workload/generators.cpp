@@ -187,12 +187,13 @@ Job workflow_job(const WorkflowJobParams& p, Rng& rng) {
       const std::uint32_t id = add(job, std::move(t));
       if (!levels.empty()) {
         const std::uint32_t parents = 1 + static_cast<std::uint32_t>(rng.below(3));
+        const std::size_t first_edge = job.edges.size();  // edges into `id` start here
         for (std::uint32_t q = 0; q < parents; ++q) {
           const auto& source = levels[rng.below(levels.size())];
           const std::uint32_t parent = source[rng.below(source.size())];
           const bool duplicate =
-              std::any_of(job.edges.begin(), job.edges.end(),
-                          [&](const Edge& e) { return e.from == parent && e.to == id; });
+              std::any_of(job.edges.begin() + static_cast<std::ptrdiff_t>(first_edge),
+                          job.edges.end(), [&](const Edge& e) { return e.from == parent; });
           if (!duplicate) job.edges.push_back(Edge{parent, id, jitter(rng, 2e9, 0.5)});
         }
       }

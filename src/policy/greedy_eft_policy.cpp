@@ -14,14 +14,16 @@
 //    heap in key order without taking anything out (a small frontier of heap
 //    positions whose parents were seen), and a class that cannot beat the best
 //    finish found so far ends the walk: its bound is the later of its free time
-//    and the soonest the job's input can reach it, plus the run time;
-//  - a task with an input on its job's data node looks at that node's classes
-//    one by one, then walks the group heap (input bound: the least time to
-//    another rack) and the data node's rack heap (input bound: the least time to
-//    another node of the rack), so that on an idle cluster the nearest free device
-//    is found in a few steps, and on a busy one the first free; a task without an
-//    input walks the group heap (bound: now);
-//  - devices that hold one of the task's inputs are looked at one by one.
+//    and the soonest all the task's inputs can reach it, plus the run time;
+//  - the nodes that already hold an input (the job's data node for a task that
+//    reads one, the nodes of its predecessors' devices) get it sooner than any
+//    other, so their classes, and the predecessors' devices, are looked at one by
+//    one; then the group heap is walked (bound: the least time for the data
+//    node's input to reach another rack and for each predecessor's output to reach
+//    another node) and, for a task with an input, the data node's rack heap (the
+//    input's bound: the least time to another node of the rack). On an idle
+//    cluster the nearest free device is found in a few steps, on a busy one the
+//    first free; a task with no inputs walks the group heap bounded by now.
 // The finish time chosen is exactly the earliest; among devices of equal finish the
 // lowest id of those the search looked at wins (it stops at the first class that
 // cannot beat the best finish, so an equal one further on is not seen). Heaps are
@@ -30,14 +32,14 @@
 // search reaches it. Tasks with explicit per-device costs are scanned over every
 // device.
 //
-// The input bounds use the network's latencies and the narrower of the data node's
-// NIC and the widest NIC among the group's nodes (and the spine between racks).
+// The bounds use the network's latencies and the narrower of the sending node's NIC
+// and the widest NIC among the group's nodes (and the spine between racks).
 //
 // Cost per decision: O(groups log groups) to order the groups, then per group
 // O(v log v) for the v classes whose bound beats the best finish (v is a few when the
 // nodes of a part have alike NICs, idle or busy), plus the lazy heap corrections
-// (O(log classes) each), the data node's classes and the holders; it does not grow
-// with the number of devices.
+// (O(log classes) each), and the classes of the nodes holding inputs; it does not
+// grow with the number of devices.
 //
 // Its score for a candidate device (score_devices) is its own rule as a number: the
 // earliest predicted finish among the candidates / the device's, 1 where it would

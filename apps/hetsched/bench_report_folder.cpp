@@ -9,7 +9,8 @@ namespace hetsched::cli {
 BenchReportFolder::BenchReportFolder(CLI::App& command, const std::string& drawn) {
   command.add_option(
       "--out", directory_,
-      "write report.html, the JSON reports and the Chrome traces of " + drawn + " to this folder");
+      "write report.html and the JSON reports (with Chrome traces of task runs) of " + drawn +
+          " to this folder");
 }
 
 ReportFolder* BenchReportFolder::open(const std::string& title) {

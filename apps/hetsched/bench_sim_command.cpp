@@ -87,8 +87,10 @@ nlohmann::ordered_json run_binary(const std::string& binary, const SimThroughput
 double median_rate(const nlohmann::ordered_json& runs) {
   std::vector<double> rates;
   for (const auto& run : runs) rates.push_back(run["tasks_per_second"].get<double>());
+  if (rates.empty()) return 0.0;
   std::sort(rates.begin(), rates.end());
-  return rates.empty() ? 0.0 : rates[rates.size() / 2];
+  const std::size_t middle = rates.size() / 2;
+  return rates.size() % 2 ? rates[middle] : (rates[middle - 1] + rates[middle]) / 2;
 }
 
 void print_table_row(const SimThroughputResult& r, const std::string& policy) {

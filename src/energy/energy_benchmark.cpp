@@ -204,6 +204,8 @@ EnergyBenchmarkResult run_energy_benchmark(const EnergyBenchmarkParams& params) 
   out.baseline_kernels.resize(kKernelClassCount);
   for (std::size_t k = 0; k < kKernelClassCount; ++k)
     out.baseline_kernels[k].kernel = std::string(to_string(static_cast<KernelClass>(k)));
+  const std::string stretched_label =
+      fmt::format("energy-aware-plus-{:g}pct", 100 * params.stretch);  // a run handed over
   for (std::size_t i = 0; i < suite.size(); ++i) {
     const SuiteDag& dag = suite[i];
     const Cluster& cluster = dag.cluster;
@@ -254,13 +256,12 @@ EnergyBenchmarkResult run_energy_benchmark(const EnergyBenchmarkParams& params) 
     if (params.simulate) {
       // The first DAG's three runs are the ones a caller may draw.
       const SimRunSink* sink = i == 0 && params.report_runs ? &params.report_runs : nullptr;
-      const std::string stretched = fmt::format("energy-aware-plus-{:g}pct", 100 * params.stretch);
       const ScheduleEnergy sim_base =
           simulate(dag, perf, instance, model, full, sink, "insertion-eft-full-speed");
       const ScheduleEnergy sim_none =
           simulate(dag, perf, instance, model, none.plan, sink, "energy-aware");
       const ScheduleEnergy sim_some =
-          simulate(dag, perf, instance, model, some.plan, sink, stretched);
+          simulate(dag, perf, instance, model, some.plan, sink, stretched_label);
       simulated_baseline_joules += sim_base.total_joules();
       simulated_no_stretch_joules += sim_none.total_joules();
       simulated_stretch_joules += sim_some.total_joules();

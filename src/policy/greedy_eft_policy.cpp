@@ -146,9 +146,11 @@ class GreedyEftPolicy final : public SchedulingPolicy {
         const NodeId data_node = snapshot.graph.job(snapshot.graph.job_of(t)).data_node;
         near_.clear();
         if (task.input_bytes > 0) near_.push_back(data_node);
-        for (const Dependency& p : snapshot.graph.predecessors(t))
-          if (snapshot.placement[p.task] != kUnplaced)
-            near_.push_back(snapshot.cluster.device(snapshot.placement[p.task]).node);
+        for (const Dependency& p : snapshot.graph.predecessors(t)) {
+          if (snapshot.placement[p.task] == kUnplaced) continue;
+          const NodeId holder = snapshot.cluster.device(snapshot.placement[p.task]).node;
+          if (std::find(near_.begin(), near_.end(), holder) == near_.end()) near_.push_back(holder);
+        }
         for (NodeId n : near_)
           for (std::uint32_t c = first_class_of_node_[n]; c < first_class_of_node_[n + 1]; ++c) {
             const DeviceId d = first_free(classes_[c], snapshot);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -18,14 +19,12 @@ std::uint64_t simulation_memory_bytes(std::uint64_t tasks, std::uint64_t devices
 }
 
 std::uint64_t available_memory_bytes() {
+  // Lines are "Name:   value [kB]"; some have no unit, so they are read whole.
   std::uint64_t available = 0;
   std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::uint64_t kilobytes = 0;
-  std::string unit;
-  while (meminfo >> key >> kilobytes >> unit)
-    if (key == "MemAvailable:") {
-      available = kilobytes * 1024;
+  for (std::string line; std::getline(meminfo, line);)
+    if (line.starts_with("MemAvailable:")) {
+      available = std::strtoull(line.c_str() + 13, nullptr, 10) * 1024;
       break;
     }
   if (available == 0) {

@@ -27,7 +27,6 @@ class ReportFolder {
            const StreamResources& resources, const std::string& label = "");
 
   std::size_t runs() const { return page_.runs.size(); }
-  const std::string& directory() const { return directory_; }
 
   // Writes report.html with every run added so far; returns its path.
   std::string write_page();

@@ -44,10 +44,10 @@ class PerfModel {
   virtual double host_to_device_seconds(double bytes, NodeId from, DeviceId to) const {
     return cluster_->host_to_device_seconds(bytes, from, to);
   }
-  // Lower bounds of host_to_device_seconds over the devices of other nodes (NICs at most
-  // `destination_nic`) of `from`'s rack and of the other racks
-  // (Cluster::remote_host_to_device_lower_bounds); a model that
-  // overrides the one overrides the other, so that searches bounded by them stay exact.
+  // Lower bounds of host_to_device_seconds (and of transfer_seconds from a device of `from`)
+  // over the devices of other nodes (NICs at most `destination_nic`) of `from`'s rack and of
+  // the other racks (Cluster::remote_host_to_device_lower_bounds); a model that overrides
+  // host_to_device_seconds overrides this too, so that searches bounded by it stay exact.
   virtual Cluster::RemoteInputBounds remote_host_to_device_lower_bounds(
       double bytes, NodeId from, double destination_nic) const {
     return cluster_->remote_host_to_device_lower_bounds(bytes, from, destination_nic);

@@ -1,7 +1,7 @@
 // SimRunSink: where a benchmark that compares policies hands over each compared policy's
 // full run on the benchmark's first case, so that its caller can draw them side by side
 // (`hetsched bench … --out DIR` writes report.html from them). The run is recorded with
-// its schedule; `label` names the policy or variant (a file-name-safe word).
+// its schedule; `label` names the policy or variant (ReportFolder makes file names of it).
 #pragma once
 
 #include <functional>

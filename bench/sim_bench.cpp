@@ -5,7 +5,7 @@
 
 #include "hetsched/core/rng.hpp"
 #include "hetsched/sim/event_queue.hpp"
-#include "hetsched/sim/throughput_benchmark.hpp"
+#include "throughput_benchmark.hpp"
 
 namespace {
 

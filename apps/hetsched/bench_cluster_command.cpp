@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_report_folder.hpp"
+#include "cluster_benchmark.hpp"
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
-#include "hetsched/stream/cluster_benchmark.hpp"
 #include "hetsched/stream/stream_policy.hpp"
 #include "option_checks.hpp"
 

@@ -9,17 +9,17 @@
 
 #include "bench_report_folder.hpp"
 #include "commands.hpp"
+#include "dag_benchmark.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
-#include "hetsched/io/workflow_suite.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/dag_benchmark.hpp"
 #include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/exact_dag_solver.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "option_checks.hpp"
+#include "workflow_suite.hpp"
 
 namespace hetsched::cli {
 namespace {

@@ -6,9 +6,9 @@
 
 #include "bench_report_folder.hpp"
 #include "commands.hpp"
+#include "energy_benchmark.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
-#include "hetsched/energy/energy_benchmark.hpp"
 #include "option_checks.hpp"
 
 namespace hetsched::cli {

@@ -4,10 +4,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cloning_benchmark.hpp"
 #include "commands.hpp"
-#include "hetsched/partition/cloning_benchmark.hpp"
-#include "hetsched/partition/partition_benchmark.hpp"
 #include "option_checks.hpp"
+#include "partition_benchmark.hpp"
 
 namespace hetsched::cli {
 namespace {

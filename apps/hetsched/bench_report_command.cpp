@@ -19,10 +19,10 @@
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/io/scheduling_input.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
-#include "hetsched/sim/throughput_benchmark.hpp"
 #include "option_checks.hpp"
+#include "throughput_benchmark.hpp"
 
 namespace hetsched::cli {
 namespace {

@@ -22,7 +22,7 @@ ReportFolder* BenchReportFolder::open(const std::string& title) {
 SimRunSink BenchReportFolder::sim_runs(const std::string& title) {
   ReportFolder* folder = open(title);
   if (!folder) return {};
-  return [folder](const std::string& label, const SimReport& report, const Cluster& cluster,
+  return [folder](const std::string& label, const RunReport& report, const Cluster& cluster,
                   const TaskGraph& graph) { folder->add(report, cluster, graph, label); };
 }
 

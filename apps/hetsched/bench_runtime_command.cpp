@@ -10,8 +10,8 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/runtime/kernel_library.hpp"
-#include "hetsched/runtime/runtime_benchmark.hpp"
 #include "option_checks.hpp"
+#include "runtime_benchmark.hpp"
 
 namespace hetsched::cli {
 namespace {

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "hetsched/scaling/scaling_benchmark.hpp"
 #include "option_checks.hpp"
+#include "scaling_benchmark.hpp"
 
 namespace hetsched::cli {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "commands.hpp"
 #include "hetsched/core/progress.hpp"
-#include "hetsched/service/service_benchmark.hpp"
 #include "option_checks.hpp"
+#include "service_benchmark.hpp"
 
 namespace hetsched::cli {
 namespace {

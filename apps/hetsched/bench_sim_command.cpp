@@ -14,11 +14,11 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
 #include "hetsched/io/cluster_file.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/service/process_runner.hpp"
 #include "hetsched/sim/simulation_memory.hpp"
-#include "hetsched/sim/throughput_benchmark.hpp"
 #include "option_checks.hpp"
+#include "throughput_benchmark.hpp"
 
 namespace hetsched::cli {
 namespace {

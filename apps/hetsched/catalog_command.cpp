@@ -6,7 +6,7 @@
 
 #include "commands.hpp"
 #include "hetsched/cluster/device_catalog.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/stream/stream_policy.hpp"
 
 namespace hetsched::cli {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "hetsched/core/input_error.hpp"
-#include "hetsched/fault/fault_file.hpp"
+#include "hetsched/io/fault_file.hpp"
 
 namespace hetsched::cli {
 
@@ -67,7 +67,7 @@ FaultOptions FaultCliOptions::build(const Cluster& cluster) const {
   return o;
 }
 
-std::string fault_summary(const SimReport& r) {
+std::string fault_summary(const RunReport& r) {
   if (!r.faults) return "";
   const FaultReport& f = *r.faults;
   std::string out = fmt::format(

@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "hetsched/backend/run_report.hpp"
 #include "hetsched/fault/fault_options.hpp"
-#include "hetsched/sim/sim_report.hpp"
 
 namespace hetsched::cli {
 
@@ -26,6 +26,6 @@ struct FaultCliOptions {
   FaultOptions build(const Cluster& cluster) const;
 };
 
-std::string fault_summary(const SimReport& report);
+std::string fault_summary(const RunReport& report);
 
 }  // namespace hetsched::cli

@@ -13,16 +13,15 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/text_file.hpp"
 #include "hetsched/service/kube/kube_api_client.hpp"
 #include "hetsched/service/kube/kube_extender.hpp"
 #include "hetsched/service/kube/kube_extender_http.hpp"
@@ -43,11 +42,7 @@ struct KubeExtenderOptions {
 };
 
 nlohmann::json read_node_list_file(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw InputError(SourcePosition{path, 0, 0}, "cannot read the node list");
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_text_file(path, "node list");
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

@@ -9,11 +9,11 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/report_folder.hpp"
 #include "hetsched/io/report_writer.hpp"
+#include "hetsched/io/runtime_dag_file.hpp"
 #include "hetsched/perf/history_regression_model.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/runtime/local_backend.hpp"
-#include "hetsched/runtime/runtime_dag_file.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "option_checks.hpp"
 
@@ -108,7 +108,7 @@ void run_run(const RunOptions& options) {
   auto sim_policy = make_policy(options.policy, PolicyOptions{options.seed});
   Simulator simulator(devices.cluster(), problem.dag->workload(), perf, *sim_policy,
                       SimulationOptions{options.seed, false, nullptr});
-  const SimReport predicted = simulator.run();
+  const RunReport predicted = simulator.run();
 
   auto policy = make_policy(options.policy, PolicyOptions{options.seed});
   LocalBackendOptions backend_options;

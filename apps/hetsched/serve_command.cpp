@@ -14,7 +14,7 @@
 
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/service/control_plane.hpp"
 #include "hetsched/service/deferred_leadership.hpp"
 #include "hetsched/service/service_factories.hpp"

@@ -14,7 +14,7 @@
 #include "hetsched/io/report_folder.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulation_memory.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "hetsched/stream/stream_policy.hpp"
@@ -50,7 +50,7 @@ void refuse_options(const std::vector<std::string>& given, const std::string& wh
 }
 
 // What the power caps and the thermal model did to each run (empty when unused).
-std::string power_summary(const SimReport& r, const Cluster& cluster) {
+std::string power_summary(const RunReport& r, const Cluster& cluster) {
   if (r.power_cap_watts <= 0 && r.node_power_cap_watts <= 0 && !r.thermal_modeled) return "";
   std::string out = fmt::format("{}: peak power {:.0f} W", r.policy, r.peak_power_watts);
   if (r.power_cap_watts > 0) out += fmt::format(" (cap {:.0f} W)", r.power_cap_watts);
@@ -73,7 +73,7 @@ std::string power_summary(const SimReport& r, const Cluster& cluster) {
 
 // Every task's device, P-state, start and finish under each policy: CSV when the file
 // name ends in .csv, JSON otherwise.
-void write_schedule(const std::string& path, const std::vector<SimReport>& reports,
+void write_schedule(const std::string& path, const std::vector<RunReport>& reports,
                     const Cluster& cluster,
                     const std::vector<std::unique_ptr<Simulator>>& simulators) {
   const bool csv = path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
@@ -125,7 +125,7 @@ void run_simulate(const SimulateOptions& options) {
 
   // Each policy's simulator is kept for the report: all of them must fit at once.
   check_simulation_fits(workload.task_count(), cluster.device_count(), policies.size());
-  std::vector<SimReport> reports;
+  std::vector<RunReport> reports;
   std::vector<std::unique_ptr<Simulator>> simulators;
   for (const std::string& name : policies) {
     const PolicyOptions policy_options{options.input.seed};
@@ -170,14 +170,14 @@ void run_simulate(const SimulateOptions& options) {
   std::cout << "cluster: " << cluster.node_count() << " nodes, " << cluster.device_count()
             << " devices; workload: " << workload.jobs.size() << " jobs, " << workload.task_count()
             << " tasks; seed " << options.input.seed << "\n\n";
-  std::vector<const SimReport*> columns;
-  for (const SimReport& r : reports) columns.push_back(&r);
+  std::vector<const RunReport*> columns;
+  for (const RunReport& r : reports) columns.push_back(&r);
   std::cout << summary_table(columns);
   if (faults.enabled)
-    for (const SimReport& r : reports) std::cout << "\n" << fault_summary(r);
+    for (const RunReport& r : reports) std::cout << "\n" << fault_summary(r);
   if (options.power_cap_watts > 0 || options.node_power_cap_watts > 0 || options.thermal) {
     std::cout << "\n";
-    for (const SimReport& r : reports) std::cout << power_summary(r, cluster);
+    for (const RunReport& r : reports) std::cout << power_summary(r, cluster);
   }
   if (!options.out_dir.empty())
     std::cout << "\nreport.html, JSON reports and Chrome traces (open in https://ui.perfetto.dev) "

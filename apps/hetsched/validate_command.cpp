@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "hetsched/fault/fault_file.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/io/config_kind.hpp"
+#include "hetsched/io/fault_file.hpp"
 #include "hetsched/io/stream_workload_file.hpp"
 #include "input_options.hpp"
 

@@ -72,7 +72,7 @@ PriceCarbonSeries parse_price_carbon_csv(const std::string& text, const std::str
   return out;
 }
 
-RunFootprint run_footprint(const SimReport& report, const Cluster& cluster,
+RunFootprint run_footprint(const RunReport& report, const Cluster& cluster,
                            const PriceCarbonSeries& series) {
   RunFootprint out;
   constexpr double kJoulesPerKwh = 3.6e6;

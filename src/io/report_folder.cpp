@@ -26,7 +26,7 @@ ReportFolder::ReportFolder(std::string directory, std::string title)
   page_.title = std::move(title);
 }
 
-void ReportFolder::add(const SimReport& report, const Cluster& cluster, const TaskGraph& graph,
+void ReportFolder::add(const RunReport& report, const Cluster& cluster, const TaskGraph& graph,
                        const std::string& label) {
   const std::string name = label.empty() ? report.policy : label;
   const std::string stem = add_document(report_to_json(report, cluster, graph), name);

@@ -15,7 +15,7 @@ namespace hetsched {
 
 using nlohmann::ordered_json;
 
-ordered_json report_to_json(const SimReport& r, const Cluster& cluster, const TaskGraph& graph,
+ordered_json report_to_json(const RunReport& r, const Cluster& cluster, const TaskGraph& graph,
                             bool include_schedule) {
   ordered_json out;
   out["format"] = kReportFormat;
@@ -159,7 +159,7 @@ std::vector<std::uint32_t> transfer_lanes(const std::vector<TransferRecord>& tra
 
 }  // namespace
 
-ordered_json chrome_trace(const SimReport& r, const Cluster& cluster, const TaskGraph& graph) {
+ordered_json chrome_trace(const RunReport& r, const Cluster& cluster, const TaskGraph& graph) {
   constexpr double us = 1e6;
   ordered_json events = ordered_json::array();
   for (NodeId n = 0; n < cluster.node_count(); ++n) {
@@ -217,13 +217,13 @@ ordered_json chrome_trace(const SimReport& r, const Cluster& cluster, const Task
   return ordered_json{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};
 }
 
-std::string summary_table(const std::vector<const SimReport*>& reports) {
+std::string summary_table(const std::vector<const RunReport*>& reports) {
   struct Row {
     std::string label;
-    std::function<std::string(const SimReport&)> value;
+    std::function<std::string(const RunReport&)> value;
   };
   const auto kind_utilization = [](DeviceKind kind) {
-    return [kind](const SimReport& r) {
+    return [kind](const RunReport& r) {
       const auto k = static_cast<std::size_t>(kind);
       return r.devices_by_kind[k] ? fmt::format("{:.1f} %", 100 * r.utilization_by_kind[k])
                                   : std::string("-");
@@ -231,27 +231,27 @@ std::string summary_table(const std::vector<const SimReport*>& reports) {
   };
   const std::vector<Row> rows{
       {"makespan (s)",
-       [](const SimReport& r) { return fmt::format("{:.2f}", r.makespan_seconds); }},
+       [](const RunReport& r) { return fmt::format("{:.2f}", r.makespan_seconds); }},
       {"tasks completed",
-       [](const SimReport& r) { return fmt::format("{}/{}", r.tasks_completed, r.tasks_total); }},
+       [](const RunReport& r) { return fmt::format("{}/{}", r.tasks_completed, r.tasks_total); }},
       {"mean job response (s)",
-       [](const SimReport& r) { return fmt::format("{:.2f}", r.mean_response_seconds()); }},
+       [](const RunReport& r) { return fmt::format("{:.2f}", r.mean_response_seconds()); }},
       {"mean job wait (s)",
-       [](const SimReport& r) { return fmt::format("{:.2f}", r.mean_waiting_seconds()); }},
+       [](const RunReport& r) { return fmt::format("{:.2f}", r.mean_waiting_seconds()); }},
       {"deadlines missed",
-       [](const SimReport& r) { return fmt::format("{}", r.deadlines_missed()); }},
+       [](const RunReport& r) { return fmt::format("{}", r.deadlines_missed()); }},
       {"GPU utilization", kind_utilization(DeviceKind::gpu)},
       {"TPU utilization", kind_utilization(DeviceKind::tpu)},
       {"CPU utilization", kind_utilization(DeviceKind::cpu)},
-      {"energy (kWh)", [](const SimReport& r) { return fmt::format("{:.3f}", r.energy_kwh()); }},
-      {"cost (USD)", [](const SimReport& r) { return fmt::format("{:.2f}", r.cost_usd); }},
+      {"energy (kWh)", [](const RunReport& r) { return fmt::format("{:.3f}", r.energy_kwh()); }},
+      {"cost (USD)", [](const RunReport& r) { return fmt::format("{:.2f}", r.cost_usd); }},
       {"data moved (GB)",
-       [](const SimReport& r) { return fmt::format("{:.1f}", r.transfer_bytes / 1e9); }},
+       [](const RunReport& r) { return fmt::format("{:.1f}", r.transfer_bytes / 1e9); }},
   };
   std::size_t label_width = 6;
   for (const Row& row : rows) label_width = std::max(label_width, row.label.size());
   std::vector<std::size_t> widths;
-  for (const SimReport* r : reports) {
+  for (const RunReport* r : reports) {
     std::size_t w = r->policy.size();
     for (const Row& row : rows) w = std::max(w, row.value(*r).size());
     widths.push_back(w);
@@ -282,7 +282,7 @@ void create_output_directory(const std::string& path) {
   if (ec) throw InputError(SourcePosition{path, 0, 0}, "cannot create directory: " + ec.message());
 }
 
-std::string schedule_to_csv(const SimReport& report, const Cluster& cluster, const TaskGraph& graph,
+std::string schedule_to_csv(const RunReport& report, const Cluster& cluster, const TaskGraph& graph,
                             bool with_header) {
   std::string text =
       with_header ? "policy,job,task,device,node,pstate,start_seconds,finish_seconds\n" : "";
@@ -297,7 +297,7 @@ std::string schedule_to_csv(const SimReport& report, const Cluster& cluster, con
   return text;
 }
 
-nlohmann::ordered_json schedule_to_json(const SimReport& report, const Cluster& cluster,
+nlohmann::ordered_json schedule_to_json(const RunReport& report, const Cluster& cluster,
                                         const TaskGraph& graph) {
   nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
   for (const TaskRecord& record : report.schedule) {

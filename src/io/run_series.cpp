@@ -80,7 +80,7 @@ namespace {
 // Temperatures are sampled when a device's power changes; between samples the value moves
 // towards its steady state, drawn here as a straight line. Each device's samples are read at
 // the same `points` instants so that all devices share one time axis.
-ordered_json temperature_json(const SimReport& r, std::size_t points) {
+ordered_json temperature_json(const RunReport& r, std::size_t points) {
   const std::size_t devices = r.devices.size();
   std::vector<std::vector<std::pair<double, double>>> samples(devices);
   for (const TemperatureSample& s : r.temperatures)
@@ -121,7 +121,7 @@ ordered_json temperature_json(const SimReport& r, std::size_t points) {
 
 }  // namespace
 
-ordered_json run_series_json(const SimReport& r, const Cluster& cluster, const TaskGraph& graph,
+ordered_json run_series_json(const RunReport& r, const Cluster& cluster, const TaskGraph& graph,
                              std::size_t max_points) {
   const double end = r.makespan_seconds;
   ordered_json out;

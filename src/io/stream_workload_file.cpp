@@ -6,11 +6,11 @@
 
 #include <filesystem>
 
+#include "hetsched/core/delimited_text.hpp"
 #include "hetsched/core/input_error.hpp"
-#include "hetsched/io/gavel_throughputs.hpp"
-#include "hetsched/io/gavel_trace.hpp"
 #include "hetsched/stream/gavel_job_generator.hpp"
-#include "stream_text_input.hpp"
+#include "hetsched/stream/gavel_throughputs.hpp"
+#include "hetsched/stream/gavel_trace.hpp"
 #include "yaml_cpp_error.hpp"
 
 namespace hetsched {

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/text_file.hpp"
 
 namespace hetsched {
 
@@ -161,14 +161,15 @@ void HistoryRegressionModel::save(const std::string& path,
 
 void HistoryRegressionModel::load(const std::string& path, const std::string& machine_fingerprint) {
   const std::string advice = "run `hetsched calibrate` to recalibrate";
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(SourcePosition{path}, fmt::format("cannot read calibration file; {}", advice));
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
+  try {
+    text = read_text_file(path, "calibration file");
+  } catch (const InputError& e) {
+    throw InputError(e.where(), fmt::format("{}; {}", e.message(), advice));
+  }
   nlohmann::json root;
   try {
-    root = nlohmann::json::parse(text.str());
+    root = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(
         SourcePosition{path},

@@ -33,22 +33,9 @@ void StaticPlannerPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
 
 }  // namespace hetsched
 
-#include "hetsched/core/input_error.hpp"
 #include "hetsched/policy/dag_planners.hpp"
-#include "hetsched/policy/policy_registry.hpp"
 
 namespace hetsched {
-
-std::unique_ptr<StaticPlannerPolicy> make_static_planner(std::string_view name,
-                                                         const PolicyOptions& options) {
-  std::unique_ptr<SchedulingPolicy> policy = make_policy(name, options);
-  if (auto* planner = dynamic_cast<StaticPlannerPolicy*>(policy.get())) {
-    policy.release();
-    return std::unique_ptr<StaticPlannerPolicy>(planner);
-  }
-  throw InputError(std::string("policy '") + std::string(name) +
-                   "' is an online policy, not a static DAG planner");
-}
 
 namespace {
 class NamedPlannerPolicy final : public StaticPlannerPolicy {

@@ -500,7 +500,7 @@ LocalRunReport LocalBackend::run() {
   result_.wall_seconds = seconds_since_start();
   stop_workers();
 
-  SimReport& report = result_.report;
+  RunReport& report = result_.report;
   report.tasks_completed = finished_;
   for (TaskIndex t = 0; t < total; ++t) {
     if (loop_.state(t) == TaskState::finished) continue;

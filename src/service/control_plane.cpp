@@ -15,7 +15,7 @@
 #include "hetsched/core/quantile.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/service/simulated_engine.hpp"
 #include "hetsched/service/stream_submission.hpp"
 #include "hetsched/stream/stream_scheduler.hpp"

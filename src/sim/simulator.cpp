@@ -409,7 +409,7 @@ void Simulator::pop_stale_heads(DeviceId d) {
     queue.pop_front();
 }
 
-SimReport Simulator::run() {
+RunReport Simulator::run() {
   for (JobIndex j = 0; j < graph_.job_count(); ++j)
     events_.schedule(graph_.job(j).arrival_seconds, job_arrival, j);
   events_.reserve(graph_.job_count() + 2 * cluster_.device_count());
@@ -434,7 +434,7 @@ SimReport Simulator::run() {
   }
 
   // Accounting over the run.
-  SimReport& r = report_;
+  RunReport& r = report_;
   // Checkpoints are known when their attempt ends, after later events were marked.
   std::stable_sort(
       r.marks.begin(), r.marks.end(),

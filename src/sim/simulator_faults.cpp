@@ -512,7 +512,7 @@ void Simulator::after_decide() {
   events_.schedule(now_ + options_.faults.heartbeat.interval_seconds, reoffer, 0);
 }
 
-void Simulator::finish_faults(SimReport& r) {
+void Simulator::finish_faults(RunReport& r) {
   FaultRuntime& f = *fault_;
   for (JobIndex j = 0; j < graph_.job_count(); ++j) {
     FaultJobRecord& rec = f.report.jobs[j];

@@ -5,7 +5,7 @@
 
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/stream/stream_policy.hpp"
 
 namespace hetsched {

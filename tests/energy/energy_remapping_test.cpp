@@ -8,7 +8,7 @@
 
 #include "../support/dvfs_plan_checks.hpp"
 #include "../support/energy_fixtures.hpp"
-#include "hetsched/energy/energy_benchmark.hpp"
+#include "energy_benchmark.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/workload/generators.hpp"
 

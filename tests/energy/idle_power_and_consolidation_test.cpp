@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "../support/dvfs_plan_checks.hpp"
+#include "energy_benchmark.hpp"
 #include "hetsched/energy/device_consolidation.hpp"
 #include "hetsched/energy/energy_aware_planner.hpp"
-#include "hetsched/energy/energy_benchmark.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/workload/random_dag.hpp"
+#include "random_dag.hpp"
 
 namespace hetsched {
 namespace {

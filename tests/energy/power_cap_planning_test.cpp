@@ -11,7 +11,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/energy/dvfs_slack_reclamation.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 
 namespace hetsched {
@@ -29,7 +29,7 @@ Cluster two_capped_nodes() {
 }
 
 // The highest draw of any node at any task start, from the recorded schedule.
-double peak_node_draw(const SimReport& r, const Cluster& cluster, const RooflineModel& perf,
+double peak_node_draw(const RunReport& r, const Cluster& cluster, const RooflineModel& perf,
                       const TaskGraph& graph) {
   double peak = 0;
   for (const TaskRecord& at : r.schedule)
@@ -59,7 +59,7 @@ TEST(NodePowerCap, HoldsAtEveryInstantOfARun) {
   SimulationOptions options;
   options.node_power_cap_watts = 400;
   Simulator sim(cluster, workload, perf, *policy, options);
-  const SimReport r = sim.run();
+  const RunReport r = sim.run();
   EXPECT_EQ(r.tasks_completed, 12u);
   EXPECT_GT(r.power_cap_slowdowns + r.power_cap_waits, 0u);
   EXPECT_LE(r.peak_node_power_watts, 400 + 1e-9);
@@ -129,10 +129,10 @@ TEST(PowerCapPlanning, CappedEnergyAwarePolicyPlansWithinTheCap) {
   options.power_cap_watts = caps.cluster_watts;
   auto planned = make_power_capped_energy_aware_policy(PolicyOptions{}, caps);
   Simulator sim(cluster, workload, perf, *planned, options);
-  const SimReport r = sim.run();
+  const RunReport r = sim.run();
   auto unaware = make_policy("energy-aware", PolicyOptions{});
   Simulator plain(cluster, workload, perf, *unaware, options);
-  const SimReport p = plain.run();
+  const RunReport p = plain.run();
   EXPECT_EQ(r.tasks_completed, 8u);
   EXPECT_LE(r.peak_power_watts, 700 + 1e-9);
   // Planned within the cap, the run needs less correction by the simulator's

@@ -10,7 +10,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 
 namespace hetsched {
@@ -25,7 +25,7 @@ Cluster two_gpus() {
 }
 
 // Cluster draw at every task start, from the recorded schedule.
-double peak_draw(const SimReport& r, const Cluster& cluster) {
+double peak_draw(const RunReport& r, const Cluster& cluster) {
   double idle = 0, peak = 0;
   for (const Device& d : cluster.devices()) idle += d.spec.idle_watts;
   for (const TaskRecord& at : r.schedule) {
@@ -44,14 +44,14 @@ TEST(PowerCap, HeldAtEveryInstantByWaitingOrSlowingDown) {
   const RooflineModel perf(cluster);
   const Workload w = independent_matmuls(6, 7.5e13);  // 10 s each at full speed
   auto policy = make_policy("greedy-eft", PolicyOptions{});
-  const SimReport free = Simulator(cluster, w, perf, *policy).run();
+  const RunReport free = Simulator(cluster, w, perf, *policy).run();
   EXPECT_GT(peak_draw(free, cluster), 600);  // two tasks at 335 W each + idle
   for (double cap : {600.0, 400.0}) {
     SCOPED_TRACE(cap);
     auto p = make_policy("greedy-eft", PolicyOptions{});
     SimulationOptions options;
     options.power_cap_watts = cap;
-    const SimReport r = Simulator(cluster, w, perf, *p, options).run();
+    const RunReport r = Simulator(cluster, w, perf, *p, options).run();
     EXPECT_EQ(r.tasks_completed, 6u);
     EXPECT_LE(peak_draw(r, cluster), cap + 1e-9);
     EXPECT_LE(r.peak_power_watts, cap + 1e-9);
@@ -87,7 +87,7 @@ TEST(PowerCap, TaskThatCannotFitIsReportedNotRunOverTheCap) {
   auto policy = make_policy("greedy-eft", PolicyOptions{});
   SimulationOptions options;
   options.power_cap_watts = 150;  // 50 W above idle; the slowest P-state needs ~105 W
-  const SimReport r = Simulator(cluster, w, perf, *policy, options).run();
+  const RunReport r = Simulator(cluster, w, perf, *policy, options).run();
   EXPECT_EQ(r.tasks_completed, 0u);
   EXPECT_EQ(r.unfinished_tasks.size(), 2u);
   ASSERT_EQ(r.power_cap_refusals.size(), 2u);
@@ -95,7 +95,7 @@ TEST(PowerCap, TaskThatCannotFitIsReportedNotRunOverTheCap) {
       << r.power_cap_refusals[0];
 }
 
-SimReport run_hot(double limit_celsius, const Cluster& cluster, const Workload& w) {
+RunReport run_hot(double limit_celsius, const Cluster& cluster, const Workload& w) {
   const RooflineModel perf(cluster);
   auto policy = make_policy("greedy-eft", PolicyOptions{});
   SimulationOptions options;
@@ -110,13 +110,13 @@ TEST(ThermalModel, ThrottlesAboveTheLimitAndNotBelow) {
   Cluster cluster;
   cluster.add_node(Node{}, {test_gpu_with_four_pstates()});
   const Workload w = independent_matmuls(1, 1.5e15);  // 200 s at full speed
-  const SimReport cool = run_hot(95, cluster, w);     // above the 92 °C it would settle at
+  const RunReport cool = run_hot(95, cluster, w);     // above the 92 °C it would settle at
   EXPECT_EQ(cool.thermal_throttle_events, 0u);
   EXPECT_NEAR(cool.makespan_seconds, 200, 1e-6);
   EXPECT_GT(cool.devices[0].peak_celsius, 85);
   EXPECT_LT(cool.devices[0].peak_celsius, 92);
 
-  const SimReport hot = run_hot(83, cluster, w);
+  const RunReport hot = run_hot(83, cluster, w);
   EXPECT_GT(hot.thermal_throttle_events, 0u);
   EXPECT_EQ(hot.devices[0].throttle_events, hot.thermal_throttle_events);
   EXPECT_GT(hot.makespan_seconds, 200);  // the rest of the work ran slower

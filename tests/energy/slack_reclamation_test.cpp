@@ -5,10 +5,10 @@
 
 #include "../support/dvfs_plan_checks.hpp"
 #include "../support/energy_fixtures.hpp"
+#include "energy_benchmark.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/energy/dvfs_slack_reclamation.hpp"
 #include "hetsched/energy/energy_aware_planner.hpp"
-#include "hetsched/energy/energy_benchmark.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/workload/generators.hpp"
 

@@ -6,13 +6,13 @@
 
 #include <cmath>
 
+#include "fault_benchmark.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/cluster/device_catalog.hpp"
-#include "hetsched/fault/fault_benchmark.hpp"
-#include "hetsched/fault/fault_file.hpp"
+#include "hetsched/io/fault_file.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "hetsched/workload/generators.hpp"
 
@@ -91,7 +91,7 @@ struct TwoGpus {
       workload.jobs.push_back(job);
     }
   }
-  SimReport run(const FaultOptions& faults, std::uint64_t seed = 1) {
+  RunReport run(const FaultOptions& faults, std::uint64_t seed = 1) {
     const RooflineModel perf(cluster);
     const auto policy = make_policy("greedy-eft", PolicyOptions{seed});
     Simulator simulator(cluster, workload, perf, *policy,
@@ -113,7 +113,7 @@ FaultOptions explicit_only() {
 TEST(FaultTolerance, NoFailuresChangesNothing) {
   TwoGpus setup;
   FaultOptions o = explicit_only();
-  const SimReport r = setup.run(o);
+  const RunReport r = setup.run(o);
   EXPECT_DOUBLE_EQ(r.makespan_seconds, 1000);
   EXPECT_EQ(r.faults->jobs[0].attempts, 1u);
   EXPECT_DOUBLE_EQ(r.faults->goodput(), 1.0);
@@ -130,7 +130,7 @@ TEST(FaultTolerance, CrashIsDetectedAfterHeartbeatTimeoutAndRetriedFromCheckpoin
   // a 2 s backoff at 717 on device 1: restart 10 s, 400 s of work with one
   // checkpoint (after 300 s): 10 + 400 + 10 = 420 s → finishes at 1137.
   o.explicit_failures.push_back({700, FailureKind::crash, 0, 1e9, 1});
-  const SimReport r = setup.run(o);
+  const RunReport r = setup.run(o);
   ASSERT_TRUE(r.faults);
   EXPECT_EQ(r.faults->crashes, 1u);
   EXPECT_EQ(r.faults->detections, 1u);
@@ -156,7 +156,7 @@ TEST(FaultTolerance, TheTimelineMarksCheckpointsTheCrashAndTheRestart) {
   o.checkpoint.mode = CheckpointMode::fixed;
   o.checkpoint.fixed_interval_seconds = 300;
   o.explicit_failures.push_back({700, FailureKind::crash, 0, 1e9, 1});
-  const SimReport r = setup.run(o);
+  const RunReport r = setup.run(o);
   struct Expected {
     double seconds;
     DeviceId device;
@@ -184,7 +184,7 @@ TEST(FaultTolerance, TransientFaultsExhaustRetriesWithAReason) {
   // The retry starts at 102 (backoff 2 s) on device 0 again (free first); fail it too.
   o.explicit_failures.push_back({500, FailureKind::transient, 0, 0, 1});
   o.explicit_failures.push_back({500, FailureKind::transient, 1, 0, 1});
-  const SimReport r = setup.run(o);
+  const RunReport r = setup.run(o);
   EXPECT_EQ(r.faults->jobs[0].failures, 2u);
   EXPECT_NE(r.faults->jobs[0].failure_reason.find("retries exhausted"), std::string::npos);
   EXPECT_EQ(r.faults->lost_tasks, 0u);
@@ -196,14 +196,14 @@ TEST(FaultTolerance, JobPastItsDeadlineEndsWithThatReason) {
   setup.workload.jobs[0].deadline_seconds = 110;
   FaultOptions o = explicit_only();
   o.explicit_failures.push_back({100, FailureKind::crash, 0, 1e9, 1});  // noticed at 115
-  const SimReport r = setup.run(o);
+  const RunReport r = setup.run(o);
   EXPECT_NE(r.faults->jobs[0].failure_reason.find("deadline passed"), std::string::npos)
       << r.faults->jobs[0].failure_reason;
   EXPECT_EQ(r.faults->jobs[0].tasks_cancelled, 1u);
   EXPECT_EQ(r.faults->lost_tasks, 0u);
   // Without the deadline the same crash is retried and the job completes.
   setup.workload.jobs[0].deadline_seconds.reset();
-  const SimReport retried = setup.run(o);
+  const RunReport retried = setup.run(o);
   EXPECT_TRUE(retried.faults->jobs[0].failure_reason.empty());
   EXPECT_EQ(retried.tasks_completed, 1u);
 }
@@ -213,7 +213,7 @@ TEST(FaultTolerance, ReplicaCarriesTheTaskThroughACrash) {
   FaultOptions o = explicit_only();
   o.replicas = 2;
   o.explicit_failures.push_back({400, FailureKind::crash, 0, 1e9, 1});
-  const SimReport r = setup.run(o);
+  const RunReport r = setup.run(o);
   EXPECT_EQ(r.faults->replicas_started, 1u);
   EXPECT_DOUBLE_EQ(r.makespan_seconds, 1000);  // the copy on device 1 finishes on time
   EXPECT_EQ(r.faults->retries, 0u);
@@ -226,7 +226,7 @@ TEST(FaultTolerance, PartitionLosesRunningWorkAndNodeRejoins) {
   TwoGpus setup(2);
   FaultOptions o = explicit_only();
   o.explicit_failures.push_back({100, FailureKind::partition, 0, 50, 1});
-  const SimReport r = setup.run(o);
+  const RunReport r = setup.run(o);
   EXPECT_EQ(r.faults->partitions, 1u);
   EXPECT_EQ(r.tasks_completed, 2u);
   // Both lost at 100, detected at 115, retried at 117 when the node is still out;
@@ -263,7 +263,7 @@ TEST(FaultTolerance, SameSeedGivesTheSameReport) {
     const auto policy = make_policy("greedy-eft", PolicyOptions{3});
     Simulator simulator(cluster, workload, perf, *policy,
                         SimulationOptions{.seed = 3, .faults = o});
-    const SimReport r = simulator.run();
+    const RunReport r = simulator.run();
     const std::string text = report_to_json(r, cluster, simulator.graph()).dump();
     if (i == 0)
       first = text;

@@ -11,9 +11,9 @@
 
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/fault/failure_predictor.hpp"
-#include "hetsched/fault/fault_file.hpp"
+#include "hetsched/io/fault_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 
 namespace hetsched {
@@ -136,7 +136,7 @@ struct LongTasks {
       workload.jobs.push_back(job);
     }
   }
-  SimReport run(const FaultOptions& faults, std::uint64_t seed = 1) {
+  RunReport run(const FaultOptions& faults, std::uint64_t seed = 1) {
     const RooflineModel perf(cluster);
     const auto policy = make_policy("greedy-eft", PolicyOptions{seed});
     Simulator simulator(
@@ -165,8 +165,8 @@ TEST(FailurePrediction, AlarmsPrecedeCrashesAndSaveWorkOnTheSameFailures) {
   std::uint64_t alarms = 0, true_alarms = 0, crashes = 0, predicted = 0, migrations = 0;
   double lead = 0, lost_without = 0, lost_with = 0;
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-    const SimReport a = setup.run(without, seed);
-    const SimReport b = setup.run(with, seed);
+    const RunReport a = setup.run(without, seed);
+    const RunReport b = setup.run(with, seed);
     // The same seeded failures; the runs end at different times, so they see
     // different numbers of them.
     EXPECT_EQ(b.faults->lost_tasks, 0u);
@@ -198,7 +198,7 @@ TEST(FailurePrediction, BurstsOnHealthyDevicesAreFalseAlarmsAndDevicesReturn) {
   o.predictor.enabled = true;
   o.predictor.telemetry.bursts_per_device_hour = 2;
   o.predictor.inspection_seconds = 300;
-  const SimReport r = setup.run(o);
+  const RunReport r = setup.run(o);
   EXPECT_GT(r.faults->alarms, 0u);
   EXPECT_EQ(r.faults->true_alarms, 0u);
   EXPECT_EQ(r.faults->precision(), 0.0);
@@ -219,11 +219,11 @@ TEST(Replication, ReplicaAvoidsItsSiblingsNodeAndSurvivesAPartition) {
   o.use_model = false;
   o.replicas = 2;
   o.explicit_failures.push_back({400, FailureKind::partition, 0, 1e9, 1});
-  const SimReport apart = setup.run(o);
+  const RunReport apart = setup.run(o);
   EXPECT_DOUBLE_EQ(apart.makespan_seconds, 1000);
   EXPECT_EQ(apart.faults->retries, 0u);
   o.replica_domain = ReplicaDomain::any;
-  const SimReport together = setup.run(o);
+  const RunReport together = setup.run(o);
   EXPECT_GT(together.makespan_seconds, 1400);
   EXPECT_EQ(together.faults->retries, 1u);
   EXPECT_EQ(together.tasks_completed, 1u);
@@ -246,7 +246,7 @@ TEST(Replication, LostCopyIsRestartedFromTheNewestCheckpoint) {
   o.checkpoint.fixed_interval_seconds = 300;
   o.checkpoint.storage_bandwidth = 1e9;
   o.explicit_failures.push_back({700, FailureKind::crash, 1, 1e9, 1});
-  SimReport r = setup.run(o);
+  RunReport r = setup.run(o);
   EXPECT_EQ(r.faults->replicas_started, 2u);
   EXPECT_NEAR(r.makespan_seconds, 1030, 1e-9);
   o.explicit_failures.push_back({800, FailureKind::crash, 0, 1e9, 1});

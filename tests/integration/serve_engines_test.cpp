@@ -16,10 +16,10 @@
 #include <set>
 
 #include "hetsched/core/rng.hpp"
-#include "hetsched/policy/policy_registry.hpp"
-#include "hetsched/service/replica_deployment.hpp"
-#include "hetsched/service/serve_process.hpp"
-#include "hetsched/service/service_benchmark.hpp"
+#include "hetsched/registry/policy_registry.hpp"
+#include "service_benchmark.hpp"
+#include "support/replica_deployment.hpp"
+#include "support/serve_process.hpp"
 #include "testbed.hpp"
 
 namespace hetsched {

@@ -9,12 +9,12 @@
 
 #include <filesystem>
 
-#include "hetsched/energy/energy_benchmark.hpp"
-#include "hetsched/fault/fault_benchmark.hpp"
+#include "dag_benchmark.hpp"
+#include "energy_benchmark.hpp"
+#include "fault_benchmark.hpp"
 #include "hetsched/io/scheduling_input.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/dag_benchmark.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 
 namespace hetsched {
@@ -29,7 +29,7 @@ struct HandedRun {
 };
 
 SimRunSink keep_in(std::vector<HandedRun>& runs) {
-  return [&runs](const std::string& label, const SimReport& report, const Cluster&,
+  return [&runs](const std::string& label, const RunReport& report, const Cluster&,
                  const TaskGraph& graph) {
     runs.push_back({label, report.schedule.size(), graph.task_count(), report.makespan_seconds});
   };
@@ -48,7 +48,7 @@ TEST(ReportFolder, WritesEachRunUnderAUniqueSafeNameAndThePage) {
   const RooflineModel perf(input.cluster);
   const auto policy = make_policy("greedy-eft", PolicyOptions{1});
   Simulator simulator(input.cluster, input.workload, perf, *policy, SimulationOptions{});
-  const SimReport report = simulator.run();
+  const RunReport report = simulator.run();
 
   ReportFolder folder(dir.string(), "three runs");
   folder.add(report, input.cluster, simulator.graph());

@@ -18,7 +18,7 @@
 #include "hetsched/io/scheduling_input.hpp"
 #include "hetsched/io/stream_workload_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "io_test_support.hpp"
 
@@ -67,7 +67,7 @@ TEST(RunSeries, UtilizationQueueAndPowerFollowTheSchedule) {
   const RooflineModel perf(setup.cluster);
   const auto policy = make_policy("greedy-eft", PolicyOptions{1});
   Simulator simulator(setup.cluster, setup.workload, perf, *policy, SimulationOptions{});
-  const SimReport r = simulator.run();
+  const RunReport r = simulator.run();
   ASSERT_DOUBLE_EQ(r.makespan_seconds, 2000);
   const ordered_json series = run_series_json(r, setup.cluster, simulator.graph());
   const ordered_json& utilization = series["utilization"];

@@ -12,7 +12,7 @@
 #include "hetsched/partition/stencil_split.hpp"
 #include "hetsched/partition/training_split.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 
 namespace hetsched {
@@ -117,7 +117,7 @@ TEST(DataParallelSplit, SplitRunsInTheSimulatorAsPlanned) {
   ASSERT_EQ(workload.jobs[0].tasks.size(), 3u);
   auto policy = make_policy("greedy-eft", PolicyOptions{});
   Simulator sim(cluster, workload, perf, *policy);
-  const SimReport report = sim.run();
+  const RunReport report = sim.run();
   ASSERT_EQ(report.tasks_completed, 3u);
   for (const TaskRecord& t : report.schedule) EXPECT_EQ(t.device, split.devices[t.task]);
   // The simulator moves each part's input over the node's link, then computes it:

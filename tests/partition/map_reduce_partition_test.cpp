@@ -8,10 +8,10 @@
 #include <numeric>
 
 #include "hetsched/cluster/device_catalog.hpp"
-#include "hetsched/partition/partition_benchmark.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
+#include "partition_benchmark.hpp"
 
 namespace hetsched {
 namespace {
@@ -122,7 +122,7 @@ TEST(MapReducePartition, PlanRunsInTheSimulator) {
   EXPECT_NEAR(shuffled, 4e9 * 0.1, 1e3);
   auto policy = make_policy("greedy-eft", PolicyOptions{});
   Simulator sim(cluster, workload, perf, *policy);
-  const SimReport report = sim.run();
+  const RunReport report = sim.run();
   EXPECT_EQ(report.tasks_completed, job.tasks.size());
   for (const TaskRecord& t : report.schedule) {
     const std::string& name = workload.jobs[0].tasks[t.task].name;

@@ -2,7 +2,7 @@
 // results, HEFT's own ratio is 1, heft-ils is never worse than HEFT, the exact
 // solver hook (here a stand-in that returns HEFT's schedule, so HEFT's gap is 0)
 // is called and reported, and the same seed gives the same figures.
-#include "hetsched/policy/dag_benchmark.hpp"
+#include "dag_benchmark.hpp"
 
 #include <gtest/gtest.h>
 

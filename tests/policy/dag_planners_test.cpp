@@ -11,8 +11,9 @@
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/list_scheduling.hpp"
 #include "hetsched/policy/schedule_metrics.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
-#include "hetsched/workload/random_dag.hpp"
+#include "random_dag.hpp"
 
 namespace hetsched {
 namespace {
@@ -143,7 +144,7 @@ TEST(DagPlanners, PlannedMakespanEqualsSimulatedWithoutContention) {
     const double planned = make_static_planner(name, options)->plan(instance, {}).makespan_seconds;
     auto policy = make_static_planner(name, options);
     Simulator sim(cluster, workload, perf, *policy, SimulationOptions{.seed = 1});
-    const SimReport report = sim.run();
+    const RunReport report = sim.run();
     ASSERT_EQ(report.tasks_completed, instance.task_count());
     EXPECT_NEAR(report.makespan_seconds, planned, 1e-6 * planned);
   }

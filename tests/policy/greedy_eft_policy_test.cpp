@@ -19,7 +19,7 @@
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/rng.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "hetsched/workload/generators.hpp"
 
@@ -174,8 +174,8 @@ void expect_same_run(const Cluster& cluster, const Workload& workload) {
   const RooflineModel perf(cluster);
   auto fast = make_policy("greedy-eft", {});
   ScanningEftPolicy reference;
-  const SimReport a = Simulator(cluster, workload, perf, *fast).run();
-  const SimReport b = Simulator(cluster, workload, perf, reference).run();
+  const RunReport a = Simulator(cluster, workload, perf, *fast).run();
+  const RunReport b = Simulator(cluster, workload, perf, reference).run();
   ASSERT_GT(a.tasks_completed, 0u);
   EXPECT_EQ(a.tasks_completed, b.tasks_completed);
   EXPECT_EQ(a.events, b.events);
@@ -333,7 +333,7 @@ TEST(GreedyEftPolicy, EveryChoiceIsTheEarliestFinishOverEveryDevice) {
     for (const Workload& workload :
          {long_inputs(cluster.node_count(), 12, 40), workflows(cluster.node_count(), 6)}) {
       EarliestFinishCheck checked;
-      const SimReport report = Simulator(cluster, workload, perf, checked).run();
+      const RunReport report = Simulator(cluster, workload, perf, checked).run();
       EXPECT_EQ(report.tasks_completed, workload.task_count());
       EXPECT_EQ(checked.checked, workload.task_count());
     }

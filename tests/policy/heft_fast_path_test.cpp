@@ -17,11 +17,11 @@
 
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/core/rng.hpp"
-#include "hetsched/io/workflow_suite.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/list_scheduling.hpp"
-#include "hetsched/workload/random_dag.hpp"
+#include "random_dag.hpp"
+#include "workflow_suite.hpp"
 
 namespace hetsched {
 namespace {

@@ -7,7 +7,7 @@
 #include "hetsched/io/cost_matrix_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/exact_dag_solver.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 
 namespace hetsched {

@@ -12,7 +12,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "hetsched/workload/feasibility.hpp"
 #include "hetsched/workload/generators.hpp"
@@ -37,7 +37,7 @@ std::vector<Case> cases() {
   return out;
 }
 
-void check_invariants(const SimReport& r, const Cluster& cluster, const TaskGraph& graph,
+void check_invariants(const RunReport& r, const Cluster& cluster, const TaskGraph& graph,
                       const PerfModel& perf) {
   ASSERT_EQ(r.tasks_completed, graph.task_count()) << "unfinished tasks";
   ASSERT_EQ(r.schedule.size(), graph.task_count());
@@ -79,7 +79,7 @@ TEST_P(RegisteredPolicy, KeepsTheInvariantsAndRepeatsExactly) {
     for (int run = 0; run < 2; ++run) {
       auto policy = make_policy(GetParam(), PolicyOptions{9});
       Simulator sim(cluster, c.workload, perf, *policy, SimulationOptions{.seed = 9});
-      const SimReport r = sim.run();
+      const RunReport r = sim.run();
       if (run == 0) check_invariants(r, cluster, sim.graph(), perf);
       const std::string json = report_to_json(r, cluster, sim.graph()).dump();
       if (run == 0)

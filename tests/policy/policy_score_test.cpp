@@ -10,7 +10,7 @@
 
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 
 namespace hetsched {
 namespace {

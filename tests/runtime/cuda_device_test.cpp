@@ -13,7 +13,7 @@
 #include <string>
 
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/runtime/cuda_driver_api.hpp"
 #include "hetsched/runtime/local_backend.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "../support/cholesky_residual.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 
 namespace hetsched {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "../support/cholesky_residual.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/runtime/local_backend.hpp"
 #include "hetsched/runtime/runtime_dag.hpp"
 #include "hetsched/workload/feasibility.hpp"

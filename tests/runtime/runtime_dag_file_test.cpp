@@ -1,4 +1,4 @@
-#include "hetsched/runtime/runtime_dag_file.hpp"
+#include "hetsched/io/runtime_dag_file.hpp"
 
 #include <gtest/gtest.h>
 

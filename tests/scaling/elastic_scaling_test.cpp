@@ -8,7 +8,7 @@
 #include <numbers>
 
 #include "hetsched/scaling/holt_winters.hpp"
-#include "hetsched/scaling/scaling_benchmark.hpp"
+#include "scaling_benchmark.hpp"
 
 namespace hetsched {
 namespace {

@@ -15,7 +15,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/service/leadership.hpp"
 #include "hetsched/service/service_metrics.hpp"
 #include "hetsched/service/simulated_engine.hpp"

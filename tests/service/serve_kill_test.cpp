@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "../support/cli_runner.hpp"
-#include "hetsched/service/serve_process.hpp"
-#include "hetsched/service/service_benchmark.hpp"
+#include "service_benchmark.hpp"
 #include "service_test_support.hpp"
+#include "support/serve_process.hpp"
 
 namespace hetsched {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "../support/cli_runner.hpp"
 #include "hetsched/core/text_file.hpp"
-#include "hetsched/service/serve_process.hpp"
-#include "hetsched/service/service_benchmark.hpp"
 #include "service_test_support.hpp"
+#include "support/serve_process.hpp"
+#include "support/service_deployment.hpp"
 
 namespace hetsched {
 namespace {

@@ -12,7 +12,7 @@
 #include "control_plane_fixture.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/io/workload_file.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/workload/feasibility.hpp"
 #include "service_test_support.hpp"
 

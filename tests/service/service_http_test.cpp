@@ -14,12 +14,12 @@
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/service/control_plane.hpp"
-#include "hetsched/service/service_benchmark.hpp"
 #include "hetsched/service/service_factories.hpp"
 #include "hetsched/service/service_http_server.hpp"
 #include "hetsched/service/simulated_engine.hpp"
 #include "hetsched/service/sqlite_state_store.hpp"
 #include "service_test_support.hpp"
+#include "support/service_deployment.hpp"
 
 namespace hetsched {
 namespace {

@@ -17,10 +17,10 @@
 #include <thread>
 
 #include "hetsched/core/text_file.hpp"
-#include "hetsched/service/service_benchmark.hpp"
 #include "hetsched/service/service_job.hpp"
 #include "hetsched/service/service_submission.hpp"
 #include "hetsched/service/state_store.hpp"
+#include "support/service_deployment.hpp"
 
 namespace hetsched::testing {
 

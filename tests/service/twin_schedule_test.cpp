@@ -13,7 +13,7 @@
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/io/workload_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/service/control_plane.hpp"
 #include "hetsched/service/simulated_engine.hpp"
 #include "hetsched/service/sqlite_state_store.hpp"
@@ -38,7 +38,7 @@ TEST_P(TwinSchedule, ServiceOnTheTwinRunsTheSimulatorsSchedule) {
   const RooflineModel perf(cluster);
   const auto policy = make_policy(policy_name, policy_options);
   Simulator simulator(cluster, workload, perf, *policy, SimulationOptions{.seed = 7});
-  const SimReport report = simulator.run();
+  const RunReport report = simulator.run();
   ASSERT_EQ(report.tasks_completed, report.tasks_total);
 
   // `hetsched serve --engine sim --time-scale max`, stepped by hand.

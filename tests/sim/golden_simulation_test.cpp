@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 
 namespace hetsched {
@@ -60,7 +60,7 @@ TEST(GoldenSimulation, DiamondOnGpuAndCpuMatchesHandComputation) {
   const RooflineModel perf(cluster);
   auto policy = make_policy("greedy-eft", {});
   Simulator sim(cluster, workload, perf, *policy);
-  const SimReport r = sim.run();
+  const RunReport r = sim.run();
 
   ASSERT_EQ(r.tasks_completed, 4u);
   EXPECT_DOUBLE_EQ(r.makespan_seconds, 11.5);
@@ -115,7 +115,7 @@ TEST(GoldenSimulation, NicContentionSerializesTransfersBetweenNodes) {
   const RooflineModel perf(cluster);
   auto policy = make_policy("greedy-eft", {});
   Simulator sim(cluster, workload, perf, *policy);
-  const SimReport r = sim.run();
+  const RunReport r = sim.run();
   ASSERT_EQ(r.tasks_completed, 4u);
   EXPECT_DOUBLE_EQ(r.makespan_seconds, 4.0);
   ASSERT_EQ(r.transfers.size(), 2u);

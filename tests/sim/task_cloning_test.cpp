@@ -7,7 +7,7 @@
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 
 namespace hetsched {
@@ -45,7 +45,7 @@ FaultOptions straggler_on_h100(double slowdown) {
   return o;
 }
 
-SimReport run_with_faults(const Cluster& cluster, const Workload& workload, FaultOptions faults) {
+RunReport run_with_faults(const Cluster& cluster, const Workload& workload, FaultOptions faults) {
   const RooflineModel perf(cluster);
   auto policy = make_policy("greedy-eft", PolicyOptions{});
   Simulator sim(cluster, workload, perf, *policy, SimulationOptions{.faults = std::move(faults)});
@@ -61,7 +61,7 @@ TEST(TaskCloning, CloneOnAnIdleDeviceBeatsTheStraggler) {
   ASSERT_LT(on_h100, on_a100);  // greedy-eft puts it on the H100
   ASSERT_LT(1.5 * on_h100 + on_a100, 10 * on_h100);
 
-  const SimReport slow = run_with_faults(cluster, workload, straggler_on_h100(10));
+  const RunReport slow = run_with_faults(cluster, workload, straggler_on_h100(10));
   ASSERT_EQ(slow.tasks_completed, 1u);
   EXPECT_NEAR(slow.makespan_seconds, 1 + 10 * on_h100, 1e-9);
   EXPECT_EQ(slow.faults->clones_started, 0u);
@@ -69,7 +69,7 @@ TEST(TaskCloning, CloneOnAnIdleDeviceBeatsTheStraggler) {
   FaultOptions cloning = straggler_on_h100(10);
   cloning.clone.enabled = true;
   cloning.clone.threshold = 1.5;
-  const SimReport cloned = run_with_faults(cluster, workload, cloning);
+  const RunReport cloned = run_with_faults(cluster, workload, cloning);
   ASSERT_EQ(cloned.tasks_completed, 1u);
   // The clone starts at 1 + 1.5 × the H100's time and runs the A100's time.
   EXPECT_NEAR(cloned.makespan_seconds, 1 + 1.5 * on_h100 + on_a100, 1e-9);
@@ -86,7 +86,7 @@ TEST(TaskCloning, NoStragglerNoClone) {
   const Cluster cluster = h100_and_a100();
   FaultOptions cloning = straggler_on_h100(1);
   cloning.clone.enabled = true;
-  const SimReport r = run_with_faults(cluster, one_matmul(), cloning);
+  const RunReport r = run_with_faults(cluster, one_matmul(), cloning);
   EXPECT_EQ(r.tasks_completed, 1u);
   EXPECT_EQ(r.faults->clones_started, 0u);
   EXPECT_EQ(r.faults->replica_device_seconds, 0);
@@ -99,7 +99,7 @@ TEST(TaskCloning, CloneOnlyWhenItWouldFinishFirst) {
   FaultOptions cloning = straggler_on_h100(2);
   cloning.clone.enabled = true;
   cloning.clone.threshold = 1.5;
-  const SimReport r = run_with_faults(cluster, one_matmul(), cloning);
+  const RunReport r = run_with_faults(cluster, one_matmul(), cloning);
   EXPECT_EQ(r.tasks_completed, 1u);
   EXPECT_EQ(r.faults->clones_started, 0u);
 }

@@ -5,14 +5,14 @@
 
 #include <cmath>
 
-#include "hetsched/io/gavel_throughputs.hpp"
+#include "hetsched/stream/gavel_throughputs.hpp"
 
 namespace hetsched {
 namespace {
 
 TEST(GavelJobGenerator, MatchesGavelsDistributions) {
-  const auto table = load_gavel_throughputs(std::string(HETSCHED_DATA_DIR) +
-                                            "/gavel/simulation_throughputs.json");
+  const auto table =
+      load_gavel_throughputs(std::string(HETSCHED_DATA_DIR) + "/gavel/simulation_throughputs.json");
   const std::size_t n = 20000;
   const auto jobs = generate_gavel_jobs(table, GavelGeneratorParams{n, 5.0, true, 42});
   ASSERT_EQ(jobs.size(), n);

@@ -5,10 +5,10 @@
 
 #include <string>
 
+#include "cluster_benchmark.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/stream_workload_file.hpp"
 #include "hetsched/stream/allocation_lp.hpp"
-#include "hetsched/stream/cluster_benchmark.hpp"
 #include "hetsched/stream/stream_simulator.hpp"
 
 namespace hetsched {

@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "hetsched/core/input_error.hpp"
-#include "hetsched/io/alibaba_trace.hpp"
-#include "hetsched/io/gavel_throughputs.hpp"
-#include "hetsched/io/gavel_trace.hpp"
+#include "hetsched/stream/alibaba_trace.hpp"
+#include "hetsched/stream/gavel_throughputs.hpp"
+#include "hetsched/stream/gavel_trace.hpp"
 
 namespace hetsched {
 namespace {

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "hetsched/core/rng.hpp"
-#include "hetsched/io/gavel_throughputs.hpp"
 #include "hetsched/stream/gavel_job_generator.hpp"
+#include "hetsched/stream/gavel_throughputs.hpp"
 
 namespace hetsched {
 namespace {
@@ -114,8 +114,8 @@ TEST(StreamSimulator, BadJobsAreRejectedAtSubmissionAndNeverBlockTheQueue) {
 }
 
 TEST(StreamSimulator, RoundPoliciesFinishEveryJobAndRepeatExactly) {
-  const auto table = load_gavel_throughputs(std::string(HETSCHED_DATA_DIR) +
-                                            "/gavel/simulation_throughputs.json");
+  const auto table =
+      load_gavel_throughputs(std::string(HETSCHED_DATA_DIR) + "/gavel/simulation_throughputs.json");
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 8}, {"P100", 8}, {"K80", 8}}, 4, 2);
   workload.jobs = generate_gavel_jobs(table, GavelGeneratorParams{40, 2.0, true, 3});
@@ -138,8 +138,8 @@ TEST(StreamSimulator, RoundPoliciesFinishEveryJobAndRepeatExactly) {
 TEST(StreamSimulator, AwareAllocationShortensAverageJctOverAgnosticLas) {
   // A loaded 12-GPU cluster with Gavel's jobs: moving each job to the type where it
   // is relatively fastest should cut the average JCT (Gavel's central result).
-  const auto table = load_gavel_throughputs(std::string(HETSCHED_DATA_DIR) +
-                                            "/gavel/simulation_throughputs.json");
+  const auto table =
+      load_gavel_throughputs(std::string(HETSCHED_DATA_DIR) + "/gavel/simulation_throughputs.json");
   StreamWorkload workload;
   workload.cluster = make_stream_cluster({{"V100", 4}, {"P100", 4}, {"K80", 4}}, 4, 2);
   workload.jobs = generate_gavel_jobs(table, GavelGeneratorParams{60, 1.0, false, 5});

@@ -3,7 +3,7 @@
 // and heterogeneity β (relative spread of a task's costs over the devices:
 // uniform over ±β/2, standard deviation β/√12), each within a tolerance; and the
 // same seed gives the same DAG.
-#include "hetsched/workload/random_dag.hpp"
+#include "random_dag.hpp"
 
 #include <gtest/gtest.h>
 

@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hetsched/policy/dag_instance.hpp"
+#include "hetsched/perf/dag_instance.hpp"
 
 namespace hetsched {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "hetsched/backend/run_report.hpp"
 #include "hetsched/cluster/cluster.hpp"
-#include "hetsched/sim/sim_report.hpp"
 #include "hetsched/workload/workload.hpp"
 
 namespace hetsched {
@@ -46,7 +46,7 @@ struct RunFootprint {
 
 // From a recorded simulation report: idle power of every device over [0, makespan]
 // plus each task's joules spread evenly over its run.
-RunFootprint run_footprint(const SimReport& report, const Cluster& cluster,
+RunFootprint run_footprint(const RunReport& report, const Cluster& cluster,
                            const PriceCarbonSeries& series);
 
 struct DeferralChoice {

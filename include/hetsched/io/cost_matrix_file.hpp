@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "hetsched/cluster/cluster.hpp"
-#include "hetsched/policy/dag_instance.hpp"
+#include "hetsched/perf/dag_instance.hpp"
 #include "hetsched/workload/job.hpp"
 
 namespace hetsched {

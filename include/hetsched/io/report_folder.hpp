@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "hetsched/backend/run_report.hpp"
 #include "hetsched/io/report_page.hpp"
-#include "hetsched/sim/sim_report.hpp"
 #include "hetsched/stream/stream_simulator.hpp"
 
 namespace hetsched {
@@ -21,7 +21,7 @@ class ReportFolder {
 
   // Adds a run and writes its files now. `label` names it on the page and in the file
   // names; empty: the report's policy.
-  void add(const SimReport& report, const Cluster& cluster, const TaskGraph& graph,
+  void add(const RunReport& report, const Cluster& cluster, const TaskGraph& graph,
            const std::string& label = "");
   void add(const StreamReport& report, const StreamWorkload& workload,
            const StreamResources& resources, const std::string& label = "");

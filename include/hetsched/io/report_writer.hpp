@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "hetsched/sim/sim_report.hpp"
+#include "hetsched/backend/run_report.hpp"
 #include "hetsched/stream/stream_simulator.hpp"
 
 namespace hetsched {
@@ -20,7 +20,7 @@ inline constexpr int kReportFormatVersion = 1;
 
 // With the schedule, the report also holds the run's timeline: transfers, marks (failures,
 // restarts, checkpoints, migrations) and series over time (run_series.hpp).
-nlohmann::ordered_json report_to_json(const SimReport& report, const Cluster& cluster,
+nlohmann::ordered_json report_to_json(const RunReport& report, const Cluster& cluster,
                                       const TaskGraph& graph, bool include_schedule = true);
 
 // A job stream's run in the same format ("workload_kind": "stream"): each run of a job on a
@@ -30,18 +30,18 @@ nlohmann::ordered_json stream_report_to_json(const StreamReport& report,
                                              const StreamWorkload& workload,
                                              const StreamResources& resources);
 
-nlohmann::ordered_json chrome_trace(const SimReport& report, const Cluster& cluster,
+nlohmann::ordered_json chrome_trace(const RunReport& report, const Cluster& cluster,
                                     const TaskGraph& graph);
 
 // Every task's job, name, device, node, P-state, start and finish (the report must have
 // been recorded with its schedule): CSV rows under a header, or a JSON array.
-std::string schedule_to_csv(const SimReport& report, const Cluster& cluster, const TaskGraph& graph,
+std::string schedule_to_csv(const RunReport& report, const Cluster& cluster, const TaskGraph& graph,
                             bool with_header = true);
-nlohmann::ordered_json schedule_to_json(const SimReport& report, const Cluster& cluster,
+nlohmann::ordered_json schedule_to_json(const RunReport& report, const Cluster& cluster,
                                         const TaskGraph& graph);
 
 // One column per report, side by side (e.g. the same workload under several policies).
-std::string summary_table(const std::vector<const SimReport*>& reports);
+std::string summary_table(const std::vector<const RunReport*>& reports);
 
 // Writes text to a file; throws InputError naming the path when it cannot.
 void write_text_file(const std::string& path, const std::string& text);

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "hetsched/sim/sim_report.hpp"
+#include "hetsched/backend/run_report.hpp"
 
 namespace hetsched {
 
@@ -39,7 +39,7 @@ SharedAxisSeries on_one_axis(std::vector<std::vector<std::pair<double, double>>>
 
 // The "series" object of a report (docs/report.md): utilization by kind, queue, power and,
 // with the thermal model, temperature. `max_points` bounds every series' length.
-nlohmann::ordered_json run_series_json(const SimReport& report, const Cluster& cluster,
+nlohmann::ordered_json run_series_json(const RunReport& report, const Cluster& cluster,
                                        const TaskGraph& graph, std::size_t max_points = 2000);
 
 }  // namespace hetsched

@@ -9,7 +9,7 @@
 #include <span>
 #include <string_view>
 
-#include "hetsched/policy/dag_instance.hpp"
+#include "hetsched/perf/dag_instance.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
 #include "hetsched/policy/static_planner_policy.hpp"
 
@@ -41,10 +41,5 @@ enum class IndependentTaskRule { olb, met, mct, min_min, max_min, sufferage };
 StaticSchedule independent_task_plan(const DagInstance& instance,
                                      std::span<const double> device_free_seconds,
                                      IndependentTaskRule rule);
-
-// The registered policy `name` if it is a static planner; throws InputError for
-// unknown names and for online policies.
-std::unique_ptr<StaticPlannerPolicy> make_static_planner(std::string_view name,
-                                                         const PolicyOptions& options);
 
 }  // namespace hetsched

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <optional>
 
-#include "hetsched/policy/dag_instance.hpp"
+#include "hetsched/perf/dag_instance.hpp"
 #include "hetsched/policy/list_schedule_plan.hpp"
 
 namespace hetsched {

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "hetsched/policy/dag_instance.hpp"
+#include "hetsched/perf/dag_instance.hpp"
 
 namespace hetsched {
 

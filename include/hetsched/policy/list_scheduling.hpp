@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "hetsched/policy/dag_instance.hpp"
+#include "hetsched/perf/dag_instance.hpp"
 #include "hetsched/policy/device_timeline.hpp"
 
 namespace hetsched {

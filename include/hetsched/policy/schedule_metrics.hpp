@@ -7,7 +7,7 @@
 //    no schedule can be shorter; gap: makespan / lower bound − 1.
 #pragma once
 
-#include "hetsched/policy/dag_instance.hpp"
+#include "hetsched/perf/dag_instance.hpp"
 
 namespace hetsched {
 

@@ -21,7 +21,7 @@
 #include <span>
 #include <string_view>
 
-#include "hetsched/policy/dag_instance.hpp"
+#include "hetsched/perf/dag_instance.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
 
 namespace hetsched {

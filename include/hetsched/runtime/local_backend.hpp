@@ -33,11 +33,11 @@
 #include <vector>
 
 #include "hetsched/backend/planned_queue.hpp"
+#include "hetsched/backend/run_report.hpp"
 #include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/perf/history_regression_model.hpp"
 #include "hetsched/runtime/local_machine.hpp"
 #include "hetsched/runtime/runtime_dag.hpp"
-#include "hetsched/sim/sim_report.hpp"
 
 namespace hetsched {
 
@@ -63,7 +63,7 @@ struct TaskFailure {
 };
 
 struct LocalRunReport {
-  SimReport report;  // measured: start/finish of every task, per-device busy time
+  RunReport report;  // measured: start/finish of every task, per-device busy time
   std::vector<TaskFailure> failures;
   std::uint64_t steals = 0;
   std::uint64_t retries = 0;

@@ -7,13 +7,13 @@
 #include <functional>
 #include <string>
 
+#include "hetsched/backend/run_report.hpp"
 #include "hetsched/cluster/cluster.hpp"
-#include "hetsched/sim/sim_report.hpp"
 #include "hetsched/workload/task_graph.hpp"
 
 namespace hetsched {
 
-using SimRunSink = std::function<void(const std::string& label, const SimReport& report,
+using SimRunSink = std::function<void(const std::string& label, const RunReport& report,
                                       const Cluster& cluster, const TaskGraph& graph)>;
 
 }  // namespace hetsched

@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "hetsched/backend/planned_queue.hpp"
+#include "hetsched/backend/run_report.hpp"
 #include "hetsched/backend/scheduling_loop.hpp"
 #include "hetsched/core/huge_page_allocator.hpp"
 #include "hetsched/energy/thermal_model.hpp"
 #include "hetsched/fault/fault_options.hpp"
 #include "hetsched/sim/event_queue.hpp"
-#include "hetsched/sim/sim_report.hpp"
 #include "hetsched/sim/simulation_observer.hpp"
 
 namespace hetsched {
@@ -75,7 +75,7 @@ class Simulator final : public Backend {
   void launch(const Assignment& assignment) override;
 
   // Runs to completion. Throws PolicyError if the policy breaks its contract.
-  SimReport run();
+  RunReport run();
 
   const TaskGraph& graph() const { return graph_; }
 
@@ -166,7 +166,7 @@ class Simulator final : public Backend {
   void attempt_completed(TaskIndex task);
   void after_decide();
   bool faults_settled() const;
-  void finish_faults(SimReport& report);
+  void finish_faults(RunReport& report);
 
   const Cluster& cluster_;
   const PerfModel& perf_;
@@ -189,7 +189,7 @@ class Simulator final : public Backend {
   std::vector<ThermalModel> thermal_;
   double cluster_watts_ = 0;
   std::vector<double> node_watts_;  // per node: its devices' current draw
-  SimReport report_;
+  RunReport report_;
   std::shared_ptr<FaultRuntime> fault_;  // shared_ptr: the type is complete only in its file
 };
 

@@ -10,8 +10,8 @@
 #include <optional>
 #include <vector>
 
-#include "hetsched/io/gavel_throughputs.hpp"
-#include "hetsched/io/gavel_trace.hpp"
+#include "hetsched/stream/gavel_throughputs.hpp"
+#include "hetsched/stream/gavel_trace.hpp"
 #include "hetsched/stream/stream_job.hpp"
 
 namespace hetsched {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "hetsched/io/alibaba_trace.hpp"
+#include "hetsched/stream/alibaba_trace.hpp"
 
 namespace hetsched {
 

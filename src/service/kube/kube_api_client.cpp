@@ -7,11 +7,10 @@
 #include <httplib.h>
 
 #include <cmath>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/text_file.hpp"
 
 namespace hetsched {
 
@@ -106,11 +105,7 @@ KubeApiResult KubeApiClient::list_live_pods() {
 }
 
 std::string read_kube_token_file(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw InputError(SourcePosition{path, 0, 0}, "cannot read the bearer token file");
-  std::stringstream text;
-  text << file.rdbuf();
-  std::string token = text.str();
+  std::string token = read_text_file(path, "bearer token file");
   const auto first = token.find_first_not_of(" \t\r\n");
   if (first == std::string::npos)
     throw InputError(SourcePosition{path, 0, 0}, "the bearer token file is empty");

@@ -14,7 +14,7 @@
 #include "hetsched/cluster/cluster.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/workload/feasibility.hpp"
 #include "hetsched/workload/task_graph.hpp"
 #include "kube_json_fields.hpp"

@@ -10,7 +10,7 @@
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/perf/roofline_model.hpp"
-#include "hetsched/policy/policy_registry.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/service/kube/kube_extender.hpp"
 #include "hetsched/sim/simulator.hpp"
 
@@ -103,7 +103,7 @@ std::string policy_rank_choice(const PolicyRankCluster& state, std::string_view 
   options.time_budget_seconds = 0;
   const auto policy = make_policy(policy_name, options);
   Simulator simulator(state.cluster, state.workload, perf, *policy);
-  const SimReport report = simulator.run();
+  const RunReport report = simulator.run();
   if (report.schedule.size() != 1) return "(unplaced)";
   return state.cluster.node(state.cluster.device(report.schedule[0].device).node).name;
 }

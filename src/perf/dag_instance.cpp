@@ -1,0 +1,178 @@
+#include "hetsched/perf/dag_instance.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <stdexcept>
+
+namespace hetsched {
+
+DagInstance::DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& perf)
+    : task_count_(graph.end_task(job) - graph.first_task(job)),
+      device_count_(perf.cluster().device_count()),
+      perf_(&perf),
+      first_task_(graph.first_task(job)) {
+  const TaskIndex end = graph.end_task(job);
+  const Cluster& cluster = perf.cluster();
+  compute_.assign(task_count_ * device_count_, kCannotRun);
+  std::vector<double> class_seconds(cluster.spec_class_count());
+  for (TaskIndex t = first_task_; t < end; ++t) {
+    const Task& task = graph.task(t);
+    double* row = compute_.data() + (t - first_task_) * device_count_;
+    if (perf.predicts_by_spec() && task.cost_seconds.empty()) {
+      // Once per spec class: a thousand nodes of a few parts cost a few predictions.
+      for (std::uint32_t c = 0; c < class_seconds.size(); ++c)
+        class_seconds[c] = perf.task_seconds(task, cluster.device(cluster.spec_class_device(c)), 0);
+      for (DeviceId d = 0; d < device_count_; ++d) row[d] = class_seconds[cluster.spec_class(d)];
+    } else {
+      for (const Device& d : cluster.devices()) row[d.id] = perf.task_seconds(task, d, 0);
+    }
+    for (const Dependency& s : graph.successors(t))
+      edges_.push_back(DagEdge{t - first_task_, s.task - first_task_, s.bytes});
+  }
+  index_edges();
+  compute_means();
+}
+
+DagInstance::DagInstance(std::vector<std::vector<double>> compute_seconds,
+                         std::vector<DagEdge> edges)
+    : edges_(std::move(edges)),
+      task_count_(compute_seconds.size()),
+      device_count_(compute_seconds.empty() ? 0 : compute_seconds.front().size()) {
+  compute_.reserve(task_count_ * device_count_);
+  for (const std::vector<double>& row : compute_seconds) {
+    if (row.size() != device_count_)
+      throw std::invalid_argument("DagInstance: rows of the cost matrix differ in length");
+    compute_.insert(compute_.end(), row.begin(), row.end());
+  }
+  index_edges();
+  compute_means();
+}
+
+double DagInstance::comm_seconds(std::uint32_t e, DeviceId a, DeviceId b) const {
+  if (a == b) return 0.0;
+  return perf_ ? perf_->transfer_seconds(edges_[e].bytes, a, b) : edges_[e].bytes;
+}
+
+void DagInstance::raise_arrivals(std::uint32_t e, DeviceId a, double sent,
+                                 std::span<double> arrival) const {
+  const double local = std::max(arrival[a], sent);
+  if (perf_) {
+    // The time to a device depends only on its node: once per node, then its devices.
+    const Cluster& cluster = perf_->cluster();
+    const double bytes = edges_[e].bytes;
+    const NodeId from = cluster.device(a).node;
+    for (NodeId n = 0; n < cluster.node_count(); ++n) {
+      // Summed as Cluster::transfer_seconds sums, so the times are the same to the bit.
+      const double at =
+          bytes > 0
+              ? sent + (cluster.path_latency(from, n) + bytes / cluster.path_bandwidth(from, n))
+              : sent;
+      for (DeviceId b : cluster.node(n).devices) arrival[b] = std::max(arrival[b], at);
+    }
+  } else {
+    // A uniform network: the same time to every other device (a loop the compiler vectorises).
+    const double remote = sent + edges_[e].bytes;
+    for (double& b : arrival) b = std::max(b, remote);
+  }
+  arrival[a] = local;
+}
+
+void DagInstance::index_edges() {
+  const std::size_t n = task_count_;
+  pred_begin_.assign(n + 1, 0);
+  succ_begin_.assign(n + 1, 0);
+  for (const DagEdge& e : edges_) {
+    ++pred_begin_[e.to + 1];
+    ++succ_begin_[e.from + 1];
+  }
+  for (std::size_t t = 0; t < n; ++t) {
+    pred_begin_[t + 1] += pred_begin_[t];
+    succ_begin_[t + 1] += succ_begin_[t];
+  }
+  pred_.resize(edges_.size());
+  succ_.resize(edges_.size());
+  std::vector<std::uint32_t> pred_fill(pred_begin_.begin(), pred_begin_.end() - 1);
+  std::vector<std::uint32_t> succ_fill(succ_begin_.begin(), succ_begin_.end() - 1);
+  for (std::uint32_t i = 0; i < edges_.size(); ++i) {
+    pred_[pred_fill[edges_[i].to]++] = DagNeighbor{edges_[i].from, i};
+    succ_[succ_fill[edges_[i].from]++] = DagNeighbor{edges_[i].to, i};
+  }
+  std::vector<std::uint32_t> remaining(n);
+  std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> ready;
+  for (std::uint32_t t = 0; t < n; ++t) {
+    remaining[t] = pred_begin_[t + 1] - pred_begin_[t];
+    if (remaining[t] == 0) ready.push(t);
+  }
+  while (!ready.empty()) {
+    const std::uint32_t t = ready.top();
+    ready.pop();
+    topological_order_.push_back(t);
+    for (const DagNeighbor& s : successors(t))
+      if (--remaining[s.task] == 0) ready.push(s.task);
+  }
+}
+
+void DagInstance::compute_means() {
+  mean_compute_.assign(task_count_, 0.0);
+  for (std::uint32_t t = 0; t < task_count_; ++t) {
+    double sum = 0;
+    int count = 0;
+    for (double c : compute_row(t))
+      if (c != kCannotRun) sum += c, ++count;
+    mean_compute_[t] = count ? sum / count : kCannotRun;
+  }
+  mean_comm_.assign(edges_.size(), 0.0);
+  if (device_count_ < 2) return;
+  if (!perf_) {
+    for (std::size_t e = 0; e < edges_.size(); ++e) mean_comm_[e] = edges_[e].bytes;
+    return;
+  }
+  // Mean transfer time over ordered pairs of distinct devices: latency and inverse
+  // bandwidth averaged once (in O(nodes log nodes)), so O(1) per edge.
+  const PairTransferMeans means = perf_->mean_pair_transfer();
+  for (std::size_t e = 0; e < edges_.size(); ++e)
+    mean_comm_[e] = edges_[e].bytes > 0
+                        ? means.latency_seconds + means.seconds_per_byte * edges_[e].bytes
+                        : 0.0;
+}
+
+std::string check_schedule(const DagInstance& instance, const StaticSchedule& schedule) {
+  if (schedule.tasks.size() != instance.task_count())
+    return "schedule has the wrong number of tasks";
+  constexpr double tolerance = 1e-9;
+  for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
+    const PlannedTask& p = schedule.tasks[t];
+    if (p.device >= instance.device_count()) return fmt::format("task {} on no device", t);
+    const double run = instance.compute_seconds(t, p.device);
+    if (run == kCannotRun)
+      return fmt::format("task {} on device {} which cannot run it", t, p.device);
+    if (std::abs(p.finish_seconds - p.start_seconds - run) > tolerance * std::max(1.0, run))
+      return fmt::format("task {} runs {} s instead of {} s", t, p.finish_seconds - p.start_seconds,
+                         run);
+    if (p.finish_seconds > schedule.makespan_seconds * (1 + tolerance) + tolerance)
+      return fmt::format("task {} ends after the makespan", t);
+    for (const DagNeighbor& q : instance.predecessors(t)) {
+      const PlannedTask& producer = schedule.tasks[q.task];
+      const double arrival =
+          producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, p.device);
+      if (p.start_seconds + tolerance * std::max(1.0, arrival) < arrival)
+        return fmt::format("task {} starts at {} before its input from task {} arrives at {}", t,
+                           p.start_seconds, q.task, arrival);
+    }
+  }
+  std::vector<std::vector<std::pair<double, double>>> busy(instance.device_count());
+  for (const PlannedTask& p : schedule.tasks)
+    busy[p.device].emplace_back(p.start_seconds, p.finish_seconds);
+  for (std::size_t d = 0; d < busy.size(); ++d) {
+    std::sort(busy[d].begin(), busy[d].end());
+    for (std::size_t i = 1; i < busy[d].size(); ++i)
+      if (busy[d][i].first + tolerance * std::max(1.0, busy[d][i].first) < busy[d][i - 1].second)
+        return fmt::format("two tasks overlap on device {}", d);
+  }
+  return {};
+}
+
+}  // namespace hetsched

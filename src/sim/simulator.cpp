@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 
+#include "fault_tolerance.hpp"
 #include "hetsched/core/input_error.hpp"
 
 namespace hetsched {
@@ -152,9 +153,10 @@ void Simulator::send_input(TaskIndex consumer, NodeId from_node, DeviceId from_d
 
 void Simulator::try_start(DeviceId d) {
   DeviceState& device = devices_[d];
-  if (device.queue.empty() || (device.busy && !fault_)) return;
-  // With faults, a busy device may hold a replica that gives way to queued work.
-  if (fault_ && cannot_start(d)) return;
+  if (device.queue.empty() || (device.busy && extensions_.empty())) return;
+  // An extension may hold the device back, or free it (a replica giving way to queued work).
+  for (const auto& extension : extensions_)
+    if (extension->holds_device(d)) return;
   // In an open world the owner moves and cancels tasks.
   if (observer_ != nullptr) {
     pop_stale_heads(d);
@@ -219,7 +221,7 @@ void Simulator::try_start(DeviceId d) {
   device.queue.pop_front();
   device.busy = true;
   double seconds = perf_.task_seconds(task, dev, pstate);
-  if (fault_) seconds = begin_attempt(t, d, seconds);
+  for (const auto& extension : extensions_) seconds = extension->task_starting(t, d, seconds);
   run.start = now_;
   const double watts = perf_.task_watts(task, dev, pstate);
   run.joules = watts * seconds;
@@ -322,7 +324,7 @@ void Simulator::retry_power_waiters() {
 }
 
 void Simulator::finish(TaskIndex t) {
-  if (fault_) attempt_completed(t);
+  for (const auto& extension : extensions_) extension->task_finishing(t);
   const DeviceId d = loop_.placement(t);
   DeviceState& device = devices_[d];
   device.busy = false;
@@ -363,8 +365,8 @@ void Simulator::run_instant() {
   while (!events_.empty() && events_.top().time == now_) {
     const Event e = events_.pop();
     ++report_.events;
-    if (e.kind >= kFaultEventBase) {
-      handle_fault_event(e);
+    if (e.kind >= SimulationExtension::kEventKindsPerExtension) {
+      extensions_[e.kind / SimulationExtension::kEventKindsPerExtension - 1]->event(e);
       continue;
     }
     switch (e.kind) {
@@ -377,7 +379,10 @@ void Simulator::run_instant() {
       case task_finish:
         // A finish is stale when a throttle moved it, a failure ended the attempt or
         // the owner stopped the task.
-        if (e.time == runs_[e.subject].expected_finish && (!fault_ || accept_finish(e.subject)))
+        if (e.time == runs_[e.subject].expected_finish &&
+            std::all_of(extensions_.begin(), extensions_.end(), [&](const auto& extension) {
+              return extension->finish_is_current(e.subject);
+            }))
           finish(e.subject);
         break;
       case thermal_limit:
@@ -421,12 +426,17 @@ RunReport Simulator::run() {
         report_.temperatures.push_back(TemperatureSample{0.0, d, devices_[d].celsius});
   }
   std::size_t next_progress = 1 << 16;
-  if (options_.faults.enabled) start_faults();
+  if (options_.faults.enabled) add_extension<FaultTolerance>();
+  for (const auto& extension : extensions_) extension->run_starting();
+  const auto settled = [&] {
+    return std::any_of(extensions_.begin(), extensions_.end(),
+                       [](const auto& extension) { return extension->run_settled(); });
+  };
   while (!events_.empty()) {
-    if (fault_ && faults_settled()) break;
+    if (settled()) break;
     run_instant();
     loop_.decide(now_);
-    if (fault_) after_decide();
+    for (const auto& extension : extensions_) extension->loop_decided();
     if (options_.progress && loop_.finished_count() >= next_progress) {
       options_.progress(loop_.finished_count(), graph_.task_count());
       next_progress = loop_.finished_count() + (1 << 16);
@@ -491,7 +501,7 @@ RunReport Simulator::run() {
     r.utilization_by_kind[k] = r.devices_by_kind[k] && makespan > 0
                                    ? busy_by_kind[k] / (r.devices_by_kind[k] * makespan)
                                    : 0;
-  if (fault_) finish_faults(r);
+  for (const auto& extension : extensions_) extension->complete_report(r);
   return std::move(report_);
 }
 

@@ -28,6 +28,7 @@
 #include "hetsched/energy/thermal_model.hpp"
 #include "hetsched/fault/fault_options.hpp"
 #include "hetsched/sim/event_queue.hpp"
+#include "hetsched/sim/simulation_extension.hpp"
 #include "hetsched/sim/simulation_observer.hpp"
 
 namespace hetsched {
@@ -99,8 +100,6 @@ class Simulator final : public Backend {
     return devices_[device].running;
   }
 
-  struct FaultRuntime;  // fault-tolerance state, defined in simulator_faults.cpp
-
  private:
   enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish, thermal_limit };
   struct DeviceState {
@@ -151,22 +150,16 @@ class Simulator final : public Backend {
   void thermal_limit_reached(DeviceId device);
   void retry_power_waiters();
 
-  // Fault tolerance, in simulator_faults.cpp: failures injected as events of their
-  // own kinds (from kFaultEventBase), heartbeat detection, checkpoint/restart,
-  // retries, replicas and predictor alarms. All inert when faults are off.
-  static constexpr std::uint32_t kFaultEventBase = 1000;
-  void start_faults();
-  void handle_fault_event(const Event& event);
-  bool accept_finish(TaskIndex task);
-  bool cannot_start(DeviceId device);  // true when it must wait
+  // Adds a feature outside the kernel; its events get the next range of kinds.
+  template <typename Extension>
+  void add_extension() {
+    const auto event_base = static_cast<std::uint32_t>(
+        (extensions_.size() + 1) * SimulationExtension::kEventKindsPerExtension);
+    extensions_.push_back(std::make_unique<Extension>(*this, event_base));
+  }
   // Pops entries whose task was moved off the device (re-planned, retried elsewhere,
   // cancelled) or already started from another entry on it.
   void pop_stale_heads(DeviceId device);
-  double begin_attempt(TaskIndex task, DeviceId device, double seconds);
-  void attempt_completed(TaskIndex task);
-  void after_decide();
-  bool faults_settled() const;
-  void finish_faults(RunReport& report);
 
   const Cluster& cluster_;
   const PerfModel& perf_;
@@ -190,7 +183,9 @@ class Simulator final : public Backend {
   double cluster_watts_ = 0;
   std::vector<double> node_watts_;  // per node: its devices' current draw
   RunReport report_;
-  std::shared_ptr<FaultRuntime> fault_;  // shared_ptr: the type is complete only in its file
+  // Features outside the kernel (faults and recovery), called at its fixed points.
+  std::vector<std::unique_ptr<SimulationExtension>> extensions_;
+  friend class FaultTolerance;
 };
 
 }  // namespace hetsched

@@ -40,6 +40,8 @@
 // Events from lost attempts and cancelled copies stay in the queue; a finish is
 // recognised as stale by its task and time and dropped, and a device-queue entry
 // is stale when its task no longer sits there.
+#include "fault_tolerance.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -58,18 +60,18 @@ static_assert(kNoTask == kNoTimelineTask);
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 enum FaultEvent : std::uint32_t {
-  failure_injected = 1000,  // subject: index into FaultRuntime::injected
-  failure_detected,         // subject: device
-  device_repaired,          // subject: device
-  retry_ready,              // subject: task
-  reoffer,                  // subject: unused
-  replica_finish,           // subject: index into FaultRuntime::replicas
-  telemetry_tick,           // subject: unused; samples every device
-  clone_check,              // subject: task
+  failure_injected,  // subject: index into FaultRuntime::injected
+  failure_detected,  // subject: device
+  device_repaired,   // subject: device
+  retry_ready,       // subject: task
+  reoffer,           // subject: unused
+  replica_finish,    // subject: index into FaultRuntime::replicas
+  telemetry_tick,    // subject: unused; samples every device
+  clone_check,       // subject: task
 };
 }  // namespace
 
-struct Simulator::FaultRuntime {
+struct FaultRuntime {
   struct Attempt {
     bool live = false;
     DeviceId device = 0;
@@ -129,13 +131,13 @@ struct Simulator::FaultRuntime {
   }
 };
 
-void Simulator::start_faults() {
-  const FaultOptions& o = options_.faults;
-  o.validate(cluster_);
-  fault_ = std::make_shared<FaultRuntime>();
-  FaultRuntime& f = *fault_;
-  if (options_.record_schedule) f.marks = &report_.marks;
-  const std::size_t devices = cluster_.device_count(), tasks = graph_.task_count();
+void FaultTolerance::run_starting() {
+  const FaultOptions& o = sim_.options_.faults;
+  o.validate(sim_.cluster_);
+  runtime_ = std::make_unique<FaultRuntime>();
+  FaultRuntime& f = *runtime_;
+  if (sim_.options_.record_schedule) f.marks = &sim_.report_.marks;
+  const std::size_t devices = sim_.cluster_.device_count(), tasks = sim_.graph_.task_count();
   f.alive.assign(devices, true);
   f.running.assign(devices, kNoTask);
   f.running_replica.assign(devices, -1);
@@ -153,47 +155,47 @@ void Simulator::start_faults() {
   f.clone_check_at.assign(tasks, -1.0);
   f.clone_period.assign(tasks, 0.0);
   f.report.cloning = o.clone.enabled;
-  f.ended.assign(graph_.job_count(), false);
-  f.critical.assign(graph_.job_count(), false);
+  f.ended.assign(sim_.graph_.job_count(), false);
+  f.critical.assign(sim_.graph_.job_count(), false);
   if (o.replicas > 1)
-    for (JobIndex j = 0; j < graph_.job_count(); ++j)
+    for (JobIndex j = 0; j < sim_.graph_.job_count(); ++j)
       f.critical[j] =
           o.critical_jobs.empty() || std::find(o.critical_jobs.begin(), o.critical_jobs.end(),
-                                               graph_.job(j).name) != o.critical_jobs.end();
-  f.report.jobs.resize(graph_.job_count());
+                                               sim_.graph_.job(j).name) != o.critical_jobs.end();
+  f.report.jobs.resize(sim_.graph_.job_count());
 
   f.pending_crashes.resize(devices);
   const auto inject = [&](const FailureEvent& e) {
     if (e.kind == FailureKind::crash) f.pending_crashes[e.target].push_back(e.time_seconds);
     f.injected.push_back(e);
     ++f.failure_events_pending;
-    events_.schedule(e.time_seconds, failure_injected,
-                     static_cast<std::uint32_t>(f.injected.size() - 1));
+    schedule(e.time_seconds, failure_injected, static_cast<std::uint32_t>(f.injected.size() - 1));
   };
   for (const FailureEvent& e : o.explicit_failures) inject(e);
   if (o.use_model) {
-    f.process = std::make_unique<FailureProcess>(cluster_, o.model, options_.seed);
+    f.process = std::make_unique<FailureProcess>(sim_.cluster_, o.model, sim_.options_.seed);
     for (std::uint32_t kind = 0; kind < 3; ++kind)
-      for (DeviceId d = 0; d < cluster_.device_count(); ++d)
+      for (DeviceId d = 0; d < sim_.cluster_.device_count(); ++d)
         if (auto e = f.process->next(static_cast<FailureKind>(kind), d, 0.0)) inject(*e);
-    for (NodeId n = 0; n < cluster_.node_count(); ++n)
+    for (NodeId n = 0; n < sim_.cluster_.node_count(); ++n)
       if (auto e = f.process->next(FailureKind::partition, n, 0.0)) inject(*e);
   }
   if (o.predictor.enabled) {
-    f.telemetry = std::make_unique<TelemetryModel>(devices, o.predictor.telemetry, options_.seed);
+    f.telemetry =
+        std::make_unique<TelemetryModel>(devices, o.predictor.telemetry, sim_.options_.seed);
     f.predictor = std::make_unique<FailurePredictor>(devices, o.predictor);
-    for (const Device& d : cluster_.devices())
+    for (const Device& d : sim_.cluster_.devices())
       f.health_thermal.emplace_back(d.spec, ThermalOptions{});
     f.quarantine_until.assign(devices, -1.0);
     f.episode_start.assign(devices, -kInfinity);
     ++f.failure_events_pending;
-    events_.schedule(o.predictor.telemetry.sample_seconds, telemetry_tick, 0);
+    schedule(o.predictor.telemetry.sample_seconds, telemetry_tick, 0);
   }
 }
 
-bool Simulator::accept_finish(TaskIndex task) {
-  auto& stale = fault_->stale_finishes[task];
-  if (auto it = std::find(stale.begin(), stale.end(), now_); it != stale.end()) {
+bool FaultTolerance::finish_is_current(TaskIndex task) {
+  auto& stale = runtime_->stale_finishes[task];
+  if (auto it = std::find(stale.begin(), stale.end(), sim_.now_); it != stale.end()) {
     stale.erase(it);
     return false;
   }
@@ -207,7 +209,7 @@ static void invalidate_placement(double& inputs_ready_at) {
 }
 
 namespace {
-using Attempt = Simulator::FaultRuntime::Attempt;
+using Attempt = FaultRuntime::Attempt;
 
 // A copy of a task that does `work` seconds for the whole task on a device of
 // `spec`, starting at `now` from the saved fraction `from`: its restart, checkpoint
@@ -282,8 +284,8 @@ enum class CopyEnd {
 
 // Accounts the device time of a copy of task `t` that ends at `now` (see the file's
 // account of the accounting) and raises the task's saved fraction.
-void settle_copy(Simulator::FaultRuntime& f, FaultJobRecord& job, TaskIndex t, const Attempt& a,
-                 double now, CopyEnd end, double watts) {
+void settle_copy(FaultRuntime& f, FaultJobRecord& job, TaskIndex t, const Attempt& a, double now,
+                 CopyEnd end, double watts) {
   FaultReport& r = f.report;
   const double remaining = a.work * (1.0 - a.from);
   double kept = 0, elapsed_work = 0, checkpoint_time = 0;
@@ -327,11 +329,11 @@ void settle_copy(Simulator::FaultRuntime& f, FaultJobRecord& job, TaskIndex t, c
 }
 }  // namespace
 
-bool Simulator::cannot_start(DeviceId d) {
-  FaultRuntime& f = *fault_;
-  DeviceState& device = devices_[d];
-  pop_stale_heads(d);
-  if (device.queue.empty() || !f.alive[d] || loop_.device_is_down(d)) return true;
+bool FaultTolerance::holds_device(DeviceId d) {
+  FaultRuntime& f = *runtime_;
+  Simulator::DeviceState& device = sim_.devices_[d];
+  sim_.pop_stale_heads(d);
+  if (device.queue.empty() || !f.alive[d] || sim_.loop_.device_is_down(d)) return true;
   // A replica here gives way to the work the policy queued, when another copy of
   // its task lives (replicas only use idle capacity). Its checkpoints stay on
   // shared storage; its time is replication's cost; another idle device may take
@@ -345,10 +347,11 @@ bool Simulator::cannot_start(DeviceId d) {
       others = others || (other != index && f.replicas[other].live);
     if (!others) return true;  // it carries the task: the queued work waits
     r.live = false;
-    const double watts = perf_.task_watts(graph_.task(t), cluster_.device(d), 0);
-    device.busy_seconds += now_ - r.run.start;
-    device.busy_joules += (now_ - r.run.start) * watts;
-    settle_copy(f, f.report.jobs[graph_.job_of(t)], t, r.run, now_, CopyEnd::cancelled, watts);
+    const double watts = sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(d), 0);
+    device.busy_seconds += sim_.now_ - r.run.start;
+    device.busy_joules += (sim_.now_ - r.run.start) * watts;
+    settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, r.run, sim_.now_, CopyEnd::cancelled,
+                watts);
     ++f.report.replicas_cancelled;
     f.running_replica[d] = -1;
     device.busy = false;
@@ -357,40 +360,40 @@ bool Simulator::cannot_start(DeviceId d) {
   return device.busy;
 }
 
-double Simulator::begin_attempt(TaskIndex t, DeviceId d, double seconds) {
-  FaultRuntime& f = *fault_;
-  const JobIndex j = graph_.job_of(t);
+double FaultTolerance::task_starting(TaskIndex t, DeviceId d, double seconds) {
+  FaultRuntime& f = *runtime_;
+  const JobIndex j = sim_.graph_.job_of(t);
   f.reoffers_without_start = 0;
-  const double slow = now_ < f.slow_until[d] ? f.slow_factor[d] : 1.0;
+  const double slow = sim_.now_ < f.slow_until[d] ? f.slow_factor[d] : 1.0;
   FaultRuntime::Attempt& a = f.attempt[t];
-  a = plan_run(options_.faults, graph_.task(t), cluster_.device(d).spec, now_, seconds * slow,
-               f.done[t]);
+  a = plan_run(sim_.options_.faults, sim_.graph_.task(t), sim_.cluster_.device(d).spec, sim_.now_,
+               seconds * slow, f.done[t]);
   a.device = d;
   f.running[d] = t;
   ++f.report.jobs[j].attempts;
   if (f.lost_at[t] >= 0) {
-    f.mark(now_, d, t, TimelineMarkKind::restart);
-    f.report.jobs[j].recovery_seconds += now_ - f.lost_at[t];
+    f.mark(sim_.now_, d, t, TimelineMarkKind::restart);
+    f.report.jobs[j].recovery_seconds += sim_.now_ - f.lost_at[t];
     f.lost_at[t] = -1;
   }
   // Replicas are started after this instant's decisions (after_decide), so they
   // take only devices the policy left idle.
   if (f.critical[j]) f.replica_candidates.push_back(t);
-  // The simulator schedules the finish at now_ + duration: keep a.finish equal to it
+  // The simulator schedules the finish at sim_.now_ + duration: keep a.finish equal to it
   // bit for bit, so a stale finish is recognised.
-  const double duration = a.finish - now_;
-  a.finish = now_ + duration;
+  const double duration = a.finish - sim_.now_;
+  a.finish = sim_.now_ + duration;
   // Cloning: look again when the attempt has run `threshold` × its predicted time
   // (no check is needed if it will have ended by then).
-  const FaultOptions& o = options_.faults;
+  const FaultOptions& o = sim_.options_.faults;
   f.clone_check_at[t] = -1;
   if (o.clone.enabled) {
     const double predicted = a.restart + seconds * (1.0 - a.from);
-    const double check = now_ + o.clone.threshold * predicted;
+    const double check = sim_.now_ + o.clone.threshold * predicted;
     f.clone_period[t] = 0.25 * predicted;
     if (check < a.finish) {
       f.clone_check_at[t] = check;
-      events_.schedule(check, clone_check, t);
+      schedule(check, clone_check, t);
     }
   }
   return duration;
@@ -402,99 +405,100 @@ static void charge_device(double& busy_seconds, double& busy_joules, double seco
   busy_joules += seconds * watts;
 }
 
-void Simulator::attempt_completed(TaskIndex t) {
-  FaultRuntime& f = *fault_;
-  FaultJobRecord& job = f.report.jobs[graph_.job_of(t)];
+void FaultTolerance::task_finishing(TaskIndex t) {
+  FaultRuntime& f = *runtime_;
+  FaultJobRecord& job = f.report.jobs[sim_.graph_.job_of(t)];
   FaultRuntime::Attempt& a = f.attempt[t];
   // The losing copies stop first; their device time is the price of replication.
   for (std::uint32_t index : f.task_replicas[t]) {
     FaultRuntime::Replica& r = f.replicas[index];
     if (!r.live || static_cast<std::int64_t>(index) == f.replica_winner[t]) continue;
     r.live = false;
-    const double watts = perf_.task_watts(graph_.task(t), cluster_.device(r.device), 0);
-    charge_device(devices_[r.device].busy_seconds, devices_[r.device].busy_joules,
-                  now_ - r.run.start, watts);
-    settle_copy(f, job, t, r.run, now_, CopyEnd::cancelled, watts);
+    const double watts =
+        sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(r.device), 0);
+    charge_device(sim_.devices_[r.device].busy_seconds, sim_.devices_[r.device].busy_joules,
+                  sim_.now_ - r.run.start, watts);
+    settle_copy(f, job, t, r.run, sim_.now_, CopyEnd::cancelled, watts);
     ++f.report.replicas_cancelled;
     f.running_replica[r.device] = -1;
-    devices_[r.device].busy = false;
-    try_start(r.device);
+    sim_.devices_[r.device].busy = false;
+    sim_.try_start(r.device);
   }
   if (f.replica_winner[t] < 0) {
-    settle_copy(f, job, t, a, now_, CopyEnd::won,
-                perf_.task_watts(graph_.task(t), cluster_.device(a.device), 0));
+    settle_copy(f, job, t, a, sim_.now_, CopyEnd::won,
+                sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(a.device), 0));
   } else {
     const FaultRuntime::Replica& w = f.replicas[static_cast<std::size_t>(f.replica_winner[t])];
-    settle_copy(f, job, t, w.run, now_, CopyEnd::won,
-                perf_.task_watts(graph_.task(t), cluster_.device(w.device), 0));
+    settle_copy(f, job, t, w.run, sim_.now_, CopyEnd::won,
+                sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(w.device), 0));
   }
   a.live = false;
   if (f.running[a.device] == t) f.running[a.device] = kNoTask;
   f.done[t] = 1.0;
 }
 
-bool Simulator::faults_settled() const {
-  return events_.size() == fault_->failure_events_pending ||
-         loop_.finished_count() + fault_->cancelled == graph_.task_count();
+bool FaultTolerance::run_settled() const {
+  return sim_.events_.size() == runtime_->failure_events_pending ||
+         sim_.loop_.finished_count() + runtime_->cancelled == sim_.graph_.task_count();
 }
 
-void Simulator::after_decide() {
-  FaultRuntime& f = *fault_;
-  const FaultOptions& o = options_.faults;
+void FaultTolerance::loop_decided() {
+  FaultRuntime& f = *runtime_;
+  const FaultOptions& o = sim_.options_.faults;
   // Replicas: idle, live devices with nothing queued that can run the task, for the
   // critical tasks that started at this instant or lost a copy, up to k copies;
   // devices outside the failure domains of the task's live copies first.
   const auto same_domain = [&](DeviceId a, DeviceId b) {
-    const NodeId na = cluster_.device(a).node, nb = cluster_.device(b).node;
+    const NodeId na = sim_.cluster_.device(a).node, nb = sim_.cluster_.device(b).node;
     switch (o.replica_domain) {
       case ReplicaDomain::any:
         return false;
       case ReplicaDomain::node:
         return na == nb;
       case ReplicaDomain::rack:
-        return cluster_.node(na).rack == cluster_.node(nb).rack;
+        return sim_.cluster_.node(na).rack == sim_.cluster_.node(nb).rack;
     }
     return false;
   };
   for (TaskIndex t : f.replica_candidates) {
-    if (f.ended[graph_.job_of(t)] || loop_.state(t) == TaskState::finished) continue;
+    if (f.ended[sim_.graph_.job_of(t)] || sim_.loop_.state(t) == TaskState::finished) continue;
     const FaultRuntime::Attempt& a = f.attempt[t];
     std::vector<DeviceId> copies;
     double from = f.done[t];  // the newest checkpoint of any copy
     if (a.live) {
       copies.push_back(a.device);
-      from = std::max(from, saved_fraction(a, now_));
+      from = std::max(from, saved_fraction(a, sim_.now_));
     }
     for (std::uint32_t index : f.task_replicas[t])
       if (f.replicas[index].live) {
         copies.push_back(f.replicas[index].device);
-        from = std::max(from, saved_fraction(f.replicas[index].run, now_));
+        from = std::max(from, saved_fraction(f.replicas[index].run, sim_.now_));
       }
     if (copies.empty() || copies.size() >= o.replicas) continue;
     if (std::find(f.replica_waiting.begin(), f.replica_waiting.end(), t) != f.replica_waiting.end())
       continue;  // already handled at this instant
-    const Task& task = graph_.task(t);
+    const Task& task = sim_.graph_.task(t);
     for (int pass = 0; pass < 2 && copies.size() < o.replicas; ++pass)
-      for (DeviceId r = 0; r < cluster_.device_count() && copies.size() < o.replicas; ++r) {
+      for (DeviceId r = 0; r < sim_.cluster_.device_count() && copies.size() < o.replicas; ++r) {
         if (std::find(copies.begin(), copies.end(), r) != copies.end()) continue;
-        if (devices_[r].busy || !f.alive[r] || loop_.device_is_down(r)) continue;
-        if (cannot_start(r) == false) continue;  // it has queued work of its own
+        if (sim_.devices_[r].busy || !f.alive[r] || sim_.loop_.device_is_down(r)) continue;
+        if (holds_device(r) == false) continue;  // it has queued work of its own
         if (pass == 0 && std::any_of(copies.begin(), copies.end(),
                                      [&](DeviceId c) { return same_domain(r, c); }))
           continue;
-        const Device& dev = cluster_.device(r);
+        const Device& dev = sim_.cluster_.device(r);
         if (!can_run(task, dev)) continue;
-        const double run = perf_.task_seconds(task, dev, 0);
+        const double run = sim_.perf_.task_seconds(task, dev, 0);
         if (run == kCannotRun) continue;
-        const double slow_r = now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
-        FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, now_, run * slow_r, from);
+        const double slow_r = sim_.now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
+        FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, sim_.now_, run * slow_r, from);
         copy.device = r;
         f.replicas.push_back({t, r, copy, true});
         const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
         f.task_replicas[t].push_back(index);
         f.running_replica[r] = index;
-        devices_[r].busy = true;
-        events_.schedule(copy.finish, replica_finish, index);
+        sim_.devices_[r].busy = true;
+        schedule(copy.finish, replica_finish, index);
         ++f.report.replicas_started;
         copies.push_back(r);
       }
@@ -503,30 +507,33 @@ void Simulator::after_decide() {
   // Tasks still short of copies wait for a device to become idle.
   f.replica_candidates.swap(f.replica_waiting);
   f.replica_waiting.clear();
-  if (loop_.refused_count() == f.refused_seen) return;
-  f.refused_seen = loop_.refused_count();
+  if (sim_.loop_.refused_count() == f.refused_seen) return;
+  f.refused_seen = sim_.loop_.refused_count();
   // A policy placed work on a device that is out; ask it again a heartbeat later,
   // but not forever if nothing can ever start.
-  if (f.reoffer_pending || ++f.reoffers_without_start > 4 * cluster_.device_count() + 16) return;
+  if (f.reoffer_pending || ++f.reoffers_without_start > 4 * sim_.cluster_.device_count() + 16)
+    return;
   f.reoffer_pending = true;
-  events_.schedule(now_ + options_.faults.heartbeat.interval_seconds, reoffer, 0);
+  schedule(sim_.now_ + sim_.options_.faults.heartbeat.interval_seconds, reoffer, 0);
 }
 
-void Simulator::finish_faults(RunReport& r) {
-  FaultRuntime& f = *fault_;
-  for (JobIndex j = 0; j < graph_.job_count(); ++j) {
+void FaultTolerance::complete_report(RunReport& r) {
+  FaultRuntime& f = *runtime_;
+  for (JobIndex j = 0; j < sim_.graph_.job_count(); ++j) {
     FaultJobRecord& rec = f.report.jobs[j];
     if (!rec.failure_reason.empty()) continue;
-    for (TaskIndex t = graph_.first_task(j); t < graph_.end_task(j); ++t) {
-      if (loop_.state(t) == TaskState::finished) continue;
+    for (TaskIndex t = sim_.graph_.first_task(j); t < sim_.graph_.end_task(j); ++t) {
+      if (sim_.loop_.state(t) == TaskState::finished) continue;
       // Unfinished without a reason: either nothing alive can run it (a reason), or lost.
       bool runnable = false;
-      for (DeviceId d = 0; d < cluster_.device_count() && !runnable; ++d)
-        runnable = f.alive[d] && !loop_.device_is_down(d) &&
-                   can_run(graph_.task(t), cluster_.device(d)) &&
-                   perf_.task_seconds(graph_.task(t), cluster_.device(d), 0) != kCannotRun;
+      for (DeviceId d = 0; d < sim_.cluster_.device_count() && !runnable; ++d)
+        runnable =
+            f.alive[d] && !sim_.loop_.device_is_down(d) &&
+            can_run(sim_.graph_.task(t), sim_.cluster_.device(d)) &&
+            sim_.perf_.task_seconds(sim_.graph_.task(t), sim_.cluster_.device(d), 0) != kCannotRun;
       if (!runnable) {
-        rec.failure_reason = fmt::format("no live device can run task '{}'", graph_.task(t).name);
+        rec.failure_reason =
+            fmt::format("no live device can run task '{}'", sim_.graph_.task(t).name);
         ++f.report.jobs_failed;
       } else {
         ++f.report.lost_tasks;
@@ -537,16 +544,16 @@ void Simulator::finish_faults(RunReport& r) {
   r.faults = std::move(f.report);
 }
 
-void Simulator::handle_fault_event(const Event& e) {
-  FaultRuntime& f = *fault_;
-  const FaultOptions& o = options_.faults;
+void FaultTolerance::event(const Event& e) {
+  FaultRuntime& f = *runtime_;
+  const FaultOptions& o = sim_.options_.faults;
   const auto watts_of = [&](TaskIndex t, DeviceId d) {
-    return perf_.task_watts(graph_.task(t), cluster_.device(d), 0);
+    return sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(d), 0);
   };
   // A critical task lost a copy while another lives: start a new one after the
   // decisions of this instant, from the newest checkpoint.
   const auto respawn = [&](TaskIndex t) {
-    if (o.respawn_replicas && f.critical[graph_.job_of(t)]) f.replica_candidates.push_back(t);
+    if (o.respawn_replicas && f.critical[sim_.graph_.job_of(t)]) f.replica_candidates.push_back(t);
   };
 
   // Ends a job that cannot complete: its tasks are cancelled, running copies stopped.
@@ -557,17 +564,17 @@ void Simulator::handle_fault_event(const Event& e) {
     job.failure_reason = reason;
     ++f.report.jobs_failed;
     std::vector<DeviceId> freed;
-    for (TaskIndex t = graph_.first_task(j); t < graph_.end_task(j); ++t) {
-      if (loop_.state(t) == TaskState::finished) continue;
+    for (TaskIndex t = sim_.graph_.first_task(j); t < sim_.graph_.end_task(j); ++t) {
+      if (sim_.loop_.state(t) == TaskState::finished) continue;
       FaultRuntime::Attempt& a = f.attempt[t];
       if (a.live && f.alive[a.device]) {
         const double watts = watts_of(t, a.device);
-        charge_device(devices_[a.device].busy_seconds, devices_[a.device].busy_joules,
-                      now_ - a.start, watts);
-        settle_copy(f, job, t, a, now_, CopyEnd::abandoned, watts);
+        charge_device(sim_.devices_[a.device].busy_seconds, sim_.devices_[a.device].busy_joules,
+                      sim_.now_ - a.start, watts);
+        settle_copy(f, job, t, a, sim_.now_, CopyEnd::abandoned, watts);
         f.stale_finishes[t].push_back(a.finish);
         f.running[a.device] = kNoTask;
-        devices_[a.device].busy = false;
+        sim_.devices_[a.device].busy = false;
         freed.push_back(a.device);
       }
       a.live = false;
@@ -576,62 +583,64 @@ void Simulator::handle_fault_event(const Event& e) {
         if (!r.live) continue;
         r.live = false;
         const double watts = watts_of(t, r.device);
-        charge_device(devices_[r.device].busy_seconds, devices_[r.device].busy_joules,
-                      now_ - r.run.start, watts);
-        settle_copy(f, job, t, r.run, now_, CopyEnd::abandoned, watts);
+        charge_device(sim_.devices_[r.device].busy_seconds, sim_.devices_[r.device].busy_joules,
+                      sim_.now_ - r.run.start, watts);
+        settle_copy(f, job, t, r.run, sim_.now_, CopyEnd::abandoned, watts);
         f.running_replica[r.device] = -1;
-        devices_[r.device].busy = false;
+        sim_.devices_[r.device].busy = false;
         freed.push_back(r.device);
       }
-      loop_.cancel(t);
-      invalidate_placement(runs_[t].inputs_ready_at);
+      sim_.loop_.cancel(t);
+      invalidate_placement(sim_.runs_[t].inputs_ready_at);
       ++f.cancelled;
       ++job.tasks_cancelled;
     }
-    for (DeviceId d : freed) try_start(d);
+    for (DeviceId d : freed) sim_.try_start(d);
   };
 
-  // A task's attempt is known lost at `now_` (it was lost at `lost_at`): retry it
+  // A task's attempt is known lost at `sim_.now_` (it was lost at `lost_at`): retry it
   // after a backoff, or end its job with the reason.
   const auto recover = [&](TaskIndex t, double lost_at) {
-    const JobIndex j = graph_.job_of(t);
-    if (f.ended[j] || loop_.state(t) == TaskState::finished) return;
+    const JobIndex j = sim_.graph_.job_of(t);
+    if (f.ended[j] || sim_.loop_.state(t) == TaskState::finished) return;
     for (std::uint32_t index : f.task_replicas[t])
       if (f.replicas[index].live) return;  // a copy still runs: it carries the task
     f.task_replicas[t].clear();
     const std::uint32_t failures = ++f.task_failures[t];
-    const Job& job = graph_.job(j);
+    const Job& job = sim_.graph_.job(j);
     if (failures >= o.retry.max_attempts) {
-      fail_job(j, fmt::format("retries exhausted: task '{}' failed {} times", graph_.task(t).name,
-                              failures));
+      fail_job(j, fmt::format("retries exhausted: task '{}' failed {} times",
+                              sim_.graph_.task(t).name, failures));
       return;
     }
-    if (o.retry.give_up_after_deadline && job.deadline_seconds && now_ > *job.deadline_seconds) {
+    if (o.retry.give_up_after_deadline && job.deadline_seconds &&
+        sim_.now_ > *job.deadline_seconds) {
       fail_job(j, fmt::format("deadline passed: task '{}' lost at {:.1f} s, deadline {:.1f} s",
-                              graph_.task(t).name, lost_at, *job.deadline_seconds));
+                              sim_.graph_.task(t).name, lost_at, *job.deadline_seconds));
       return;
     }
-    loop_.unplace(t);
-    invalidate_placement(runs_[t].inputs_ready_at);
+    sim_.loop_.unplace(t);
+    invalidate_placement(sim_.runs_[t].inputs_ready_at);
     f.lost_at[t] = lost_at;
     const double backoff = std::min(o.retry.max_backoff_seconds,
                                     o.retry.backoff_seconds * std::ldexp(1.0, int(failures) - 1));
     ++f.report.retries;
-    events_.schedule(now_ + backoff, retry_ready, t);
+    schedule(sim_.now_ + backoff, retry_ready, t);
   };
 
-  // The running attempt on `d` stops at now_: count what it saved and lost.
+  // The running attempt on `d` stops at sim_.now_: count what it saved and lost.
   const auto stop_attempt = [&](DeviceId d, CopyEnd end) -> TaskIndex {
     const TaskIndex t = f.running[d];
     if (t == kNoTask) return kNoTask;
     FaultRuntime::Attempt& a = f.attempt[t];
     const double watts = watts_of(t, d);
-    charge_device(devices_[d].busy_seconds, devices_[d].busy_joules, now_ - a.start, watts);
-    settle_copy(f, f.report.jobs[graph_.job_of(t)], t, a, now_, end, watts);
+    charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules, sim_.now_ - a.start,
+                  watts);
+    settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, a, sim_.now_, end, watts);
     f.stale_finishes[t].push_back(a.finish);
     a.live = false;
     f.running[d] = kNoTask;
-    set_device_watts(d, cluster_.device(d).spec.idle_watts);
+    sim_.set_device_watts(d, sim_.cluster_.device(d).spec.idle_watts);
     return t;
   };
   // A replica on `d` stops; if it was the task's last copy and the primary's loss
@@ -644,8 +653,9 @@ void Simulator::handle_fault_event(const Event& e) {
     r.live = false;
     const TaskIndex t = r.task;
     const double watts = watts_of(t, d);
-    charge_device(devices_[d].busy_seconds, devices_[d].busy_joules, now_ - r.run.start, watts);
-    settle_copy(f, f.report.jobs[graph_.job_of(t)], t, r.run, now_, end, watts);
+    charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules,
+                  sim_.now_ - r.run.start, watts);
+    settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, r.run, sim_.now_, end, watts);
     f.running_replica[d] = -1;
     const FaultRuntime::Attempt& a = f.attempt[t];
     bool others = a.live;
@@ -655,76 +665,78 @@ void Simulator::handle_fault_event(const Event& e) {
       return;
     }
     if (f.undetected[a.device] == t) return;  // the primary's loss is noticed later
-    recover(t, now_);
+    recover(t, sim_.now_);
   };
-  // A device goes down at now_ (crash or partition) and returns at `back`.
+  // A device goes down at sim_.now_ (crash or partition) and returns at `back`.
   const auto crash = [&](DeviceId d, double back) {
     if (!f.alive[d]) return;
     f.alive[d] = false;
     const TaskIndex t = stop_attempt(d, CopyEnd::lost);
-    f.mark(now_, d, t, TimelineMarkKind::failure);
+    f.mark(sim_.now_, d, t, TimelineMarkKind::failure);
     if (t != kNoTask) {
-      ++f.report.jobs[graph_.job_of(t)].failures;
+      ++f.report.jobs[sim_.graph_.job_of(t)].failures;
       f.undetected[d] = t;
-      f.lost_at[t] = now_;
+      f.lost_at[t] = sim_.now_;
       respawn(t);  // if replicas carry it, one more copy replaces this one
     }
     stop_replica(d, CopyEnd::lost);
-    devices_[d].busy = false;
-    const double detected = o.heartbeat.detection_time(now_);
-    f.report.detection_delay_seconds += detected - now_;
-    events_.schedule(detected, failure_detected, d);
+    sim_.devices_[d].busy = false;
+    const double detected = o.heartbeat.detection_time(sim_.now_);
+    f.report.detection_delay_seconds += detected - sim_.now_;
+    schedule(detected, failure_detected, d);
     f.repair_at[d] = std::max(back, detected);
-    if (!std::isinf(f.repair_at[d])) events_.schedule(f.repair_at[d], device_repaired, d);
+    if (!std::isinf(f.repair_at[d])) schedule(f.repair_at[d], device_repaired, d);
   };
   // The predictor alarmed on `d`: take it out, checkpoint its running task now and
   // move it. Returns the in-flight work it kept (since the last periodic checkpoint).
   const auto drain = [&](DeviceId d) -> double {
-    for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(runs_[t].inputs_ready_at);
+    for (TaskIndex t : sim_.loop_.device_down(d, sim_.now_))
+      invalidate_placement(sim_.runs_[t].inputs_ready_at);
     stop_replica(d, CopyEnd::drained);
     const TaskIndex running = f.running[d];
     double kept = 0;
     if (running != kNoTask) {
-      f.mark(now_, d, running, TimelineMarkKind::migration);
-      const Progress before = attempt_progress(f.attempt[running], now_);
+      f.mark(sim_.now_, d, running, TimelineMarkKind::migration);
+      const Progress before = attempt_progress(f.attempt[running], sim_.now_);
       kept = before.elapsed_work - before.saved_work;
       stop_attempt(d, CopyEnd::drained);
       const double checkpoint = f.attempt[running].checkpoint;
-      charge_device(devices_[d].busy_seconds, devices_[d].busy_joules, checkpoint, 0.0);
+      charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules, checkpoint, 0.0);
       f.report.checkpoint_device_seconds += checkpoint;
-      ++f.report.jobs[graph_.job_of(running)].migrations;
+      ++f.report.jobs[sim_.graph_.job_of(running)].migrations;
       bool others = false;
       for (std::uint32_t index : f.task_replicas[running])
         others = others || f.replicas[index].live;
       if (others) {
         respawn(running);
       } else {
-        loop_.unplace(running);
-        invalidate_placement(runs_[running].inputs_ready_at);
-        f.lost_at[running] = now_;
-        events_.schedule(now_ + checkpoint, retry_ready, running);
+        sim_.loop_.unplace(running);
+        invalidate_placement(sim_.runs_[running].inputs_ready_at);
+        f.lost_at[running] = sim_.now_;
+        schedule(sim_.now_ + checkpoint, retry_ready, running);
       }
     }
-    devices_[d].busy = false;
+    sim_.devices_[d].busy = false;
     return kept;
   };
 
-  switch (e.kind) {
+  switch (e.kind - event_base_) {
     case failure_injected: {
       --f.failure_events_pending;
       const FailureEvent ev = f.injected[e.subject];
       ++f.report.failures_injected;
       // Draw the next failure of this kind on this target.
       if (f.process && e.subject >= o.explicit_failures.size()) {
-        const double after = ev.kind == FailureKind::crash ? now_ + ev.duration_seconds : now_;
+        const double after =
+            ev.kind == FailureKind::crash ? sim_.now_ + ev.duration_seconds : sim_.now_;
         if (!std::isinf(after))
           if (auto next = f.process->next(ev.kind, ev.target, after)) {
             if (next->kind == FailureKind::crash)
               f.pending_crashes[next->target].push_back(next->time_seconds);
             f.injected.push_back(*next);
             ++f.failure_events_pending;
-            events_.schedule(next->time_seconds, failure_injected,
-                             static_cast<std::uint32_t>(f.injected.size() - 1));
+            schedule(next->time_seconds, failure_injected,
+                     static_cast<std::uint32_t>(f.injected.size() - 1));
           }
       }
       switch (ev.kind) {
@@ -736,20 +748,22 @@ void Simulator::handle_fault_event(const Event& e) {
             pending.erase(it);
           // Scored afterwards: was this crash foreseen by an alarm in its lead window?
           if (f.predictor && f.alive[ev.target] &&
-              f.episode_start[ev.target] >= now_ - o.predictor.telemetry.degradation_lead_seconds) {
+              f.episode_start[ev.target] >=
+                  sim_.now_ - o.predictor.telemetry.degradation_lead_seconds) {
             ++f.report.predicted_crashes;
-            f.report.lead_seconds += now_ - f.episode_start[ev.target];
+            f.report.lead_seconds += sim_.now_ - f.episode_start[ev.target];
           }
-          crash(ev.target, now_ + ev.duration_seconds);
+          crash(ev.target, sim_.now_ + ev.duration_seconds);
           break;
         }
         case FailureKind::partition:
           ++f.report.partitions;
-          for (DeviceId d : cluster_.node(ev.target).devices) crash(d, now_ + ev.duration_seconds);
+          for (DeviceId d : sim_.cluster_.node(ev.target).devices)
+            crash(d, sim_.now_ + ev.duration_seconds);
           break;
         case FailureKind::straggler:
           ++f.report.stragglers;
-          f.slow_until[ev.target] = now_ + ev.duration_seconds;
+          f.slow_until[ev.target] = sim_.now_ + ev.duration_seconds;
           f.slow_factor[ev.target] = ev.slowdown;
           break;
         case FailureKind::transient: {
@@ -758,14 +772,14 @@ void Simulator::handle_fault_event(const Event& e) {
           if (!f.alive[d]) break;
           stop_replica(d, CopyEnd::lost);
           const TaskIndex t = stop_attempt(d, CopyEnd::lost);
-          f.mark(now_, d, t, TimelineMarkKind::failure);
-          devices_[d].busy = false;
+          f.mark(sim_.now_, d, t, TimelineMarkKind::failure);
+          sim_.devices_[d].busy = false;
           if (t != kNoTask) {
-            ++f.report.jobs[graph_.job_of(t)].failures;
+            ++f.report.jobs[sim_.graph_.job_of(t)].failures;
             respawn(t);
-            recover(t, now_);
+            recover(t, sim_.now_);
           }
-          try_start(d);
+          sim_.try_start(d);
           break;
         }
       }
@@ -774,7 +788,8 @@ void Simulator::handle_fault_event(const Event& e) {
     case failure_detected: {
       const DeviceId d = e.subject;
       ++f.report.detections;
-      for (TaskIndex t : loop_.device_down(d, now_)) invalidate_placement(runs_[t].inputs_ready_at);
+      for (TaskIndex t : sim_.loop_.device_down(d, sim_.now_))
+        invalidate_placement(sim_.runs_[t].inputs_ready_at);
       const TaskIndex t = f.undetected[d];
       f.undetected[d] = kNoTask;
       if (t != kNoTask) recover(t, f.lost_at[t]);
@@ -782,61 +797,63 @@ void Simulator::handle_fault_event(const Event& e) {
     }
     case device_repaired: {
       const DeviceId d = e.subject;
-      if (f.alive[d] || f.repair_at[d] != now_) break;
+      if (f.alive[d] || f.repair_at[d] != sim_.now_) break;
       f.alive[d] = true;
       if (f.predictor) {  // a replaced device starts with a clean history
         f.predictor->reset(d);
         f.quarantine_until[d] = -1;
         f.episode_start[d] = -kInfinity;
       }
-      loop_.device_up(d, now_);
+      sim_.loop_.device_up(d, sim_.now_);
       break;
     }
     case retry_ready:
-      if (!f.ended[graph_.job_of(e.subject)]) loop_.offer_again(e.subject);
+      if (!f.ended[sim_.graph_.job_of(e.subject)]) sim_.loop_.offer_again(e.subject);
       break;
     case reoffer:
       f.reoffer_pending = false;  // the decision after this instant offers waiting work
       break;
     case replica_finish: {
       FaultRuntime::Replica& r = f.replicas[e.subject];
-      if (!r.live || r.run.finish != now_) break;
+      if (!r.live || r.run.finish != sim_.now_) break;
       const TaskIndex t = r.task;
       r.live = false;
       f.running_replica[r.device] = -1;
       FaultRuntime::Attempt& a = f.attempt[t];
       if (a.live) {  // the primary copy loses
         const double watts = watts_of(t, a.device);
-        charge_device(devices_[a.device].busy_seconds, devices_[a.device].busy_joules,
-                      now_ - a.start, watts);
-        settle_copy(f, f.report.jobs[graph_.job_of(t)], t, a, now_, CopyEnd::cancelled, watts);
+        charge_device(sim_.devices_[a.device].busy_seconds, sim_.devices_[a.device].busy_joules,
+                      sim_.now_ - a.start, watts);
+        settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, a, sim_.now_, CopyEnd::cancelled,
+                    watts);
         ++f.report.replicas_cancelled;
         f.stale_finishes[t].push_back(a.finish);
         f.running[a.device] = kNoTask;
-        devices_[a.device].busy = false;
-        set_device_watts(a.device, cluster_.device(a.device).spec.idle_watts);
+        sim_.devices_[a.device].busy = false;
+        sim_.set_device_watts(a.device, sim_.cluster_.device(a.device).spec.idle_watts);
         const DeviceId primary = a.device;
         a.live = false;
-        try_start(primary);
+        sim_.try_start(primary);
       }
       f.undetected[a.device] = f.undetected[a.device] == t ? kNoTask : f.undetected[a.device];
       f.replica_winner[t] = e.subject;
       if (r.clone) ++f.report.clones_won;
-      runs_[t].start = r.run.start;
-      runs_[t].joules = (now_ - r.run.start) * watts_of(t, r.device);
-      if (loop_.placement(t) == kUnplaced) break;  // cannot happen: a live copy keeps it placed
-      loop_.relocate(t, r.device);
-      devices_[r.device].busy = true;
-      finish(t);
+      sim_.runs_[t].start = r.run.start;
+      sim_.runs_[t].joules = (sim_.now_ - r.run.start) * watts_of(t, r.device);
+      if (sim_.loop_.placement(t) == kUnplaced)
+        break;  // cannot happen: a live copy keeps it placed
+      sim_.loop_.relocate(t, r.device);
+      sim_.devices_[r.device].busy = true;
+      sim_.finish(t);
       break;
     }
     case telemetry_tick: {
       // Every live device reports; the predictor reads the samples, nothing else.
       const PredictorOptions& p = o.predictor;
-      for (DeviceId d = 0; d < cluster_.device_count(); ++d) {
+      for (DeviceId d = 0; d < sim_.cluster_.device_count(); ++d) {
         if (!f.alive[d]) continue;
-        const double idle = cluster_.device(d).spec.idle_watts;
-        const double watts = f.running[d] != kNoTask ? devices_[d].watts
+        const double idle = sim_.cluster_.device(d).spec.idle_watts;
+        const double watts = f.running[d] != kNoTask ? sim_.devices_[d].watts
                              : f.running_replica[d] >= 0
                                  ? watts_of(f.replicas[std::size_t(f.running_replica[d])].task, d)
                                  : idle;
@@ -844,50 +861,52 @@ void Simulator::handle_fault_event(const Event& e) {
         const auto& pending = f.pending_crashes[d];
         const double next_crash =
             pending.empty() ? kInfinity : *std::min_element(pending.begin(), pending.end());
-        const TelemetrySample sample = f.telemetry->sample(d, now_, watts, healthy, next_crash);
+        const TelemetrySample sample =
+            f.telemetry->sample(d, sim_.now_, watts, healthy, next_crash);
         const bool alarm = f.predictor->observe(d, sample, healthy);
         if (alarm && f.quarantine_until[d] >= 0) {
-          f.quarantine_until[d] = now_ + p.inspection_seconds;  // still failing: stays out
+          f.quarantine_until[d] = sim_.now_ + p.inspection_seconds;  // still failing: stays out
         } else if (alarm) {
           ++f.report.alarms;
-          f.episode_start[d] = now_;
-          const bool true_alarm = next_crash - now_ <= p.telemetry.degradation_lead_seconds;
+          f.episode_start[d] = sim_.now_;
+          const bool true_alarm = next_crash - sim_.now_ <= p.telemetry.degradation_lead_seconds;
           if (true_alarm) ++f.report.true_alarms;
           const double kept = drain(d);
           if (true_alarm) f.report.work_saved_seconds += kept;
-          f.quarantine_until[d] = now_ + p.inspection_seconds;
-        } else if (f.quarantine_until[d] >= 0 && now_ >= f.quarantine_until[d]) {
+          f.quarantine_until[d] = sim_.now_ + p.inspection_seconds;
+        } else if (f.quarantine_until[d] >= 0 && sim_.now_ >= f.quarantine_until[d]) {
           f.quarantine_until[d] = -1;
-          if (f.undetected[d] == kNoTask) loop_.device_up(d, now_);
+          if (f.undetected[d] == kNoTask) sim_.loop_.device_up(d, sim_.now_);
         }
       }
-      events_.schedule(now_ + p.telemetry.sample_seconds, telemetry_tick, 0);
+      schedule(sim_.now_ + p.telemetry.sample_seconds, telemetry_tick, 0);
       break;
     }
     case clone_check: {
       const TaskIndex t = e.subject;
-      if (f.clone_check_at[t] != now_) break;  // stale: the attempt ended or restarted
+      if (f.clone_check_at[t] != sim_.now_) break;  // stale: the attempt ended or restarted
       f.clone_check_at[t] = -1;
       const FaultRuntime::Attempt& a = f.attempt[t];
-      if (!a.live || f.ended[graph_.job_of(t)] || a.finish <= now_) break;
+      if (!a.live || f.ended[sim_.graph_.job_of(t)] || a.finish <= sim_.now_) break;
       bool copy_running = false;
       for (std::uint32_t index : f.task_replicas[t]) copy_running |= f.replicas[index].live;
       if (copy_running) break;
       // A clone starts from the newest checkpoint, like any replica (shared storage).
-      const double from = std::max(f.done[t], saved_fraction(a, now_));
+      const double from = std::max(f.done[t], saved_fraction(a, sim_.now_));
       // The idle device (nothing queued) predicted to finish a fresh copy first.
-      const Task& task = graph_.task(t);
+      const Task& task = sim_.graph_.task(t);
       FaultRuntime::Attempt best;
       best.finish = kInfinity;
-      for (DeviceId r = 0; r < cluster_.device_count(); ++r) {
-        if (r == a.device || devices_[r].busy || !f.alive[r] || loop_.device_is_down(r)) continue;
-        if (!cannot_start(r)) continue;  // it has queued work of its own
-        const Device& dev = cluster_.device(r);
+      for (DeviceId r = 0; r < sim_.cluster_.device_count(); ++r) {
+        if (r == a.device || sim_.devices_[r].busy || !f.alive[r] || sim_.loop_.device_is_down(r))
+          continue;
+        if (!holds_device(r)) continue;  // it has queued work of its own
+        const Device& dev = sim_.cluster_.device(r);
         if (!can_run(task, dev)) continue;
-        const double run = perf_.task_seconds(task, dev, 0);
+        const double run = sim_.perf_.task_seconds(task, dev, 0);
         if (run == kCannotRun) continue;
-        const double slow_r = now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
-        FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, now_, run * slow_r, from);
+        const double slow_r = sim_.now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
+        FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, sim_.now_, run * slow_r, from);
         copy.device = r;
         if (copy.finish < best.finish) best = copy;
       }
@@ -896,17 +915,30 @@ void Simulator::handle_fault_event(const Event& e) {
         const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
         f.task_replicas[t].push_back(index);
         f.running_replica[best.device] = index;
-        devices_[best.device].busy = true;
-        events_.schedule(best.finish, replica_finish, index);
+        sim_.devices_[best.device].busy = true;
+        schedule(best.finish, replica_finish, index);
         ++f.report.replicas_started;
         ++f.report.clones_started;
-      } else if (f.clone_period[t] > 0 && now_ + f.clone_period[t] < a.finish) {
-        f.clone_check_at[t] = now_ + f.clone_period[t];  // no device helps yet: look again
-        events_.schedule(f.clone_check_at[t], clone_check, t);
+      } else if (f.clone_period[t] > 0 && sim_.now_ + f.clone_period[t] < a.finish) {
+        f.clone_check_at[t] = sim_.now_ + f.clone_period[t];  // no device helps yet: look again
+        schedule(f.clone_check_at[t], clone_check, t);
       }
       break;
     }
   }
+}
+
+}  // namespace hetsched
+
+namespace hetsched {
+
+FaultTolerance::FaultTolerance(Simulator& simulator, std::uint32_t event_base)
+    : sim_(simulator), event_base_(event_base) {}
+
+FaultTolerance::~FaultTolerance() = default;
+
+void FaultTolerance::schedule(double time, std::uint32_t kind, std::uint32_t subject) {
+  sim_.events_.schedule(time, event_base_ + kind, subject);
 }
 
 }  // namespace hetsched

@@ -1,0 +1,41 @@
+// FaultTolerance: the simulator's extension for failures, their detection and recovery
+// (checkpoints, retries, replicas, cloning, failure prediction); its account of the
+// model is at the top of fault_tolerance.cpp. It is the kernel's own feature: it reads
+// and changes the Simulator's state (stops copies, un-places tasks), as its friend.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "hetsched/sim/simulation_extension.hpp"
+
+namespace hetsched {
+
+class Simulator;
+struct FaultRuntime;
+
+class FaultTolerance final : public SimulationExtension {
+ public:
+  FaultTolerance(Simulator& simulator, std::uint32_t event_base);
+  ~FaultTolerance() override;
+
+  void run_starting() override;
+  void event(const Event& event) override;
+  bool holds_device(DeviceId device) override;
+  double task_starting(TaskIndex task, DeviceId device, double seconds) override;
+  bool finish_is_current(TaskIndex task) override;
+  void task_finishing(TaskIndex task) override;
+  void loop_decided() override;
+  bool run_settled() const override;
+  void complete_report(RunReport& report) override;
+
+ private:
+  // One of this extension's events (FaultEvent in the .cpp) at `time`.
+  void schedule(double time, std::uint32_t kind, std::uint32_t subject);
+
+  Simulator& sim_;
+  std::uint32_t event_base_;
+  std::unique_ptr<FaultRuntime> runtime_;  // created by run_starting()
+};
+
+}  // namespace hetsched

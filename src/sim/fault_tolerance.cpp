@@ -208,6 +208,15 @@ static void invalidate_placement(double& inputs_ready_at) {
   inputs_ready_at = 0;  // inputs are sent again when it is placed again
 }
 
+// How a copy of a task ends.
+enum class CopyEnd : std::uint8_t {
+  won,        // it finished the task
+  lost,       // a crash, transient or partition: work since its last checkpoint is lost
+  drained,    // moved on an alarm: it checkpoints now and keeps all its work
+  cancelled,  // another copy won: its time is replication's cost
+  abandoned,  // its job ended without completing: all its work is lost
+};
+
 namespace {
 using Attempt = FaultRuntime::Attempt;
 
@@ -272,15 +281,6 @@ Progress attempt_progress(const Attempt& a, double now) {
 double saved_fraction(const Attempt& a, double now) {
   return std::min(1.0, a.from + attempt_progress(a, now).saved_work / a.work);
 }
-
-// How a copy of a task ends.
-enum class CopyEnd {
-  won,        // it finished the task
-  lost,       // a crash, transient or partition: work since its last checkpoint is lost
-  drained,    // moved on an alarm: it checkpoints now and keeps all its work
-  cancelled,  // another copy won: its time is replication's cost
-  abandoned,  // its job ended without completing: all its work is lost
-};
 
 // Accounts the device time of a copy of task `t` that ends at `now` (see the file's
 // account of the accounting) and raises the task's saved fraction.
@@ -544,387 +544,418 @@ void FaultTolerance::complete_report(RunReport& r) {
   r.faults = std::move(f.report);
 }
 
-void FaultTolerance::event(const Event& e) {
+double FaultTolerance::watts_of(TaskIndex t, DeviceId d) const {
+  return sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(d), 0);
+}
+
+// A critical task lost a copy while another lives: start a new one after the
+// decisions of this instant, from the newest checkpoint.
+void FaultTolerance::respawn(TaskIndex t) {
   FaultRuntime& f = *runtime_;
   const FaultOptions& o = sim_.options_.faults;
-  const auto watts_of = [&](TaskIndex t, DeviceId d) {
-    return sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(d), 0);
-  };
-  // A critical task lost a copy while another lives: start a new one after the
-  // decisions of this instant, from the newest checkpoint.
-  const auto respawn = [&](TaskIndex t) {
-    if (o.respawn_replicas && f.critical[sim_.graph_.job_of(t)]) f.replica_candidates.push_back(t);
-  };
+  if (o.respawn_replicas && f.critical[sim_.graph_.job_of(t)]) f.replica_candidates.push_back(t);
+}
 
-  // Ends a job that cannot complete: its tasks are cancelled, running copies stopped.
-  const auto fail_job = [&](JobIndex j, const std::string& reason) {
-    if (f.ended[j]) return;
-    f.ended[j] = true;
-    FaultJobRecord& job = f.report.jobs[j];
-    job.failure_reason = reason;
-    ++f.report.jobs_failed;
-    std::vector<DeviceId> freed;
-    for (TaskIndex t = sim_.graph_.first_task(j); t < sim_.graph_.end_task(j); ++t) {
-      if (sim_.loop_.state(t) == TaskState::finished) continue;
-      FaultRuntime::Attempt& a = f.attempt[t];
-      if (a.live && f.alive[a.device]) {
-        const double watts = watts_of(t, a.device);
-        charge_device(sim_.devices_[a.device].busy_seconds, sim_.devices_[a.device].busy_joules,
-                      sim_.now_ - a.start, watts);
-        settle_copy(f, job, t, a, sim_.now_, CopyEnd::abandoned, watts);
-        f.stale_finishes[t].push_back(a.finish);
-        f.running[a.device] = kNoTask;
-        sim_.devices_[a.device].busy = false;
-        freed.push_back(a.device);
-      }
-      a.live = false;
-      for (std::uint32_t index : f.task_replicas[t]) {
-        FaultRuntime::Replica& r = f.replicas[index];
-        if (!r.live) continue;
-        r.live = false;
-        const double watts = watts_of(t, r.device);
-        charge_device(sim_.devices_[r.device].busy_seconds, sim_.devices_[r.device].busy_joules,
-                      sim_.now_ - r.run.start, watts);
-        settle_copy(f, job, t, r.run, sim_.now_, CopyEnd::abandoned, watts);
-        f.running_replica[r.device] = -1;
-        sim_.devices_[r.device].busy = false;
-        freed.push_back(r.device);
-      }
-      sim_.loop_.cancel(t);
-      invalidate_placement(sim_.runs_[t].inputs_ready_at);
-      ++f.cancelled;
-      ++job.tasks_cancelled;
-    }
-    for (DeviceId d : freed) sim_.try_start(d);
-  };
-
-  // A task's attempt is known lost at `sim_.now_` (it was lost at `lost_at`): retry it
-  // after a backoff, or end its job with the reason.
-  const auto recover = [&](TaskIndex t, double lost_at) {
-    const JobIndex j = sim_.graph_.job_of(t);
-    if (f.ended[j] || sim_.loop_.state(t) == TaskState::finished) return;
-    for (std::uint32_t index : f.task_replicas[t])
-      if (f.replicas[index].live) return;  // a copy still runs: it carries the task
-    f.task_replicas[t].clear();
-    const std::uint32_t failures = ++f.task_failures[t];
-    const Job& job = sim_.graph_.job(j);
-    if (failures >= o.retry.max_attempts) {
-      fail_job(j, fmt::format("retries exhausted: task '{}' failed {} times",
-                              sim_.graph_.task(t).name, failures));
-      return;
-    }
-    if (o.retry.give_up_after_deadline && job.deadline_seconds &&
-        sim_.now_ > *job.deadline_seconds) {
-      fail_job(j, fmt::format("deadline passed: task '{}' lost at {:.1f} s, deadline {:.1f} s",
-                              sim_.graph_.task(t).name, lost_at, *job.deadline_seconds));
-      return;
-    }
-    sim_.loop_.unplace(t);
-    invalidate_placement(sim_.runs_[t].inputs_ready_at);
-    f.lost_at[t] = lost_at;
-    const double backoff = std::min(o.retry.max_backoff_seconds,
-                                    o.retry.backoff_seconds * std::ldexp(1.0, int(failures) - 1));
-    ++f.report.retries;
-    schedule(sim_.now_ + backoff, retry_ready, t);
-  };
-
-  // The running attempt on `d` stops at sim_.now_: count what it saved and lost.
-  const auto stop_attempt = [&](DeviceId d, CopyEnd end) -> TaskIndex {
-    const TaskIndex t = f.running[d];
-    if (t == kNoTask) return kNoTask;
+// Ends a job that cannot complete: its tasks are cancelled, running copies stopped.
+void FaultTolerance::fail_job(JobIndex j, const std::string& reason) {
+  FaultRuntime& f = *runtime_;
+  if (f.ended[j]) return;
+  f.ended[j] = true;
+  FaultJobRecord& job = f.report.jobs[j];
+  job.failure_reason = reason;
+  ++f.report.jobs_failed;
+  std::vector<DeviceId> freed;
+  for (TaskIndex t = sim_.graph_.first_task(j); t < sim_.graph_.end_task(j); ++t) {
+    if (sim_.loop_.state(t) == TaskState::finished) continue;
     FaultRuntime::Attempt& a = f.attempt[t];
-    const double watts = watts_of(t, d);
-    charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules, sim_.now_ - a.start,
-                  watts);
-    settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, a, sim_.now_, end, watts);
-    f.stale_finishes[t].push_back(a.finish);
+    if (a.live && f.alive[a.device]) {
+      const double watts = watts_of(t, a.device);
+      charge_device(sim_.devices_[a.device].busy_seconds, sim_.devices_[a.device].busy_joules,
+                    sim_.now_ - a.start, watts);
+      settle_copy(f, job, t, a, sim_.now_, CopyEnd::abandoned, watts);
+      f.stale_finishes[t].push_back(a.finish);
+      f.running[a.device] = kNoTask;
+      sim_.devices_[a.device].busy = false;
+      freed.push_back(a.device);
+    }
     a.live = false;
-    f.running[d] = kNoTask;
-    sim_.set_device_watts(d, sim_.cluster_.device(d).spec.idle_watts);
-    return t;
-  };
-  // A replica on `d` stops; if it was the task's last copy and the primary's loss
-  // is already known, the task is recovered like any lost attempt, else a new copy
-  // takes its place.
-  const auto stop_replica = [&](DeviceId d, CopyEnd end) {
-    const std::int64_t index = f.running_replica[d];
-    if (index < 0) return;
-    FaultRuntime::Replica& r = f.replicas[static_cast<std::size_t>(index)];
-    r.live = false;
-    const TaskIndex t = r.task;
-    const double watts = watts_of(t, d);
-    charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules,
-                  sim_.now_ - r.run.start, watts);
-    settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, r.run, sim_.now_, end, watts);
-    f.running_replica[d] = -1;
-    const FaultRuntime::Attempt& a = f.attempt[t];
-    bool others = a.live;
-    for (std::uint32_t other : f.task_replicas[t]) others = others || f.replicas[other].live;
-    if (others) {
-      respawn(t);
-      return;
+    for (std::uint32_t index : f.task_replicas[t]) {
+      FaultRuntime::Replica& r = f.replicas[index];
+      if (!r.live) continue;
+      r.live = false;
+      const double watts = watts_of(t, r.device);
+      charge_device(sim_.devices_[r.device].busy_seconds, sim_.devices_[r.device].busy_joules,
+                    sim_.now_ - r.run.start, watts);
+      settle_copy(f, job, t, r.run, sim_.now_, CopyEnd::abandoned, watts);
+      f.running_replica[r.device] = -1;
+      sim_.devices_[r.device].busy = false;
+      freed.push_back(r.device);
     }
-    if (f.undetected[a.device] == t) return;  // the primary's loss is noticed later
-    recover(t, sim_.now_);
-  };
-  // A device goes down at sim_.now_ (crash or partition) and returns at `back`.
-  const auto crash = [&](DeviceId d, double back) {
-    if (!f.alive[d]) return;
-    f.alive[d] = false;
-    const TaskIndex t = stop_attempt(d, CopyEnd::lost);
-    f.mark(sim_.now_, d, t, TimelineMarkKind::failure);
-    if (t != kNoTask) {
-      ++f.report.jobs[sim_.graph_.job_of(t)].failures;
-      f.undetected[d] = t;
-      f.lost_at[t] = sim_.now_;
-      respawn(t);  // if replicas carry it, one more copy replaces this one
-    }
-    stop_replica(d, CopyEnd::lost);
-    sim_.devices_[d].busy = false;
-    const double detected = o.heartbeat.detection_time(sim_.now_);
-    f.report.detection_delay_seconds += detected - sim_.now_;
-    schedule(detected, failure_detected, d);
-    f.repair_at[d] = std::max(back, detected);
-    if (!std::isinf(f.repair_at[d])) schedule(f.repair_at[d], device_repaired, d);
-  };
-  // The predictor alarmed on `d`: take it out, checkpoint its running task now and
-  // move it. Returns the in-flight work it kept (since the last periodic checkpoint).
-  const auto drain = [&](DeviceId d) -> double {
-    for (TaskIndex t : sim_.loop_.device_down(d, sim_.now_))
-      invalidate_placement(sim_.runs_[t].inputs_ready_at);
-    stop_replica(d, CopyEnd::drained);
-    const TaskIndex running = f.running[d];
-    double kept = 0;
-    if (running != kNoTask) {
-      f.mark(sim_.now_, d, running, TimelineMarkKind::migration);
-      const Progress before = attempt_progress(f.attempt[running], sim_.now_);
-      kept = before.elapsed_work - before.saved_work;
-      stop_attempt(d, CopyEnd::drained);
-      const double checkpoint = f.attempt[running].checkpoint;
-      charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules, checkpoint, 0.0);
-      f.report.checkpoint_device_seconds += checkpoint;
-      ++f.report.jobs[sim_.graph_.job_of(running)].migrations;
-      bool others = false;
-      for (std::uint32_t index : f.task_replicas[running])
-        others = others || f.replicas[index].live;
-      if (others) {
-        respawn(running);
-      } else {
-        sim_.loop_.unplace(running);
-        invalidate_placement(sim_.runs_[running].inputs_ready_at);
-        f.lost_at[running] = sim_.now_;
-        schedule(sim_.now_ + checkpoint, retry_ready, running);
-      }
-    }
-    sim_.devices_[d].busy = false;
-    return kept;
-  };
+    sim_.loop_.cancel(t);
+    invalidate_placement(sim_.runs_[t].inputs_ready_at);
+    ++f.cancelled;
+    ++job.tasks_cancelled;
+  }
+  for (DeviceId d : freed) sim_.try_start(d);
+}
 
+// A task's attempt is known lost at `sim_.now_` (it was lost at `lost_at`): retry it
+// after a backoff, or end its job with the reason.
+void FaultTolerance::recover(TaskIndex t, double lost_at) {
+  FaultRuntime& f = *runtime_;
+  const FaultOptions& o = sim_.options_.faults;
+  const JobIndex j = sim_.graph_.job_of(t);
+  if (f.ended[j] || sim_.loop_.state(t) == TaskState::finished) return;
+  for (std::uint32_t index : f.task_replicas[t])
+    if (f.replicas[index].live) return;  // a copy still runs: it carries the task
+  f.task_replicas[t].clear();
+  const std::uint32_t failures = ++f.task_failures[t];
+  const Job& job = sim_.graph_.job(j);
+  if (failures >= o.retry.max_attempts) {
+    fail_job(j, fmt::format("retries exhausted: task '{}' failed {} times",
+                            sim_.graph_.task(t).name, failures));
+    return;
+  }
+  if (o.retry.give_up_after_deadline && job.deadline_seconds && sim_.now_ > *job.deadline_seconds) {
+    fail_job(j, fmt::format("deadline passed: task '{}' lost at {:.1f} s, deadline {:.1f} s",
+                            sim_.graph_.task(t).name, lost_at, *job.deadline_seconds));
+    return;
+  }
+  sim_.loop_.unplace(t);
+  invalidate_placement(sim_.runs_[t].inputs_ready_at);
+  f.lost_at[t] = lost_at;
+  const double backoff = std::min(o.retry.max_backoff_seconds,
+                                  o.retry.backoff_seconds * std::ldexp(1.0, int(failures) - 1));
+  ++f.report.retries;
+  schedule(sim_.now_ + backoff, retry_ready, t);
+}
+
+// The running attempt on `d` stops at sim_.now_: count what it saved and lost.
+TaskIndex FaultTolerance::stop_attempt(DeviceId d, CopyEnd end) {
+  FaultRuntime& f = *runtime_;
+  const TaskIndex t = f.running[d];
+  if (t == kNoTask) return kNoTask;
+  FaultRuntime::Attempt& a = f.attempt[t];
+  const double watts = watts_of(t, d);
+  charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules, sim_.now_ - a.start,
+                watts);
+  settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, a, sim_.now_, end, watts);
+  f.stale_finishes[t].push_back(a.finish);
+  a.live = false;
+  f.running[d] = kNoTask;
+  sim_.set_device_watts(d, sim_.cluster_.device(d).spec.idle_watts);
+  return t;
+}
+
+// A replica on `d` stops; if it was the task's last copy and the primary's loss
+// is already known, the task is recovered like any lost attempt, else a new copy
+// takes its place.
+void FaultTolerance::stop_replica(DeviceId d, CopyEnd end) {
+  FaultRuntime& f = *runtime_;
+  const std::int64_t index = f.running_replica[d];
+  if (index < 0) return;
+  FaultRuntime::Replica& r = f.replicas[static_cast<std::size_t>(index)];
+  r.live = false;
+  const TaskIndex t = r.task;
+  const double watts = watts_of(t, d);
+  charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules,
+                sim_.now_ - r.run.start, watts);
+  settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, r.run, sim_.now_, end, watts);
+  f.running_replica[d] = -1;
+  const FaultRuntime::Attempt& a = f.attempt[t];
+  bool others = a.live;
+  for (std::uint32_t other : f.task_replicas[t]) others = others || f.replicas[other].live;
+  if (others) {
+    respawn(t);
+    return;
+  }
+  if (f.undetected[a.device] == t) return;  // the primary's loss is noticed later
+  recover(t, sim_.now_);
+}
+
+// A device goes down at sim_.now_ (crash or partition) and returns at `back`.
+void FaultTolerance::crash(DeviceId d, double back) {
+  FaultRuntime& f = *runtime_;
+  const FaultOptions& o = sim_.options_.faults;
+  if (!f.alive[d]) return;
+  f.alive[d] = false;
+  const TaskIndex t = stop_attempt(d, CopyEnd::lost);
+  f.mark(sim_.now_, d, t, TimelineMarkKind::failure);
+  if (t != kNoTask) {
+    ++f.report.jobs[sim_.graph_.job_of(t)].failures;
+    f.undetected[d] = t;
+    f.lost_at[t] = sim_.now_;
+    respawn(t);  // if replicas carry it, one more copy replaces this one
+  }
+  stop_replica(d, CopyEnd::lost);
+  sim_.devices_[d].busy = false;
+  const double detected = o.heartbeat.detection_time(sim_.now_);
+  f.report.detection_delay_seconds += detected - sim_.now_;
+  schedule(detected, failure_detected, d);
+  f.repair_at[d] = std::max(back, detected);
+  if (!std::isinf(f.repair_at[d])) schedule(f.repair_at[d], device_repaired, d);
+}
+
+// The predictor alarmed on `d`: take it out, checkpoint its running task now and
+// move it. Returns the in-flight work it kept (since the last periodic checkpoint).
+double FaultTolerance::drain(DeviceId d) {
+  FaultRuntime& f = *runtime_;
+  for (TaskIndex t : sim_.loop_.device_down(d, sim_.now_))
+    invalidate_placement(sim_.runs_[t].inputs_ready_at);
+  stop_replica(d, CopyEnd::drained);
+  const TaskIndex running = f.running[d];
+  double kept = 0;
+  if (running != kNoTask) {
+    f.mark(sim_.now_, d, running, TimelineMarkKind::migration);
+    const Progress before = attempt_progress(f.attempt[running], sim_.now_);
+    kept = before.elapsed_work - before.saved_work;
+    stop_attempt(d, CopyEnd::drained);
+    const double checkpoint = f.attempt[running].checkpoint;
+    charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules, checkpoint, 0.0);
+    f.report.checkpoint_device_seconds += checkpoint;
+    ++f.report.jobs[sim_.graph_.job_of(running)].migrations;
+    bool others = false;
+    for (std::uint32_t index : f.task_replicas[running]) others = others || f.replicas[index].live;
+    if (others) {
+      respawn(running);
+    } else {
+      sim_.loop_.unplace(running);
+      invalidate_placement(sim_.runs_[running].inputs_ready_at);
+      f.lost_at[running] = sim_.now_;
+      schedule(sim_.now_ + checkpoint, retry_ready, running);
+    }
+  }
+  sim_.devices_[d].busy = false;
+  return kept;
+}
+
+void FaultTolerance::inject_failure(std::uint32_t index) {
+  FaultRuntime& f = *runtime_;
+  const FaultOptions& o = sim_.options_.faults;
+  --f.failure_events_pending;
+  const FailureEvent ev = f.injected[index];
+  ++f.report.failures_injected;
+  // Draw the next failure of this kind on this target.
+  if (f.process && index >= o.explicit_failures.size()) {
+    const double after =
+        ev.kind == FailureKind::crash ? sim_.now_ + ev.duration_seconds : sim_.now_;
+    if (!std::isinf(after))
+      if (auto next = f.process->next(ev.kind, ev.target, after)) {
+        if (next->kind == FailureKind::crash)
+          f.pending_crashes[next->target].push_back(next->time_seconds);
+        f.injected.push_back(*next);
+        ++f.failure_events_pending;
+        schedule(next->time_seconds, failure_injected,
+                 static_cast<std::uint32_t>(f.injected.size() - 1));
+      }
+  }
+  switch (ev.kind) {
+    case FailureKind::crash: {
+      ++f.report.crashes;
+      auto& pending = f.pending_crashes[ev.target];
+      if (auto it = std::find(pending.begin(), pending.end(), ev.time_seconds); it != pending.end())
+        pending.erase(it);
+      // Scored afterwards: was this crash foreseen by an alarm in its lead window?
+      if (f.predictor && f.alive[ev.target] &&
+          f.episode_start[ev.target] >=
+              sim_.now_ - o.predictor.telemetry.degradation_lead_seconds) {
+        ++f.report.predicted_crashes;
+        f.report.lead_seconds += sim_.now_ - f.episode_start[ev.target];
+      }
+      crash(ev.target, sim_.now_ + ev.duration_seconds);
+      break;
+    }
+    case FailureKind::partition:
+      ++f.report.partitions;
+      for (DeviceId d : sim_.cluster_.node(ev.target).devices)
+        crash(d, sim_.now_ + ev.duration_seconds);
+      break;
+    case FailureKind::straggler:
+      ++f.report.stragglers;
+      f.slow_until[ev.target] = sim_.now_ + ev.duration_seconds;
+      f.slow_factor[ev.target] = ev.slowdown;
+      break;
+    case FailureKind::transient: {
+      ++f.report.transients;
+      const DeviceId d = ev.target;
+      if (!f.alive[d]) break;
+      stop_replica(d, CopyEnd::lost);
+      const TaskIndex t = stop_attempt(d, CopyEnd::lost);
+      f.mark(sim_.now_, d, t, TimelineMarkKind::failure);
+      sim_.devices_[d].busy = false;
+      if (t != kNoTask) {
+        ++f.report.jobs[sim_.graph_.job_of(t)].failures;
+        respawn(t);
+        recover(t, sim_.now_);
+      }
+      sim_.try_start(d);
+      break;
+    }
+  }
+}
+
+void FaultTolerance::detect_failure(DeviceId d) {
+  FaultRuntime& f = *runtime_;
+  ++f.report.detections;
+  for (TaskIndex t : sim_.loop_.device_down(d, sim_.now_))
+    invalidate_placement(sim_.runs_[t].inputs_ready_at);
+  const TaskIndex t = f.undetected[d];
+  f.undetected[d] = kNoTask;
+  if (t != kNoTask) recover(t, f.lost_at[t]);
+}
+
+void FaultTolerance::repair(DeviceId d) {
+  FaultRuntime& f = *runtime_;
+  if (f.alive[d] || f.repair_at[d] != sim_.now_) return;
+  f.alive[d] = true;
+  if (f.predictor) {  // a replaced device starts with a clean history
+    f.predictor->reset(d);
+    f.quarantine_until[d] = -1;
+    f.episode_start[d] = -kInfinity;
+  }
+  sim_.loop_.device_up(d, sim_.now_);
+}
+
+void FaultTolerance::finish_replica(std::uint32_t index) {
+  FaultRuntime& f = *runtime_;
+  FaultRuntime::Replica& r = f.replicas[index];
+  if (!r.live || r.run.finish != sim_.now_) return;
+  const TaskIndex t = r.task;
+  r.live = false;
+  f.running_replica[r.device] = -1;
+  FaultRuntime::Attempt& a = f.attempt[t];
+  if (a.live) {  // the primary copy loses
+    const double watts = watts_of(t, a.device);
+    charge_device(sim_.devices_[a.device].busy_seconds, sim_.devices_[a.device].busy_joules,
+                  sim_.now_ - a.start, watts);
+    settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, a, sim_.now_, CopyEnd::cancelled,
+                watts);
+    ++f.report.replicas_cancelled;
+    f.stale_finishes[t].push_back(a.finish);
+    f.running[a.device] = kNoTask;
+    sim_.devices_[a.device].busy = false;
+    sim_.set_device_watts(a.device, sim_.cluster_.device(a.device).spec.idle_watts);
+    const DeviceId primary = a.device;
+    a.live = false;
+    sim_.try_start(primary);
+  }
+  f.undetected[a.device] = f.undetected[a.device] == t ? kNoTask : f.undetected[a.device];
+  f.replica_winner[t] = index;
+  if (r.clone) ++f.report.clones_won;
+  sim_.runs_[t].start = r.run.start;
+  sim_.runs_[t].joules = (sim_.now_ - r.run.start) * watts_of(t, r.device);
+  if (sim_.loop_.placement(t) == kUnplaced) return;  // cannot happen: a live copy keeps it placed
+  sim_.loop_.relocate(t, r.device);
+  sim_.devices_[r.device].busy = true;
+  sim_.finish(t);
+}
+
+void FaultTolerance::sample_telemetry() {
+  FaultRuntime& f = *runtime_;
+  const FaultOptions& o = sim_.options_.faults;
+  // Every live device reports; the predictor reads the samples, nothing else.
+  const PredictorOptions& p = o.predictor;
+  for (DeviceId d = 0; d < sim_.cluster_.device_count(); ++d) {
+    if (!f.alive[d]) continue;
+    const double idle = sim_.cluster_.device(d).spec.idle_watts;
+    const double watts = f.running[d] != kNoTask ? sim_.devices_[d].watts
+                         : f.running_replica[d] >= 0
+                             ? watts_of(f.replicas[std::size_t(f.running_replica[d])].task, d)
+                             : idle;
+    const double healthy = f.health_thermal[d].steady_celsius(watts);
+    const auto& pending = f.pending_crashes[d];
+    const double next_crash =
+        pending.empty() ? kInfinity : *std::min_element(pending.begin(), pending.end());
+    const TelemetrySample sample = f.telemetry->sample(d, sim_.now_, watts, healthy, next_crash);
+    const bool alarm = f.predictor->observe(d, sample, healthy);
+    if (alarm && f.quarantine_until[d] >= 0) {
+      f.quarantine_until[d] = sim_.now_ + p.inspection_seconds;  // still failing: stays out
+    } else if (alarm) {
+      ++f.report.alarms;
+      f.episode_start[d] = sim_.now_;
+      const bool true_alarm = next_crash - sim_.now_ <= p.telemetry.degradation_lead_seconds;
+      if (true_alarm) ++f.report.true_alarms;
+      const double kept = drain(d);
+      if (true_alarm) f.report.work_saved_seconds += kept;
+      f.quarantine_until[d] = sim_.now_ + p.inspection_seconds;
+    } else if (f.quarantine_until[d] >= 0 && sim_.now_ >= f.quarantine_until[d]) {
+      f.quarantine_until[d] = -1;
+      if (f.undetected[d] == kNoTask) sim_.loop_.device_up(d, sim_.now_);
+    }
+  }
+  schedule(sim_.now_ + p.telemetry.sample_seconds, telemetry_tick, 0);
+}
+
+void FaultTolerance::check_clone(TaskIndex t) {
+  FaultRuntime& f = *runtime_;
+  const FaultOptions& o = sim_.options_.faults;
+  if (f.clone_check_at[t] != sim_.now_) return;  // stale: the attempt ended or restarted
+  f.clone_check_at[t] = -1;
+  const FaultRuntime::Attempt& a = f.attempt[t];
+  if (!a.live || f.ended[sim_.graph_.job_of(t)] || a.finish <= sim_.now_) return;
+  bool copy_running = false;
+  for (std::uint32_t index : f.task_replicas[t]) copy_running |= f.replicas[index].live;
+  if (copy_running) return;
+  // A clone starts from the newest checkpoint, like any replica (shared storage).
+  const double from = std::max(f.done[t], saved_fraction(a, sim_.now_));
+  // The idle device (nothing queued) predicted to finish a fresh copy first.
+  const Task& task = sim_.graph_.task(t);
+  FaultRuntime::Attempt best;
+  best.finish = kInfinity;
+  for (DeviceId r = 0; r < sim_.cluster_.device_count(); ++r) {
+    if (r == a.device || sim_.devices_[r].busy || !f.alive[r] || sim_.loop_.device_is_down(r))
+      continue;
+    if (!holds_device(r)) continue;  // it has queued work of its own
+    const Device& dev = sim_.cluster_.device(r);
+    if (!can_run(task, dev)) continue;
+    const double run = sim_.perf_.task_seconds(task, dev, 0);
+    if (run == kCannotRun) continue;
+    const double slow_r = sim_.now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
+    FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, sim_.now_, run * slow_r, from);
+    copy.device = r;
+    if (copy.finish < best.finish) best = copy;
+  }
+  if (best.finish < a.finish) {
+    f.replicas.push_back({t, best.device, best, true, true});
+    const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
+    f.task_replicas[t].push_back(index);
+    f.running_replica[best.device] = index;
+    sim_.devices_[best.device].busy = true;
+    schedule(best.finish, replica_finish, index);
+    ++f.report.replicas_started;
+    ++f.report.clones_started;
+  } else if (f.clone_period[t] > 0 && sim_.now_ + f.clone_period[t] < a.finish) {
+    f.clone_check_at[t] = sim_.now_ + f.clone_period[t];  // no device helps yet: look again
+    schedule(f.clone_check_at[t], clone_check, t);
+  }
+}
+
+void FaultTolerance::event(const Event& e) {
   switch (e.kind - event_base_) {
-    case failure_injected: {
-      --f.failure_events_pending;
-      const FailureEvent ev = f.injected[e.subject];
-      ++f.report.failures_injected;
-      // Draw the next failure of this kind on this target.
-      if (f.process && e.subject >= o.explicit_failures.size()) {
-        const double after =
-            ev.kind == FailureKind::crash ? sim_.now_ + ev.duration_seconds : sim_.now_;
-        if (!std::isinf(after))
-          if (auto next = f.process->next(ev.kind, ev.target, after)) {
-            if (next->kind == FailureKind::crash)
-              f.pending_crashes[next->target].push_back(next->time_seconds);
-            f.injected.push_back(*next);
-            ++f.failure_events_pending;
-            schedule(next->time_seconds, failure_injected,
-                     static_cast<std::uint32_t>(f.injected.size() - 1));
-          }
-      }
-      switch (ev.kind) {
-        case FailureKind::crash: {
-          ++f.report.crashes;
-          auto& pending = f.pending_crashes[ev.target];
-          if (auto it = std::find(pending.begin(), pending.end(), ev.time_seconds);
-              it != pending.end())
-            pending.erase(it);
-          // Scored afterwards: was this crash foreseen by an alarm in its lead window?
-          if (f.predictor && f.alive[ev.target] &&
-              f.episode_start[ev.target] >=
-                  sim_.now_ - o.predictor.telemetry.degradation_lead_seconds) {
-            ++f.report.predicted_crashes;
-            f.report.lead_seconds += sim_.now_ - f.episode_start[ev.target];
-          }
-          crash(ev.target, sim_.now_ + ev.duration_seconds);
-          break;
-        }
-        case FailureKind::partition:
-          ++f.report.partitions;
-          for (DeviceId d : sim_.cluster_.node(ev.target).devices)
-            crash(d, sim_.now_ + ev.duration_seconds);
-          break;
-        case FailureKind::straggler:
-          ++f.report.stragglers;
-          f.slow_until[ev.target] = sim_.now_ + ev.duration_seconds;
-          f.slow_factor[ev.target] = ev.slowdown;
-          break;
-        case FailureKind::transient: {
-          ++f.report.transients;
-          const DeviceId d = ev.target;
-          if (!f.alive[d]) break;
-          stop_replica(d, CopyEnd::lost);
-          const TaskIndex t = stop_attempt(d, CopyEnd::lost);
-          f.mark(sim_.now_, d, t, TimelineMarkKind::failure);
-          sim_.devices_[d].busy = false;
-          if (t != kNoTask) {
-            ++f.report.jobs[sim_.graph_.job_of(t)].failures;
-            respawn(t);
-            recover(t, sim_.now_);
-          }
-          sim_.try_start(d);
-          break;
-        }
-      }
+    case failure_injected:
+      inject_failure(e.subject);
       break;
-    }
-    case failure_detected: {
-      const DeviceId d = e.subject;
-      ++f.report.detections;
-      for (TaskIndex t : sim_.loop_.device_down(d, sim_.now_))
-        invalidate_placement(sim_.runs_[t].inputs_ready_at);
-      const TaskIndex t = f.undetected[d];
-      f.undetected[d] = kNoTask;
-      if (t != kNoTask) recover(t, f.lost_at[t]);
+    case failure_detected:
+      detect_failure(e.subject);
       break;
-    }
-    case device_repaired: {
-      const DeviceId d = e.subject;
-      if (f.alive[d] || f.repair_at[d] != sim_.now_) break;
-      f.alive[d] = true;
-      if (f.predictor) {  // a replaced device starts with a clean history
-        f.predictor->reset(d);
-        f.quarantine_until[d] = -1;
-        f.episode_start[d] = -kInfinity;
-      }
-      sim_.loop_.device_up(d, sim_.now_);
+    case device_repaired:
+      repair(e.subject);
       break;
-    }
     case retry_ready:
-      if (!f.ended[sim_.graph_.job_of(e.subject)]) sim_.loop_.offer_again(e.subject);
+      if (!runtime_->ended[sim_.graph_.job_of(e.subject)]) sim_.loop_.offer_again(e.subject);
       break;
     case reoffer:
-      f.reoffer_pending = false;  // the decision after this instant offers waiting work
+      runtime_->reoffer_pending = false;  // the decision after this instant offers waiting work
       break;
-    case replica_finish: {
-      FaultRuntime::Replica& r = f.replicas[e.subject];
-      if (!r.live || r.run.finish != sim_.now_) break;
-      const TaskIndex t = r.task;
-      r.live = false;
-      f.running_replica[r.device] = -1;
-      FaultRuntime::Attempt& a = f.attempt[t];
-      if (a.live) {  // the primary copy loses
-        const double watts = watts_of(t, a.device);
-        charge_device(sim_.devices_[a.device].busy_seconds, sim_.devices_[a.device].busy_joules,
-                      sim_.now_ - a.start, watts);
-        settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, a, sim_.now_, CopyEnd::cancelled,
-                    watts);
-        ++f.report.replicas_cancelled;
-        f.stale_finishes[t].push_back(a.finish);
-        f.running[a.device] = kNoTask;
-        sim_.devices_[a.device].busy = false;
-        sim_.set_device_watts(a.device, sim_.cluster_.device(a.device).spec.idle_watts);
-        const DeviceId primary = a.device;
-        a.live = false;
-        sim_.try_start(primary);
-      }
-      f.undetected[a.device] = f.undetected[a.device] == t ? kNoTask : f.undetected[a.device];
-      f.replica_winner[t] = e.subject;
-      if (r.clone) ++f.report.clones_won;
-      sim_.runs_[t].start = r.run.start;
-      sim_.runs_[t].joules = (sim_.now_ - r.run.start) * watts_of(t, r.device);
-      if (sim_.loop_.placement(t) == kUnplaced)
-        break;  // cannot happen: a live copy keeps it placed
-      sim_.loop_.relocate(t, r.device);
-      sim_.devices_[r.device].busy = true;
-      sim_.finish(t);
+    case replica_finish:
+      finish_replica(e.subject);
       break;
-    }
-    case telemetry_tick: {
-      // Every live device reports; the predictor reads the samples, nothing else.
-      const PredictorOptions& p = o.predictor;
-      for (DeviceId d = 0; d < sim_.cluster_.device_count(); ++d) {
-        if (!f.alive[d]) continue;
-        const double idle = sim_.cluster_.device(d).spec.idle_watts;
-        const double watts = f.running[d] != kNoTask ? sim_.devices_[d].watts
-                             : f.running_replica[d] >= 0
-                                 ? watts_of(f.replicas[std::size_t(f.running_replica[d])].task, d)
-                                 : idle;
-        const double healthy = f.health_thermal[d].steady_celsius(watts);
-        const auto& pending = f.pending_crashes[d];
-        const double next_crash =
-            pending.empty() ? kInfinity : *std::min_element(pending.begin(), pending.end());
-        const TelemetrySample sample =
-            f.telemetry->sample(d, sim_.now_, watts, healthy, next_crash);
-        const bool alarm = f.predictor->observe(d, sample, healthy);
-        if (alarm && f.quarantine_until[d] >= 0) {
-          f.quarantine_until[d] = sim_.now_ + p.inspection_seconds;  // still failing: stays out
-        } else if (alarm) {
-          ++f.report.alarms;
-          f.episode_start[d] = sim_.now_;
-          const bool true_alarm = next_crash - sim_.now_ <= p.telemetry.degradation_lead_seconds;
-          if (true_alarm) ++f.report.true_alarms;
-          const double kept = drain(d);
-          if (true_alarm) f.report.work_saved_seconds += kept;
-          f.quarantine_until[d] = sim_.now_ + p.inspection_seconds;
-        } else if (f.quarantine_until[d] >= 0 && sim_.now_ >= f.quarantine_until[d]) {
-          f.quarantine_until[d] = -1;
-          if (f.undetected[d] == kNoTask) sim_.loop_.device_up(d, sim_.now_);
-        }
-      }
-      schedule(sim_.now_ + p.telemetry.sample_seconds, telemetry_tick, 0);
+    case telemetry_tick:
+      sample_telemetry();
       break;
-    }
-    case clone_check: {
-      const TaskIndex t = e.subject;
-      if (f.clone_check_at[t] != sim_.now_) break;  // stale: the attempt ended or restarted
-      f.clone_check_at[t] = -1;
-      const FaultRuntime::Attempt& a = f.attempt[t];
-      if (!a.live || f.ended[sim_.graph_.job_of(t)] || a.finish <= sim_.now_) break;
-      bool copy_running = false;
-      for (std::uint32_t index : f.task_replicas[t]) copy_running |= f.replicas[index].live;
-      if (copy_running) break;
-      // A clone starts from the newest checkpoint, like any replica (shared storage).
-      const double from = std::max(f.done[t], saved_fraction(a, sim_.now_));
-      // The idle device (nothing queued) predicted to finish a fresh copy first.
-      const Task& task = sim_.graph_.task(t);
-      FaultRuntime::Attempt best;
-      best.finish = kInfinity;
-      for (DeviceId r = 0; r < sim_.cluster_.device_count(); ++r) {
-        if (r == a.device || sim_.devices_[r].busy || !f.alive[r] || sim_.loop_.device_is_down(r))
-          continue;
-        if (!holds_device(r)) continue;  // it has queued work of its own
-        const Device& dev = sim_.cluster_.device(r);
-        if (!can_run(task, dev)) continue;
-        const double run = sim_.perf_.task_seconds(task, dev, 0);
-        if (run == kCannotRun) continue;
-        const double slow_r = sim_.now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
-        FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, sim_.now_, run * slow_r, from);
-        copy.device = r;
-        if (copy.finish < best.finish) best = copy;
-      }
-      if (best.finish < a.finish) {
-        f.replicas.push_back({t, best.device, best, true, true});
-        const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
-        f.task_replicas[t].push_back(index);
-        f.running_replica[best.device] = index;
-        sim_.devices_[best.device].busy = true;
-        schedule(best.finish, replica_finish, index);
-        ++f.report.replicas_started;
-        ++f.report.clones_started;
-      } else if (f.clone_period[t] > 0 && sim_.now_ + f.clone_period[t] < a.finish) {
-        f.clone_check_at[t] = sim_.now_ + f.clone_period[t];  // no device helps yet: look again
-        schedule(f.clone_check_at[t], clone_check, t);
-      }
+    case clone_check:
+      check_clone(e.subject);
       break;
-    }
   }
 }
 

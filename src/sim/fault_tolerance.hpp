@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "hetsched/sim/simulation_extension.hpp"
 
@@ -13,6 +14,7 @@ namespace hetsched {
 
 class Simulator;
 struct FaultRuntime;
+enum class CopyEnd : std::uint8_t;  // how a copy of a task ends
 
 class FaultTolerance final : public SimulationExtension {
  public:
@@ -32,6 +34,24 @@ class FaultTolerance final : public SimulationExtension {
  private:
   // One of this extension's events (FaultEvent in the .cpp) at `time`.
   void schedule(double time, std::uint32_t kind, std::uint32_t subject);
+
+  // The events, one method each.
+  void inject_failure(std::uint32_t index);  // a crash, partition, straggler or transient
+  void detect_failure(DeviceId device);      // the heartbeats stopped long enough
+  void repair(DeviceId device);
+  void finish_replica(std::uint32_t index);  // a replica or clone finishes first
+  void sample_telemetry();                   // every live device reports to the predictor
+  void check_clone(TaskIndex task);          // a straggler may get a clone
+
+  // What they share.
+  double watts_of(TaskIndex task, DeviceId device) const;
+  void respawn(TaskIndex task);
+  void fail_job(JobIndex job, const std::string& reason);
+  void recover(TaskIndex task, double lost_at);
+  TaskIndex stop_attempt(DeviceId device, CopyEnd end);
+  void stop_replica(DeviceId device, CopyEnd end);
+  void crash(DeviceId device, double back);
+  double drain(DeviceId device);
 
   Simulator& sim_;
   std::uint32_t event_base_;

@@ -7,7 +7,7 @@
 
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/core/input_error.hpp"
-#include "hetsched/fault/fault_file.hpp"
+#include "hetsched/io/fault_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const hetsched::Cluster cluster = hetsched::default_cluster();

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "hetsched/core/input_error.hpp"
-#include "hetsched/runtime/runtime_dag_file.hpp"
+#include "hetsched/io/runtime_dag_file.hpp"
 
 namespace {
 

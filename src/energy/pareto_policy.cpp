@@ -1,6 +1,6 @@
 // The pareto mode as a policy (a static planner): when a job arrives, trace the
 // Pareto front of its schedules over (makespan, energy, cost) by ε-constraint
-// sweeps seeded with list schedules (src/policy/pareto_front.cpp) and run the one
+// sweeps seeded with list schedules (src/energy/pareto_front.cpp) and run the one
 // with the least weighted sum of normalised objectives, the weights being
 // PolicyOptions::objective_weights (makespan, energy, cost).
 #include "hetsched/energy/pareto_front.hpp"

@@ -167,6 +167,10 @@ CudaDevice::CudaDevice(std::unique_ptr<Impl> impl, CudaDeviceInfo info)
 
 CudaDevice::~CudaDevice() = default;
 
+KernelDeviceTransfers CudaDevice::transfers() {
+  return {bytes_to_device_, bytes_to_host_, transfers_.prefetched, 0, 0, 0.0};
+}
+
 void CudaDevice::set_program_source(std::string source) { impl_->source = std::move(source); }
 
 std::vector<std::unique_ptr<CudaDevice>> CudaDevice::open_all(std::string& notice) {

@@ -46,12 +46,11 @@ constexpr double kSecondsPerTick =
 }  // namespace
 
 struct LocalBackend::Worker {
-  Worker(DeviceId d, WorkerKind k, OpenClDevice* cl, CudaDevice* gpu, int pu, std::size_t depth)
-      : device(d), kind(k), opencl(cl), cuda(gpu), pinned_pu(pu), inbox(depth), outbox(depth) {}
+  Worker(DeviceId d, WorkerKind k, KernelDevice& kernels, int pu, std::size_t depth)
+      : device(d), kind(k), kernels(kernels), pinned_pu(pu), inbox(depth), outbox(depth) {}
   DeviceId device;
   WorkerKind kind;
-  OpenClDevice* opencl;
-  CudaDevice* cuda;
+  KernelDevice& kernels;
   int pinned_pu;
   SpscRing<TaskIndex> inbox;
   SpscRing<Completion> outbox;
@@ -96,8 +95,8 @@ LocalBackend::LocalBackend(LocalDevices& devices, RuntimeDag& dag, const PerfMod
   memo_.assign(device_count, PredictionMemo{});
   low_water_ = std::max<std::size_t>(1, options_.max_tasks_ahead / 2);
   for (DeviceId d = 0; d < device_count; ++d)
-    workers_.push_back(std::make_unique<Worker>(d, devices.kind(d), devices.opencl(d),
-                                                devices.cuda(d), devices.pinned_pu(d),
+    workers_.push_back(std::make_unique<Worker>(d, devices.kind(d), devices.kernel_device(d),
+                                                devices.pinned_pu(d),
                                                 std::size_t(options_.max_tasks_ahead) + 1));
 }
 
@@ -257,19 +256,15 @@ bool LocalBackend::try_steal(DeviceId thief) {
 
 std::optional<std::string> LocalBackend::execute(Worker& worker, TaskIndex task) {
   const KernelCall& call = dag_.calls()[task];
+  // The task queued behind this one (its inputs are current on the host: it was handed
+  // over ready) has its uploads overlapped with this kernel, on a device with memory of
+  // its own.
+  const KernelCall* next_call = nullptr;
   if (worker.kind != WorkerKind::cpu) {
-    // The task queued behind this one (its inputs are current on the host: it was handed
-    // over ready) has its uploads overlapped with this kernel.
     const TaskIndex* next = worker.inbox.peek();
-    const KernelCall* next_call = next && *next != kStopWorker ? &dag_.calls()[*next] : nullptr;
-    if (worker.kind == WorkerKind::cuda) return worker.cuda->run(call, dag_.data(), next_call);
-    return worker.opencl->run(call, dag_.data(), next_call);
+    next_call = next && *next != kStopWorker ? &dag_.calls()[*next] : nullptr;
   }
-  auto error = run_cpu_kernel(call, dag_.data());
-  if (!error)
-    for (std::size_t i = 0; i < call.handle_count; ++i)
-      if (call.access[i] != Access::read) dag_.data().bump_version(call.handles[i]);
-  return error;
+  return worker.kernels.run(call, dag_.data(), next_call);
 }
 
 void LocalBackend::worker_main(Worker& worker) {
@@ -429,19 +424,8 @@ LocalRunReport LocalBackend::run() {
   for (DeviceId d = 0; d < workers_.size(); ++d)
     result_.report.devices.push_back(DeviceResult{d, 0, 0, 0, 0});
   if (options_.record_schedule) reserve_touched(result_.report.schedule, total);
-  std::vector<std::uint64_t> bytes_before_in, bytes_before_out;
-  std::vector<OpenClTransferStats> transfers_before;
-  std::vector<std::uint64_t> cuda_prefetched_before;
-  for (const auto& w : workers_) {
-    bytes_before_in.push_back(w->opencl ? w->opencl->bytes_to_device()
-                              : w->cuda ? w->cuda->bytes_to_device()
-                                        : 0);
-    bytes_before_out.push_back(w->opencl ? w->opencl->bytes_to_host()
-                               : w->cuda ? w->cuda->bytes_to_host()
-                                         : 0);
-    cuda_prefetched_before.push_back(w->cuda ? w->cuda->transfer_stats().prefetched : 0);
-    transfers_before.push_back(w->opencl ? w->opencl->transfer_stats() : OpenClTransferStats{});
-  }
+  std::vector<KernelDeviceTransfers> transfers_before;
+  for (const auto& w : workers_) transfers_before.push_back(w->kernels.transfers());
 
   // Workers start (pinned, BLAS set up) before the clock does, as StarPU's workers exist
   // before its tasks are submitted: the run is timed from the first decision to the last
@@ -535,22 +519,16 @@ LocalRunReport LocalBackend::run() {
               return a.start_seconds != b.start_seconds ? a.start_seconds < b.start_seconds
                                                         : a.task < b.task;
             });
-  for (std::size_t i = 0; i < workers_.size(); ++i)
-    if (workers_[i]->opencl) {
-      result_.bytes_to_devices += workers_[i]->opencl->bytes_to_device() - bytes_before_in[i];
-      result_.bytes_to_host += workers_[i]->opencl->bytes_to_host() - bytes_before_out[i];
-      const OpenClTransferStats& now = workers_[i]->opencl->transfer_stats();
-      const OpenClTransferStats& before = transfers_before[i];
-      result_.prefetched_uploads += now.prefetched - before.prefetched;
-      result_.uploads_during_kernel += now.uploads_during_kernel - before.uploads_during_kernel;
-      result_.uploads_overlapped += now.uploads_overlapped - before.uploads_overlapped;
-      result_.overlap_seconds += now.overlap_seconds - before.overlap_seconds;
-    } else if (workers_[i]->cuda) {
-      CudaDevice& gpu = *workers_[i]->cuda;
-      result_.bytes_to_devices += gpu.bytes_to_device() - bytes_before_in[i];
-      result_.bytes_to_host += gpu.bytes_to_host() - bytes_before_out[i];
-      result_.prefetched_uploads += gpu.transfer_stats().prefetched - cuda_prefetched_before[i];
-    }
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    const KernelDeviceTransfers now = workers_[i]->kernels.transfers();
+    const KernelDeviceTransfers& before = transfers_before[i];
+    result_.bytes_to_devices += now.bytes_to_device - before.bytes_to_device;
+    result_.bytes_to_host += now.bytes_to_host - before.bytes_to_host;
+    result_.prefetched_uploads += now.prefetched_uploads - before.prefetched_uploads;
+    result_.uploads_during_kernel += now.uploads_during_kernel - before.uploads_during_kernel;
+    result_.uploads_overlapped += now.uploads_overlapped - before.uploads_overlapped;
+    result_.overlap_seconds += now.overlap_seconds - before.overlap_seconds;
+  }
   report.transfer_bytes = double(result_.bytes_to_devices + result_.bytes_to_host);
   return std::move(result_);
 }

@@ -95,8 +95,7 @@ LocalDevices::LocalDevices(const LocalDevicesOptions& options) : cpu_(discover_c
     pinned_pu_.push_back(options.pin_cpu_workers && !cpu_.core_first_pu.empty()
                              ? int(cpu_.core_first_pu[w % cpu_.core_first_pu.size()])
                              : -1);
-    opencl_slot_.push_back(nullptr);
-    cuda_slot_.push_back(nullptr);
+    device_slot_.push_back(cpu_kernels_.get());
   }
   if (options.use_opencl) {
     opencl_ = OpenClDevice::open_all(notice_);
@@ -123,8 +122,7 @@ LocalDevices::LocalDevices(const LocalDevicesOptions& options) : cpu_(discover_c
     specs.push_back(spec);
     kinds_.push_back(WorkerKind::opencl);
     pinned_pu_.push_back(-1);
-    opencl_slot_.push_back(device.get());
-    cuda_slot_.push_back(nullptr);
+    device_slot_.push_back(device.get());
   }
   opencl_notice_ = notice_;
   if (options.use_cuda) {
@@ -152,8 +150,7 @@ LocalDevices::LocalDevices(const LocalDevicesOptions& options) : cpu_(discover_c
     specs.push_back(spec);
     kinds_.push_back(WorkerKind::cuda);
     pinned_pu_.push_back(-1);
-    opencl_slot_.push_back(nullptr);
-    cuda_slot_.push_back(device.get());
+    device_slot_.push_back(device.get());
   }
   if (!cuda_notice_.empty() && options.use_cuda && cuda_workers_built())
     notice_ += (notice_.empty() ? "" : "; ") + cuda_notice_;
@@ -174,19 +171,7 @@ std::string_view to_string(WorkerKind kind) {
 
 std::optional<std::string> LocalDevices::run_on(DeviceId d, const KernelCall& call,
                                                 DataRegistry& data) const {
-  switch (kinds_[d]) {
-    case WorkerKind::opencl:
-      return opencl_slot_[d]->run(call, data);
-    case WorkerKind::cuda:
-      return cuda_slot_[d]->run(call, data);
-    case WorkerKind::cpu:
-      break;
-  }
-  auto error = run_cpu_kernel(call, data);
-  if (!error)
-    for (std::size_t i = 0; i < call.handle_count; ++i)
-      if (call.access[i] != Access::read) data.bump_version(call.handles[i]);
-  return error;
+  return device_slot_[d]->run(call, data, nullptr);
 }
 
 std::string LocalDevices::fingerprint() const {

@@ -282,6 +282,13 @@ const OpenClTransferStats& OpenClDevice::transfer_stats() {
   return transfers_;
 }
 
+KernelDeviceTransfers OpenClDevice::transfers() {
+  const OpenClTransferStats& stats = transfer_stats();
+  return {bytes_to_device_,         bytes_to_host_,
+          stats.prefetched,         stats.uploads_during_kernel,
+          stats.uploads_overlapped, stats.overlap_seconds};
+}
+
 std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistry& data,
                                              const KernelCall* next) {
   Impl& m = *impl_;

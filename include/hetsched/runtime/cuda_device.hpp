@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "hetsched/runtime/kernel_library.hpp"
+#include "hetsched/runtime/kernel_device.hpp"
 
 namespace hetsched {
 
@@ -71,13 +71,13 @@ struct CudaTransferStats {
   std::uint64_t prefetched = 0;  // of those, enqueued for the next task behind this one's kernels
 };
 
-class CudaDevice {
+class CudaDevice final : public KernelDevice {
  public:
   // Every CUDA device. When none can be used (not built, disabled, no driver, driver
   // without devices), returns none and sets `notice` to one line saying why.
   static std::vector<std::unique_ptr<CudaDevice>> open_all(std::string& notice);
 
-  ~CudaDevice();
+  ~CudaDevice() override;
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;
 
@@ -87,7 +87,8 @@ class CudaDevice {
   // copies are then untouched). With `next`, its stale inputs are uploaded while this
   // call's kernels run. Only the worker owning the device calls run().
   std::optional<std::string> run(const KernelCall& call, DataRegistry& data,
-                                 const KernelCall* next = nullptr);
+                                 const KernelCall* next = nullptr) override;
+  KernelDeviceTransfers transfers() override;
 
   // Replaces the program source before first use (fault injection; own kernels).
   void set_program_source(std::string source);

@@ -59,9 +59,9 @@ class LocalDevices {
   WorkerKind kind(DeviceId d) const { return kinds_[d]; }
   // For CPU workers: the OS index of the hardware thread to pin to; -1: do not pin.
   int pinned_pu(DeviceId d) const { return pinned_pu_[d]; }
-  OpenClDevice* opencl(DeviceId d) const { return opencl_slot_[d]; }
+  // What worker d runs its kernels on, whatever its kind.
+  KernelDevice& kernel_device(DeviceId d) const { return *device_slot_[d]; }
   const std::vector<std::unique_ptr<OpenClDevice>>& opencl_devices() const { return opencl_; }
-  CudaDevice* cuda(DeviceId d) const { return cuda_slot_[d]; }
   const std::vector<std::unique_ptr<CudaDevice>>& cuda_devices() const { return cuda_; }
 
   // Runs one call on worker d's device from the calling thread (CPU kernels with the
@@ -79,10 +79,10 @@ class LocalDevices {
   std::string cuda_notice_;
   std::vector<WorkerKind> kinds_;
   std::vector<int> pinned_pu_;
-  std::vector<OpenClDevice*> opencl_slot_;
+  std::unique_ptr<CpuKernelDevice> cpu_kernels_ = std::make_unique<CpuKernelDevice>();
   std::vector<std::unique_ptr<OpenClDevice>> opencl_;
-  std::vector<CudaDevice*> cuda_slot_;
   std::vector<std::unique_ptr<CudaDevice>> cuda_;
+  std::vector<KernelDevice*> device_slot_;  // per worker: one of the above
 };
 
 }  // namespace hetsched

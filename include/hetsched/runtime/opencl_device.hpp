@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "hetsched/runtime/kernel_library.hpp"
+#include "hetsched/runtime/kernel_device.hpp"
 
 namespace hetsched {
 
@@ -51,14 +51,14 @@ struct OpenClTransferStats {
   double timed_upload_seconds = 0;          // their total time
 };
 
-class OpenClDevice {
+class OpenClDevice final : public KernelDevice {
  public:
   // Every OpenCL device of every platform. When none is found (no ICD, no
   // platform, or OpenCL disabled), returns none and sets `notice` to one line
   // saying why; `notice` is left empty otherwise.
   static std::vector<std::unique_ptr<OpenClDevice>> open_all(std::string& notice);
 
-  ~OpenClDevice();
+  ~OpenClDevice() override;
   OpenClDevice(const OpenClDevice&) = delete;
   OpenClDevice& operator=(const OpenClDevice&) = delete;
 
@@ -69,7 +69,8 @@ class OpenClDevice {
   // `next` (the task this device runs after it, its inputs already current on the
   // host), that task's stale inputs are uploaded while this call's kernel runs.
   std::optional<std::string> run(const KernelCall& call, DataRegistry& data,
-                                 const KernelCall* next = nullptr);
+                                 const KernelCall* next = nullptr) override;
+  KernelDeviceTransfers transfers() override;
 
   // The overlap achieved so far (waits for outstanding uploads to time them).
   const OpenClTransferStats& transfer_stats();

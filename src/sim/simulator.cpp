@@ -9,37 +9,10 @@
 
 #include "fault_tolerance.hpp"
 #include "hetsched/core/input_error.hpp"
+#include "power_capping.hpp"
+#include "thermal_throttling.hpp"
 
 namespace hetsched {
-
-std::string power_cap_problem(const Cluster& cluster, double power_cap_watts) {
-  if (power_cap_watts < 0) return fmt::format("power cap of {} W is negative", power_cap_watts);
-  if (power_cap_watts == 0) return {};
-  double idle = 0;
-  for (const Device& d : cluster.devices()) idle += d.spec.idle_watts;
-  if (power_cap_watts < idle)
-    return fmt::format(
-        "power cap of {:.6g} W is below the idle power of the cluster's {} devices, {:.6g} W "
-        "(they stay on); raise it by at least {:.6g} W",
-        power_cap_watts, cluster.device_count(), idle, idle - power_cap_watts);
-  return {};
-}
-
-std::string node_power_cap_problem(const Cluster& cluster, double node_power_cap_watts) {
-  if (node_power_cap_watts < 0)
-    return fmt::format("node power cap of {} W is negative", node_power_cap_watts);
-  if (node_power_cap_watts == 0) return {};
-  for (const Node& node : cluster.nodes()) {
-    double idle = 0;
-    for (DeviceId d : node.devices) idle += cluster.device(d).spec.idle_watts;
-    if (node_power_cap_watts < idle)
-      return fmt::format(
-          "node power cap of {:.6g} W is below the idle power of node {}'s {} devices, {:.6g} W "
-          "(they stay on); raise it by at least {:.6g} W",
-          node_power_cap_watts, node.name, node.devices.size(), idle, idle - node_power_cap_watts);
-  }
-  return {};
-}
 
 Simulator::Simulator(const Cluster& cluster, const Workload& workload, const PerfModel& perf,
                      SchedulingPolicy& policy, SimulationOptions options)
@@ -50,16 +23,9 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
       options_(std::move(options)),
       own_loop_(std::make_unique<SchedulingLoop>(cluster, graph_, perf, policy, *this)),
       loop_(*own_loop_) {
-  if (const std::string problem = power_cap_problem(cluster, options_.power_cap_watts);
-      !problem.empty())
-    throw InputError(problem);
-  if (const std::string problem = node_power_cap_problem(cluster, options_.node_power_cap_watts);
-      !problem.empty())
-    throw InputError(problem);
-  report_.power_cap_watts = options_.power_cap_watts;
-  report_.node_power_cap_watts = options_.node_power_cap_watts;
-  if (options_.thermal.enabled) report_.thermal_modeled = true;
-  report_.thermal_limit_celsius = options_.thermal.limit_celsius;
+  if (options_.thermal.enabled) add_extension<ThermalThrottling>();
+  if (options_.power_cap_watts != 0 || options_.node_power_cap_watts != 0)
+    add_extension<PowerCapping>();
   cluster_grew();
   graph_grew();
 }
@@ -77,7 +43,7 @@ Simulator::Simulator(const Cluster& cluster, TaskGraph& graph, const PerfModel& 
   if (options_.power_cap_watts > 0 || options_.node_power_cap_watts > 0)
     throw InputError("the open-world simulator (the service's twin) has no power cap");
   options_.record_schedule = false;  // the owner keeps its own records
-  if (options_.thermal.enabled) report_.thermal_modeled = true;
+  if (options_.thermal.enabled) add_extension<ThermalThrottling>();
   cluster_grew();
   graph_grew();
 }
@@ -91,14 +57,10 @@ void Simulator::cluster_grew() {
     const DeviceSpec& spec = cluster_.device(d).spec;
     DeviceState& device = devices_.emplace_back(&queue_memory_);
     device.watts = spec.idle_watts;
-    device.celsius_time = now_;
     cluster_watts_ += spec.idle_watts;
     node_watts_[cluster_.device(d).node] += spec.idle_watts;
-    if (options_.thermal.enabled) {
-      thermal_.emplace_back(spec, options_.thermal);
-      device.celsius = device.peak_celsius = thermal_.back().steady_celsius(spec.idle_watts);
-    }
   }
+  for (const auto& extension : extensions_) extension->devices_added(static_cast<DeviceId>(first));
   report_.peak_power_watts = std::max(report_.peak_power_watts, cluster_watts_);
   for (double w : node_watts_)
     report_.peak_node_power_watts = std::max(report_.peak_node_power_watts, w);
@@ -175,49 +137,21 @@ void Simulator::try_start(DeviceId d) {
     }
     return;
   }
-  const Task& task = graph_.task(t);
-  const Device& dev = cluster_.device(d);
   std::uint8_t pstate = loop_.pstate(t);
-  const std::size_t slowest = dev.spec.pstates.size() - 1;
-  if (!thermal_.empty()) {
-    advance_temperature(d);
-    if (device.celsius < options_.thermal.limit_celsius - options_.thermal.hysteresis_celsius)
-      device.throttle_level = 0;
-    pstate =
-        static_cast<std::uint8_t>(std::min<std::size_t>(pstate + device.throttle_level, slowest));
-  }
-  if (options_.power_cap_watts > 0 || options_.node_power_cap_watts > 0) {
-    // The fastest P-state, from the planned one down, that keeps the cluster and the
-    // device's node within their caps.
-    double headroom = std::numeric_limits<double>::infinity();
-    if (options_.power_cap_watts > 0) headroom = options_.power_cap_watts - cluster_watts_;
-    if (options_.node_power_cap_watts > 0)
-      headroom = std::min(headroom, options_.node_power_cap_watts - node_watts_[dev.node]);
-    std::size_t fits = pstate;
-    while (fits <= slowest && perf_.task_watts(task, dev, fits) - dev.spec.idle_watts > headroom)
-      ++fits;
-    if (fits > slowest) {
-      const bool others_running = std::any_of(devices_.begin(), devices_.end(),
-                                              [](const DeviceState& s) { return s.busy; });
-      if (!others_running) {
-        // Nothing will ever free power for it: say so rather than run over the cap.
-        report_.power_cap_refusals.push_back(fmt::format(
-            "{}/{}: needs {:.6g} W above idle on {} even at its slowest P-state, but the "
-            "power cap leaves {:.6g} W",
-            graph_.job(graph_.job_of(t)).name, task.name,
-            perf_.task_watts(task, dev, slowest) - dev.spec.idle_watts, dev.name, headroom));
+  for (const auto& extension : extensions_) {
+    switch (extension->start_pstate(t, d, pstate)) {
+      case SimulationExtension::Start::go:
+        continue;
+      case SimulationExtension::Start::wait:
+        return;
+      case SimulationExtension::Start::drop:
         device.queue.pop_front();
         try_start(d);
         return;
-      }
-      if (!device.waiting_for_power) ++report_.power_cap_waits;
-      device.waiting_for_power = true;
-      return;
     }
-    if (fits != pstate) ++report_.power_cap_slowdowns;
-    pstate = static_cast<std::uint8_t>(fits);
   }
-  device.waiting_for_power = false;
+  const Task& task = graph_.task(t);
+  const Device& dev = cluster_.device(d);
   device.queue.pop_front();
   device.busy = true;
   double seconds = perf_.task_seconds(task, dev, pstate);
@@ -235,12 +169,12 @@ void Simulator::try_start(DeviceId d) {
   if (observer_ != nullptr) observer_->task_started(t, d, now_);
   run.expected_finish = now_ + seconds;
   events_.schedule(now_ + seconds, task_finish, t);
-  if (!thermal_.empty()) schedule_thermal_event(d);
+  for (const auto& extension : extensions_) extension->task_started(t, d);
 }
 
 void Simulator::set_device_watts(DeviceId d, double watts) {
   DeviceState& device = devices_[d];
-  if (!thermal_.empty()) advance_temperature(d);
+  for (const auto& extension : extensions_) extension->device_power_changing(d);
   cluster_watts_ += watts - device.watts;
   double& node = node_watts_[cluster_.device(d).node];
   node += watts - device.watts;
@@ -255,72 +189,23 @@ void Simulator::set_device_watts(DeviceId d, double watts) {
   }
 }
 
-void Simulator::advance_temperature(DeviceId d) {
+void Simulator::change_running_pstate(DeviceId d, std::uint8_t pstate) {
   DeviceState& device = devices_[d];
-  if (now_ > device.celsius_time) {
-    // Under constant power the temperature is monotone, so the peak over the
-    // interval is at one of its ends.
-    device.celsius =
-        thermal_[d].temperature_after(device.celsius, device.watts, now_ - device.celsius_time);
-    device.celsius_time = now_;
-    if (options_.record_schedule)
-      report_.temperatures.push_back(TemperatureSample{now_, d, device.celsius});
-  }
-  device.peak_celsius = std::max(device.peak_celsius, device.celsius);
-}
-
-void Simulator::schedule_thermal_event(DeviceId d) {
-  DeviceState& device = devices_[d];
-  device.thermal_event_time = -1;
-  if (!device.busy) return;
-  const double limit = options_.thermal.limit_celsius;
-  // Below the limit: when it will be crossed. At it: step down again after a tenth
-  // of the time constant while the current draw would still settle above it.
-  const double wait =
-      device.celsius < limit ? thermal_[d].seconds_to_reach(device.celsius, device.watts, limit)
-      : thermal_[d].steady_celsius(device.watts) > limit ? 0.1 * thermal_[d].time_constant_seconds()
-                                                         : std::numeric_limits<double>::infinity();
-  if (!std::isfinite(wait) || now_ + wait >= runs_[device.running].expected_finish) return;
-  device.thermal_event_time = now_ + std::max(wait, 0.0);
-  events_.schedule(device.thermal_event_time, thermal_limit, d);
-}
-
-// The device reached its limit while running: like a GPU's clock slowdown, the
-// running task continues one P-state lower; its remaining work takes longer.
-void Simulator::thermal_limit_reached(DeviceId d) {
-  DeviceState& device = devices_[d];
-  if (!device.busy || device.thermal_event_time != now_) return;  // stale
-  device.thermal_event_time = -1;
   const Device& dev = cluster_.device(d);
-  const std::size_t slowest = dev.spec.pstates.size() - 1;
-  advance_temperature(d);
-  if (device.running_pstate >= slowest) return;  // nothing slower to go to
   const TaskIndex t = device.running;
   const Task& task = graph_.task(t);
   TaskRun& run = runs_[t];
   device.done_fraction += (now_ - device.segment_start) / device.segment_seconds;
-  const double old_watts = device.watts;
-  run.joules -= old_watts * (run.expected_finish - now_);
-  device.running_pstate = static_cast<std::uint8_t>(device.running_pstate + 1);
-  device.throttle_level =
-      static_cast<std::uint8_t>(std::min<std::size_t>(device.throttle_level + 1, slowest));
-  ++device.throttle_events;
-  ++report_.thermal_throttle_events;
+  run.joules -= device.watts * (run.expected_finish - now_);
+  device.running_pstate = pstate;
   device.segment_start = now_;
-  device.segment_seconds = perf_.task_seconds(task, dev, device.running_pstate);
+  device.segment_seconds = perf_.task_seconds(task, dev, pstate);
   const double remaining = std::max(0.0, 1 - device.done_fraction) * device.segment_seconds;
-  const double watts = perf_.task_watts(task, dev, device.running_pstate);
+  const double watts = perf_.task_watts(task, dev, pstate);
   run.joules += watts * remaining;
   set_device_watts(d, watts);
   run.expected_finish = now_ + remaining;
   events_.schedule(run.expected_finish, task_finish, t);
-  schedule_thermal_event(d);
-}
-
-void Simulator::retry_power_waiters() {
-  if (options_.power_cap_watts <= 0 && options_.node_power_cap_watts <= 0) return;
-  for (DeviceId d = 0; d < devices_.size(); ++d)
-    if (devices_[d].waiting_for_power) try_start(d);
 }
 
 void Simulator::finish(TaskIndex t) {
@@ -347,7 +232,7 @@ void Simulator::finish(TaskIndex t) {
     if (consumer_device != d) try_start(consumer_device);
   }
   try_start(d);
-  retry_power_waiters();
+  for (const auto& extension : extensions_) extension->task_finished(t, d);
 }
 
 double Simulator::next_instant() const {
@@ -377,16 +262,13 @@ void Simulator::run_instant() {
         try_start(e.subject);
         break;
       case task_finish:
-        // A finish is stale when a throttle moved it, a failure ended the attempt or
-        // the owner stopped the task.
+        // A finish is stale when a change of P-state moved it, a failure ended the
+        // attempt or the owner stopped the task.
         if (e.time == runs_[e.subject].expected_finish &&
             std::all_of(extensions_.begin(), extensions_.end(), [&](const auto& extension) {
               return extension->finish_is_current(e.subject);
             }))
           finish(e.subject);
-        break;
-      case thermal_limit:
-        thermal_limit_reached(e.subject);
         break;
     }
   }
@@ -421,9 +303,6 @@ RunReport Simulator::run() {
   if (options_.record_schedule) {
     report_.schedule.reserve(graph_.task_count());
     report_.power.push_back(PowerSample{0.0, cluster_watts_});
-    if (!thermal_.empty())
-      for (DeviceId d = 0; d < devices_.size(); ++d)
-        report_.temperatures.push_back(TemperatureSample{0.0, d, devices_[d].celsius});
   }
   std::size_t next_progress = 1 << 16;
   if (options_.faults.enabled) add_extension<FaultTolerance>();
@@ -489,8 +368,6 @@ RunReport Simulator::run() {
     out.busy_seconds = state.busy_seconds;
     out.busy_joules = state.busy_joules;
     out.idle_joules = spec.idle_watts * std::max(0.0, makespan - state.busy_seconds);
-    out.peak_celsius = state.peak_celsius;
-    out.throttle_events = state.throttle_events;
     r.energy_joules += out.busy_joules + out.idle_joules;
     r.cost_usd += spec.price_per_hour * makespan / 3600.0;
     const auto k = static_cast<std::size_t>(spec.kind);

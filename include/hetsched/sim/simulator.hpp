@@ -38,25 +38,22 @@ struct SimulationOptions {
   bool record_schedule = true;  // keep every task and transfer for the trace
   // Called now and then with (tasks finished, tasks total), for progress display.
   std::function<void(std::size_t, std::size_t)> progress;
-  // Cluster-wide power cap in watts (0: none). Every device draws its idle power all
-  // the time; a task may start only if the cluster's draw stays within the cap —
-  // at its planned P-state, else at the fastest slower one that fits (the task
-  // slows down), else it waits until running tasks finish. A cap below the
-  // cluster's idle power is bad input (InputError).
+  // Cluster-wide power cap in watts (0: none): a task starts at its planned P-state, else
+  // at the fastest slower one that keeps the cluster's draw within the cap, else it waits
+  // (the PowerCapping extension, src/sim/power_capping.hpp). A cap below the cluster's idle
+  // power is bad input (InputError).
   double power_cap_watts = 0;
-  // Per-node power cap in watts, the same for every node (0: none): the devices of a
-  // node together stay within it, enforced like the cluster cap (a slower P-state,
-  // else wait). A cap below a node's idle power is bad input (InputError).
+  // Per-node power cap in watts, the same for every node (0: none), enforced alike.
   double node_power_cap_watts = 0;
   // First-order RC thermal model per device; above the limit a device throttles
-  // its running task one P-state lower, as real GPUs do (off by default).
+  // its running task one P-state lower, as real GPUs do (ThermalThrottling; off by default).
   ThermalOptions thermal;
   // Failures, detection and recovery (fault/); off by default.
   FaultOptions faults;
 };
 
-// Why a power cap cannot work on the cluster (below the idle power of its
-// devices, which stay on), or empty when it can.
+// Why a power cap cannot work on the cluster (not a finite number, negative, or below the
+// idle power of its devices, which stay on), or empty when it can.
 std::string power_cap_problem(const Cluster& cluster, double power_cap_watts);
 // The same for a per-node cap: the first node whose devices idle above it.
 std::string node_power_cap_problem(const Cluster& cluster, double node_power_cap_watts);
@@ -101,7 +98,7 @@ class Simulator final : public Backend {
   }
 
  private:
-  enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish, thermal_limit };
+  enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish };
   struct DeviceState {
     explicit DeviceState(std::pmr::memory_resource* queue_memory) : queue(queue_memory) {}
     PlannedQueue queue;
@@ -109,21 +106,14 @@ class Simulator final : public Backend {
     double busy_seconds = 0;
     double busy_joules = 0;
     std::uint32_t tasks = 0;
-    // Power and thermal state (energy branch).
+    // The running task and its P-state: it may change while the task runs.
     TaskIndex running = 0;
     std::uint8_t running_pstate = 0;
     double segment_start = 0;    // when the running task's current P-state began
     double segment_seconds = 0;  // the task's full run time at that P-state
     double done_fraction = 0;    // work done before the current segment
     double watts = 0;            // current draw
-    double celsius = 0;
-    double celsius_time = 0;  // when celsius was last brought up to date
-    double peak_celsius = 0;
-    double thermal_event_time = -1;   // the pending limit-crossing event, if any
-    std::uint8_t throttle_level = 0;  // P-states the device is held down by heat
-    std::uint32_t throttle_events = 0;
-    bool waiting_for_power = false;
-    double wake_at = -1;  // the pending wake-up, if any
+    double wake_at = -1;         // the pending wake-up, if any
   };
   // What the simulator keeps per task, in one cache line: an event on a task reads
   // and writes these together, and tasks of one device are far apart in index.
@@ -143,12 +133,11 @@ class Simulator final : public Backend {
   void send_input(TaskIndex consumer, NodeId from_node, DeviceId from_device, double bytes);
   void try_start(DeviceId device);
   void finish(TaskIndex task);
-  // Power and thermal helpers (energy branch).
+  // The device's draw from now on; the cluster's and its node's follow.
   void set_device_watts(DeviceId device, double watts);
-  void advance_temperature(DeviceId device);
-  void schedule_thermal_event(DeviceId device);
-  void thermal_limit_reached(DeviceId device);
-  void retry_power_waiters();
+  // The task running on the device goes on at another P-state from now (DVFS while it
+  // runs): the work done so far stays done, the rest takes that P-state's time and power.
+  void change_running_pstate(DeviceId device, std::uint8_t pstate);
 
   // Adds a feature outside the kernel; its events get the next range of kinds.
   template <typename Extension>
@@ -179,13 +168,16 @@ class Simulator final : public Backend {
   std::vector<DeviceState> devices_;
   std::vector<NicState> nics_;
   LargeVector<TaskRun> runs_;  // per task
-  std::vector<ThermalModel> thermal_;
   double cluster_watts_ = 0;
   std::vector<double> node_watts_;  // per node: its devices' current draw
   RunReport report_;
-  // Features outside the kernel (faults and recovery), called at its fixed points.
+  // Features outside the kernel (thermal throttling, power caps, faults and recovery),
+  // called at its fixed points. They are the kernel's own features and, as its friends,
+  // read and change its state.
   std::vector<std::unique_ptr<SimulationExtension>> extensions_;
   friend class FaultTolerance;
+  friend class PowerCapping;
+  friend class ThermalThrottling;
 };
 
 }  // namespace hetsched

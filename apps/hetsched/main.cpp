@@ -83,6 +83,9 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hetsched: internal error: %s\n", e.what());
     return 1;
+  } catch (...) {
+    std::fprintf(stderr, "hetsched: internal error: an exception of unknown type\n");
+    return 1;
   }
   return 0;
 }

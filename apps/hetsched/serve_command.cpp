@@ -19,6 +19,7 @@
 #include "hetsched/service/deferred_leadership.hpp"
 #include "hetsched/service/service_factories.hpp"
 #include "hetsched/service/service_http_server.hpp"
+#include "hetsched/service/service_log.hpp"
 #include "hetsched/stream/stream_policy.hpp"
 #include "option_checks.hpp"
 
@@ -49,6 +50,7 @@ struct ServeOptions {
   std::size_t max_connections_per_address = 256;
   double request_head_seconds = 10;
   double idle_seconds = 5;
+  std::string log_level = "info";
 };
 
 std::pair<std::string, int> parse_listen(const std::string& text) {
@@ -264,7 +266,15 @@ void add_serve_command(CLI::App& app) {
                    "a connection on which no request starts for this long is closed")
       ->capture_default_str()
       ->check(finite_range(0.1, 3600.0));
-  command->callback([options] { run_serve(*options); });
+  command
+      ->add_option("--log-level", options->log_level,
+                   "the lowest level of the service's log lines written to stderr: trace, "
+                   "debug, info, warn, error, critical or off")
+      ->capture_default_str();
+  command->callback([options] {
+    set_service_log_level(options->log_level);
+    run_serve(*options);
+  });
 }
 
 }  // namespace hetsched::cli

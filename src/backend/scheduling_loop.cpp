@@ -257,8 +257,9 @@ PlacementVerdict SchedulingLoop::verdict(TaskIndex t) const {
   if (can_run_somewhere)
     return {PlacementStatus::unschedulable,
             fmt::format("no device that can run task '{}' is up", task.name)};
-  std::string why = why_no_device_can_run(task, cluster_);
-  if (why.empty()) why = "its cost matrix gives no device of the cluster";
+  const Status runnable = check_runnable(task, cluster_);
+  const std::string why =
+      runnable ? "its cost matrix gives no device of the cluster" : runnable.error();
   return {PlacementStatus::unresolvable,
           fmt::format("no device of the cluster can run task '{}': {}", task.name, why)};
 }

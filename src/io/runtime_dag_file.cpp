@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <span>
 #include <unordered_map>
 
 #include "hetsched/core/closest_names.hpp"
@@ -28,90 +29,9 @@ const std::vector<std::string> kJobFields{"name", "tasks", "edges"};
 const std::vector<std::string> kTaskFields{"name", "kernel", "size", "data", "after"};
 const std::vector<std::string> kEdgeFields{"from", "to"};
 
-// What one kernel argument holds.
-enum class ArgumentKind : std::uint8_t { matrix, vector, scalar, keys, graph, levels };
-
-std::string_view describe(ArgumentKind kind) {
-  switch (kind) {
-    case ArgumentKind::matrix:
-      return "matrix";
-    case ArgumentKind::vector:
-      return "vector";
-    case ArgumentKind::scalar:
-      return "scalar";
-    case ArgumentKind::keys:
-      return "key array";
-    case ArgumentKind::graph:
-      return "graph";
-    case ArgumentKind::levels:
-      return "level array";
-  }
-  return "data";
-}
-
-std::vector<ArgumentKind> argument_kinds(KernelId kernel) {
-  using enum ArgumentKind;
-  switch (kernel) {
-    case KernelId::empty:
-      return {};
-    case KernelId::gemm:
-    case KernelId::gemm_nt:
-      return {matrix, matrix, matrix};
-    case KernelId::syrk:
-    case KernelId::trsm:
-    case KernelId::stencil:
-      return {matrix, matrix};
-    case KernelId::potrf:
-      return {matrix};
-    case KernelId::reduction:
-      return {vector, scalar};
-    case KernelId::sort:
-      return {keys};
-    case KernelId::bfs:
-      return {graph, levels};
-  }
-  return {};
-}
-
-// The largest size each kernel accepts (a matrix side, else an element count).
-std::int64_t max_size(KernelId kernel) {
-  switch (kernel) {
-    case KernelId::gemm:
-    case KernelId::gemm_nt:
-    case KernelId::syrk:
-    case KernelId::trsm:
-    case KernelId::potrf:
-    case KernelId::stencil:
-      return 16384;
-    default:
-      return std::int64_t{1} << 26;
-  }
-}
-
 bool holds_doubles(ArgumentKind kind) {
   return kind == ArgumentKind::matrix || kind == ArgumentKind::vector ||
          kind == ArgumentKind::scalar;
-}
-
-constexpr std::uint32_t kExtraEdgesPerVertex = 4;  // random graphs for BFS, as in the mix DAG
-
-// Bytes of one argument (a graph: its CSR with the ring and the extra edges).
-std::int64_t argument_bytes(ArgumentKind kind, std::int64_t n) {
-  switch (kind) {
-    case ArgumentKind::matrix:
-      return n * n * std::int64_t(sizeof(double));
-    case ArgumentKind::vector:
-      return n * std::int64_t(sizeof(double));
-    case ArgumentKind::scalar:
-      return std::int64_t(sizeof(double));
-    case ArgumentKind::keys:
-      return n * std::int64_t(sizeof(std::uint32_t));
-    case ArgumentKind::graph:
-      return (n + 1 + n * (1 + kExtraEdgesPerVertex)) * std::int64_t(sizeof(std::int32_t));
-    case ArgumentKind::levels:
-      return n * std::int64_t(sizeof(std::int32_t));
-  }
-  return 0;
 }
 
 struct NamedHandle {
@@ -204,7 +124,8 @@ class Reader {
     if (!kernel)
       throw InputError(io_detail::position_of(kernel_node, file_),
                        unknown_name_message("kernel", kernel_text, kernel_id_names()));
-    const std::vector<ArgumentKind> kinds = argument_kinds(*kernel);
+    const KernelTraits& traits = kernel_traits(*kernel);
+    const std::span<const KernelArgument> arguments = traits.argument_list();
     std::int64_t size = 0;
     if (*kernel != KernelId::empty) {
       if (!task.has("size"))
@@ -213,17 +134,17 @@ class Reader {
                                      "needs its matrix side or element count)",
                                      name, kernel_text));
       size =
-          io_detail::whole_number_value(task.required("size"), "size", 1, max_size(*kernel), file_);
+          io_detail::whole_number_value(task.required("size"), "size", 1, traits.max_size, file_);
     } else if (task.has("size")) {
       size = io_detail::whole_number_value(task.required("size"), "size", 0, 0, file_);
     }
     std::vector<std::string> data_names;
     if (const InputNode* data = task.find("data")) {
       const std::size_t n = io_detail::list_length(*data, "data", file_);
-      if (n != kinds.size())
+      if (n != arguments.size())
         throw InputError(task.position_of_field("data"),
                          fmt::format("kernel {} takes {} data argument(s), 'data' names {}",
-                                     kernel_text, kinds.size(), n));
+                                     kernel_text, arguments.size(), n));
       for (std::size_t i = 0; i < n; ++i)
         data_names.push_back(io_detail::string_value((*data)[i], "data", file_));
     }
@@ -231,19 +152,19 @@ class Reader {
     KernelCall call;
     call.kernel = *kernel;
     call.n = static_cast<std::uint32_t>(size);
-    const std::vector<Access> signature = kernel_signature(*kernel);
     double graph_edges = 0;
-    for (std::size_t i = 0; i < kinds.size(); ++i) {
+    for (std::size_t i = 0; i < arguments.size(); ++i) {
+      const ArgumentKind kind = arguments[i].kind;
       const SourcePosition where =
           data_names.empty() ? task.position() : task.position_of_field("data");
       const NamedHandle& h = data_names.empty()
-                                 ? create(kinds[i], size, fmt::format("task '{}'", name), where)
-                                 : named(data_names[i], kinds[i], size, name, where);
+                                 ? create(kind, size, fmt::format("task '{}'", name), where)
+                                 : named(data_names[i], kind, size, name, where);
       call.handles[i] = h.handle;
-      call.access[i] = signature[i];
-      if (kinds[i] == ArgumentKind::graph) graph_edges = h.graph_edges;
+      call.access[i] = arguments[i].access;
+      if (kind == ArgumentKind::graph) graph_edges = h.graph_edges;
     }
-    call.handle_count = static_cast<std::uint8_t>(kinds.size());
+    call.handle_count = static_cast<std::uint8_t>(arguments.size());
     return dag_->add_task(prefix + name, call, graph_edges, after);
   }
 
@@ -266,8 +187,8 @@ class Reader {
     if (!compatible)
       throw InputError(where, fmt::format("data '{}' is used as a {} of size {} here, but {} "
                                           "made it a {} of size {}",
-                                          data_name, describe(kind), size, h.first_use,
-                                          describe(h.kind), h.size));
+                                          data_name, to_string(kind), size, h.first_use,
+                                          to_string(h.kind), h.size));
     return h;
   }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <span>
 
 #include "hetsched/core/quantile.hpp"
 #include "hetsched/core/rng.hpp"
@@ -14,35 +15,15 @@ namespace hetsched {
 
 namespace {
 
+// The sizes to measure a kernel at (kernel_traits.hpp).
 struct SizePlan {
-  std::vector<std::uint32_t> training;
-  std::vector<std::uint32_t> held_out;
+  std::span<const std::uint32_t> training, held_out;
 };
 
 SizePlan sizes_for(KernelId kernel, bool quick) {
-  switch (kernel) {
-    case KernelId::gemm:
-    case KernelId::gemm_nt:
-    case KernelId::syrk:
-    case KernelId::trsm:
-    case KernelId::potrf:
-      return quick ? SizePlan{{16, 32, 64}, {24, 48}} : SizePlan{{32, 64, 128, 256}, {48, 96, 192}};
-    case KernelId::stencil:
-      return quick ? SizePlan{{32, 64, 128}, {48, 96}}
-                   : SizePlan{{64, 128, 256, 512}, {96, 192, 384}};
-    case KernelId::reduction:
-      return quick ? SizePlan{{4096, 16384, 65536}, {8192, 32768}}
-                   : SizePlan{{16384, 65536, 262144, 1048576}, {32768, 131072, 524288}};
-    case KernelId::sort:  // powers of two (the OpenCL bitonic sort needs them)
-      return quick ? SizePlan{{1024, 4096, 16384}, {2048, 8192}}
-                   : SizePlan{{1024, 4096, 16384, 65536}, {2048, 8192, 32768}};
-    case KernelId::bfs:
-      return quick ? SizePlan{{512, 2048, 8192}, {1024, 4096}}
-                   : SizePlan{{1024, 4096, 16384, 65536}, {2048, 8192, 32768}};
-    case KernelId::empty:
-      break;
-  }
-  return {};
+  const CalibrationSizes& sizes = kernel_traits(kernel).calibration;
+  return quick ? SizePlan{sizes.quick_training, sizes.quick_held_out}
+               : SizePlan{sizes.training, sizes.held_out};
 }
 
 }  // namespace
@@ -155,10 +136,10 @@ CalibrationReport calibrate(LocalDevices& devices, HistoryRegressionModel& model
           auto dag = single_kernel_dag(kernel, n, seed++);
           const KernelCall& call = dag->calls().front();
           const auto start = std::chrono::steady_clock::now();
-          const auto error = devices.run_on(target, call, dag->data());
+          const Status ran = devices.run_on(target, call, dag->data());
           const auto stop = std::chrono::steady_clock::now();
-          if (error) {
-            fit.failure = *error;
+          if (!ran) {
+            fit.failure = ran.error();
             return {};
           }
           if (rep > 0) seconds.push_back(std::chrono::duration<double>(stop - start).count());

@@ -237,32 +237,33 @@ std::vector<std::unique_ptr<CudaDevice>> CudaDevice::open_all(std::string& notic
   return devices;
 }
 
-std::optional<std::string> CudaDevice::build() {
+Status CudaDevice::build() {
   Impl& m = *impl_;
   const std::string arch =
       fmt::format("compute_{}{}", info_.compute_capability_major, info_.compute_capability_minor);
   CudaCompileResult compiled = compile_cuda_program(m.source, arch);
-  if (compiled.error) return m.build_error = *compiled.error + fmt::format(" ('{}')", info_.name);
+  if (compiled.error)
+    return failure(*(m.build_error = *compiled.error + fmt::format(" ('{}')", info_.name)));
   if (const cuda::Result r = m.api->module_load_data(&m.module, compiled.ptx.c_str());
       r != cuda::kSuccess) {
     m.module = nullptr;
-    return m.build_error = m.api->error("cuModuleLoadData", r);
+    return failure(*(m.build_error = m.api->error("cuModuleLoadData", r)));
   }
   for (std::size_t i = 0; i < slot_count; ++i)
     if (const cuda::Result r =
             m.api->module_get_function(&m.functions[i], m.module, cuda_kernel_names()[i].c_str());
         r != cuda::kSuccess)
-      return m.build_error = fmt::format("CUDA kernel '{}' missing on '{}' ({})",
-                                         cuda_kernel_names()[i], info_.name, r);
+      return failure(*(m.build_error = fmt::format("CUDA kernel '{}' missing on '{}' ({})",
+                                                   cuda_kernel_names()[i], info_.name, r)));
   if (const cuda::Result r = m.api->memory_allocate(&m.scratch, 4096 * sizeof(double));
       r != cuda::kSuccess) {
     m.scratch = 0;
-    return m.build_error = m.api->error("cuMemAlloc", r);
+    return failure(*(m.build_error = m.api->error("cuMemAlloc", r)));
   }
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> CudaDevice::upload(std::uint32_t handle, DataRegistry& data) {
+Status CudaDevice::upload(std::uint32_t handle, DataRegistry& data) {
   Impl& m = *impl_;
   DeviceBuffer& buffer = m.buffers[handle];
   const std::size_t bytes = data.bytes(handle);
@@ -271,33 +272,32 @@ std::optional<std::string> CudaDevice::upload(std::uint32_t handle, DataRegistry
             m.api->memory_allocate(&buffer.memory, std::max<std::size_t>(bytes, 8));
         r != cuda::kSuccess) {
       buffer.memory = 0;
-      return m.api->error("cuMemAlloc", r);
+      return failure(m.api->error("cuMemAlloc", r));
     }
   }
   if (const cuda::Result r =
           m.api->copy_host_to_device_async(buffer.memory, data.data(handle), bytes, m.copies);
       r != cuda::kSuccess)
-    return m.api->error("cuMemcpyHtoDAsync", r);
+    return failure(m.api->error("cuMemcpyHtoDAsync", r));
   if (!buffer.upload &&
       m.api->event_create(&buffer.upload, cuda::kEventDisableTiming) != cuda::kSuccess) {
     buffer.upload = nullptr;
-    return std::string("cuEventCreate failed");
+    return failure("cuEventCreate failed");
   }
   m.api->event_record(buffer.upload, m.copies);
   buffer.version = data.version(handle);
   bytes_to_device_ += bytes;
   ++transfers_.uploads;
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> CudaDevice::run(const KernelCall& call, DataRegistry& data,
-                                           const KernelCall* next) {
+Status CudaDevice::run(const KernelCall& call, DataRegistry& data, const KernelCall* next) {
   Impl& m = *impl_;
-  if (call.kernel == KernelId::empty) return std::nullopt;
+  if (call.kernel == KernelId::empty) return {};
   m.api->context_set_current(m.context);
-  if (m.build_error) return m.build_error;
+  if (m.build_error) return failure(*m.build_error);
   if (!m.module)
-    if (auto error = build()) return error;
+    if (Status built = build(); !built) return built;
   if (m.registry_serial != data.serial()) {
     m.release_buffers();
     m.registry_serial = data.serial();
@@ -311,13 +311,13 @@ std::optional<std::string> CudaDevice::run(const KernelCall& call, DataRegistry&
     const HandleId h = call.handles[i];
     DeviceBuffer& buffer = m.buffers[h];
     if (call.access[i] != Access::write && buffer.version != data.version(h))
-      if (auto error = upload(h, data)) return error;
+      if (Status uploaded = upload(h, data); !uploaded) return uploaded;
     if (!buffer.memory) {
       if (const cuda::Result r =
               m.api->memory_allocate(&buffer.memory, std::max<std::size_t>(data.bytes(h), 8));
           r != cuda::kSuccess) {
         buffer.memory = 0;
-        return m.api->error("cuMemAlloc", r);
+        return failure(m.api->error("cuMemAlloc", r));
       }
     }
     if (buffer.upload) m.api->stream_wait_event(m.compute, buffer.upload, 0);
@@ -371,7 +371,7 @@ std::optional<std::string> CudaDevice::run(const KernelCall& call, DataRegistry&
       launch(potrf_slot, 1, 1, group, 1, 0, {&n, &pointers[0], &m.scratch});
       if (const int failed_at = read_flag(); status == cuda::kSuccess && failed_at != 0) {
         m.buffers[call.handles[0]].version = 0;  // the device copy is now garbage
-        return fmt::format("potrf: matrix not positive definite at column {}", failed_at);
+        return failure(fmt::format("potrf: matrix not positive definite at column {}", failed_at));
       }
       break;
     }
@@ -390,7 +390,7 @@ std::optional<std::string> CudaDevice::run(const KernelCall& call, DataRegistry&
     }
     case KernelId::sort: {
       if (call.n & (call.n - 1))
-        return std::string("sort: CUDA bitonic sort needs a power-of-two size");
+        return failure("sort: CUDA bitonic sort needs a power-of-two size");
       const std::uint32_t block = std::min<std::uint32_t>(std::max(call.n, 1u), 256);
       for (unsigned size = 2; size <= call.n; size <<= 1)
         for (unsigned stride = size >> 1; stride > 0; stride >>= 1)
@@ -413,8 +413,8 @@ std::optional<std::string> CudaDevice::run(const KernelCall& call, DataRegistry&
   if (status != cuda::kSuccess) {
     for (std::size_t i = 0; i < call.handle_count; ++i)
       if (call.access[i] != Access::read) m.buffers[call.handles[i]].version = 0;
-    return m.api->error(
-        fmt::format("kernel {} on '{}'", to_string(call.kernel), info_.name).c_str(), status);
+    return failure(m.api->error(
+        fmt::format("kernel {} on '{}'", to_string(call.kernel), info_.name).c_str(), status));
   }
   // Outputs back to the host after the kernels (same stream), then the next task's
   // inputs go up on the copy stream while all of that runs.
@@ -424,7 +424,7 @@ std::optional<std::string> CudaDevice::run(const KernelCall& call, DataRegistry&
     if (const cuda::Result r =
             m.api->copy_device_to_host_async(data.data(h), pointers[i], data.bytes(h), m.compute);
         r != cuda::kSuccess)
-      return m.api->error("cuMemcpyDtoHAsync", r);
+      return failure(m.api->error("cuMemcpyDtoHAsync", r));
     bytes_to_host_ += data.bytes(h);
   }
   if (next && next->kernel != KernelId::empty) {
@@ -435,19 +435,19 @@ std::optional<std::string> CudaDevice::run(const KernelCall& call, DataRegistry&
         continue;
       // A handle this task writes is not current on the host yet; the next task cannot
       // read it (it would depend on this one), so it is never prefetched here.
-      if (upload(h, data)) continue;  // failed: the next run() tries again and reports it
+      if (!upload(h, data)) continue;  // failed: the next run() tries again and reports it
       ++transfers_.prefetched;  // enqueued behind this task's kernels, before waiting for them
     }
   }
   if (const cuda::Result r = m.api->stream_synchronize(m.compute); r != cuda::kSuccess)
-    return m.api->error("cuStreamSynchronize", r);
+    return failure(m.api->error("cuStreamSynchronize", r));
   for (std::size_t i = 0; i < call.handle_count; ++i) {
     if (call.access[i] == Access::read) continue;
     const HandleId h = call.handles[i];
     data.bump_version(h);
     m.buffers[h].version = data.version(h);
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace hetsched

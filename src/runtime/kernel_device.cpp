@@ -2,13 +2,13 @@
 
 namespace hetsched {
 
-std::optional<std::string> CpuKernelDevice::run(const KernelCall& call, DataRegistry& data,
-                                                const KernelCall* /*next*/) {
-  auto error = run_cpu_kernel(call, data);
-  if (!error)
+Status CpuKernelDevice::run(const KernelCall& call, DataRegistry& data,
+                            const KernelCall* /*next*/) {
+  Status ran = run_cpu_kernel(call, data);
+  if (ran)
     for (std::size_t i = 0; i < call.handle_count; ++i)
       if (call.access[i] != Access::read) data.bump_version(call.handles[i]);
-  return error;
+  return ran;
 }
 
 }  // namespace hetsched

@@ -254,7 +254,7 @@ bool LocalBackend::try_steal(DeviceId thief) {
   return true;
 }
 
-std::optional<std::string> LocalBackend::execute(Worker& worker, TaskIndex task) {
+Status LocalBackend::execute(Worker& worker, TaskIndex task) {
   const KernelCall& call = dag_.calls()[task];
   // The task queued behind this one (its inputs are current on the host: it was handed
   // over ready) has its uploads overlapped with this kernel, on a device with memory of
@@ -308,14 +308,14 @@ void LocalBackend::worker_main(Worker& worker) {
     }
     if (task == kStopWorker) return;
     const double start = back_to_back ? last_finish : seconds_since_start();
-    std::optional<std::string> error = execute(worker, task);
+    Status ran = execute(worker, task);
     const double finish = seconds_since_start();
     last_finish = finish;
     back_to_back = true;
-    if (error) errors_[task] = std::move(*error);  // read by the dispatcher after the pop
+    if (!ran) errors_[task] = std::move(ran.error());  // read by the dispatcher after the pop
     // Never full: the outbox holds as many as can be in flight (see hand_to_worker).
     [[maybe_unused]] const bool pushed =
-        worker.outbox.push(Completion{task, !error, start, finish});
+        worker.outbox.push(Completion{task, ran.has_value(), start, finish});
     // Wake the dispatcher only when it has something to do now: a failure to retry,
     // successors to release while some worker is hungry for work, this worker's queue
     // crossing the low-water mark (once per refill, not at every task below it) or
@@ -327,7 +327,7 @@ void LocalBackend::worker_main(Worker& worker) {
     // task, and the dispatcher drains every outbox when it wakes.
     const std::size_t left = worker.inbox.size_for_consumer();
     const bool urgent =
-        error || left <= 1 || left == low_water_ ||
+        !ran || left <= 1 || left == low_water_ ||
         (has_successors_[task] && hungry_workers_.load(std::memory_order_seq_cst) != 0);
     if (!urgent) continue;
     completion_signal_.fetch_add(1, std::memory_order_seq_cst);

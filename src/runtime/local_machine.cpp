@@ -169,8 +169,7 @@ std::string_view to_string(WorkerKind kind) {
   return "cpu";
 }
 
-std::optional<std::string> LocalDevices::run_on(DeviceId d, const KernelCall& call,
-                                                DataRegistry& data) const {
+Status LocalDevices::run_on(DeviceId d, const KernelCall& call, DataRegistry& data) const {
   return device_slot_[d]->run(call, data, nullptr);
 }
 

@@ -199,7 +199,7 @@ std::vector<std::unique_ptr<OpenClDevice>> OpenClDevice::open_all(std::string& n
   return devices;
 }
 
-std::optional<std::string> OpenClDevice::upload(std::uint32_t handle, DataRegistry& data) {
+Status OpenClDevice::upload(std::uint32_t handle, DataRegistry& data) {
   Impl& m = *impl_;
   BufferCopy& copy = m.copies[handle];
   cl_int err = CL_SUCCESS;
@@ -208,20 +208,20 @@ std::optional<std::string> OpenClDevice::upload(std::uint32_t handle, DataRegist
                                  std::max<std::size_t>(data.bytes(handle), 8), nullptr, &err);
     if (err != CL_SUCCESS) {
       copy.memory = nullptr;
-      return cl_error("clCreateBuffer", err);
+      return failure(cl_error("clCreateBuffer", err));
     }
     copy.bytes = data.bytes(handle);
   }
   cl_event event = nullptr;
   err = clEnqueueWriteBuffer(m.transfer_queue ? m.transfer_queue : m.queue, copy.memory, CL_FALSE,
                              0, data.bytes(handle), data.data(handle), 0, nullptr, &event);
-  if (err != CL_SUCCESS) return cl_error("clEnqueueWriteBuffer", err);
+  if (err != CL_SUCCESS) return failure(cl_error("clEnqueueWriteBuffer", err));
   if (copy.upload) clReleaseEvent(copy.upload);
   copy.upload = event;
   copy.version = data.version(handle);
   bytes_to_device_ += data.bytes(handle);
   ++transfers_.uploads;
-  return std::nullopt;
+  return {};
 }
 
 void OpenClDevice::prefetch(const KernelCall& next, DataRegistry& data, bool kernel_in_flight) {
@@ -231,7 +231,7 @@ void OpenClDevice::prefetch(const KernelCall& next, DataRegistry& data, bool ker
   for (std::size_t i = 0; i < next.handle_count; ++i) {
     const HandleId h = next.handles[i];
     if (next.access[i] == Access::write || m.copies[h].version == data.version(h)) continue;
-    if (upload(h, data)) continue;  // failed: run() tries again and reports it
+    if (!upload(h, data)) continue;  // failed: run() tries again and reports it
     ++transfers_.prefetched;
     if (!kernel_in_flight) continue;
     ++transfers_.uploads_during_kernel;
@@ -289,58 +289,61 @@ KernelDeviceTransfers OpenClDevice::transfers() {
           stats.uploads_overlapped, stats.overlap_seconds};
 }
 
-std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistry& data,
-                                             const KernelCall* next) {
+Status OpenClDevice::build_program() {
   Impl& m = *impl_;
-  if (call.kernel == KernelId::empty) return std::nullopt;
-  if (m.build_error) return m.build_error;
+  if (m.build_error) return failure(*m.build_error);
+  if (m.program) return {};
   cl_int err = CL_SUCCESS;
-  if (!m.program) {
-    const char* text = m.source.c_str();
-    const std::size_t length = m.source.size();
-    m.program = clCreateProgramWithSource(m.context, 1, &text, &length, &err);
-    if (err != CL_SUCCESS) return m.build_error = cl_error("clCreateProgramWithSource", err);
-    err = clBuildProgram(m.program, 1, &m.device, "", nullptr, nullptr);
-    if (err != CL_SUCCESS) {
-      std::size_t size = 0;
-      clGetProgramBuildInfo(m.program, m.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-      std::string log(size, '\0');
-      clGetProgramBuildInfo(m.program, m.device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-      while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-      const auto first_line = log.substr(0, std::min(log.find('\n'), std::size_t{200}));
-      return m.build_error =
-                 fmt::format("OpenCL program failed to build on '{}': {}", info_.name, first_line);
-    }
-    for (std::size_t i = 0; i < kKernelNames.size(); ++i) {
-      m.kernels[i] = clCreateKernel(m.program, kKernelNames[i], &err);
-      if (err != CL_SUCCESS)
-        return m.build_error = fmt::format("OpenCL kernel '{}' missing on '{}' (error {})",
-                                           kKernelNames[i], info_.name, err);
-    }
+  const char* text = m.source.c_str();
+  const std::size_t length = m.source.size();
+  m.program = clCreateProgramWithSource(m.context, 1, &text, &length, &err);
+  if (err != CL_SUCCESS)
+    return failure(*(m.build_error = cl_error("clCreateProgramWithSource", err)));
+  err = clBuildProgram(m.program, 1, &m.device, "", nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    std::size_t size = 0;
+    clGetProgramBuildInfo(m.program, m.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+    std::string log(size, '\0');
+    clGetProgramBuildInfo(m.program, m.device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    const auto first_line = log.substr(0, std::min(log.find('\n'), std::size_t{200}));
+    return failure(*(m.build_error = fmt::format("OpenCL program failed to build on '{}': {}",
+                                                 info_.name, first_line)));
   }
+  for (std::size_t i = 0; i < kKernelNames.size(); ++i) {
+    m.kernels[i] = clCreateKernel(m.program, kKernelNames[i], &err);
+    if (err != CL_SUCCESS)
+      return failure(*(m.build_error = fmt::format("OpenCL kernel '{}' missing on '{}' (error {})",
+                                                   kKernelNames[i], info_.name, err)));
+  }
+  return {};
+}
+
+// Inputs: upload what this device does not hold in its current version (unless a
+// prefetch already did, while the previous kernel ran), on the transfer queue; the
+// kernels wait for those uploads through a barrier on the kernel queue.
+Status OpenClDevice::stage_inputs(const KernelCall& call, DataRegistry& data,
+                                  KernelBuffers& buffers) {
+  Impl& m = *impl_;
   if (m.registry_serial != data.serial()) {
     m.release_copies();
     m.registry_serial = data.serial();
   }
   if (m.copies.size() < data.count()) m.copies.resize(data.count());
-
-  // Inputs: upload what this device does not hold in its current version (unless a
-  // prefetch already did, while the previous kernel ran), on the transfer queue; the
-  // kernels wait for those uploads through a barrier on the kernel queue.
-  std::array<cl_mem, 3> buffers{};
+  cl_int err = CL_SUCCESS;
   std::array<cl_event, 3> waits{};
   cl_uint wait_count = 0;
   for (std::size_t i = 0; i < call.handle_count; ++i) {
     const HandleId h = call.handles[i];
     if (call.access[i] != Access::write && m.copies[h].version != data.version(h))
-      if (auto error = upload(h, data)) return error;
+      if (Status uploaded = upload(h, data); !uploaded) return uploaded;
     BufferCopy& copy = m.copies[h];
     if (!copy.memory) {
       copy.memory = clCreateBuffer(m.context, CL_MEM_READ_WRITE,
                                    std::max<std::size_t>(data.bytes(h), 8), nullptr, &err);
       if (err != CL_SUCCESS) {
         copy.memory = nullptr;
-        return cl_error("clCreateBuffer", err);
+        return failure(cl_error("clCreateBuffer", err));
       }
       copy.bytes = data.bytes(h);
     }
@@ -353,7 +356,7 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
   if (wait_count > 0) {
     clFlush(m.transfer_queue);
     err = clEnqueueBarrierWithWaitList(m.queue, wait_count, waits.data(), nullptr);
-    if (err != CL_SUCCESS) return cl_error("clEnqueueBarrierWithWaitList", err);
+    if (err != CL_SUCCESS) return failure(cl_error("clEnqueueBarrierWithWaitList", err));
   }
   m.release_kernel_events();
   const std::size_t scratch_needed = 4096 * sizeof(double);
@@ -361,11 +364,17 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
     m.scratch = clCreateBuffer(m.context, CL_MEM_READ_WRITE, scratch_needed, nullptr, &err);
     if (err != CL_SUCCESS) {
       m.scratch = nullptr;
-      return cl_error("clCreateBuffer", err);
+      return failure(cl_error("clCreateBuffer", err));
     }
     m.scratch_bytes = scratch_needed;
   }
+  return {};
+}
 
+// The call's kernels, in order on the kernel queue (some kernels are several launches).
+Status OpenClDevice::enqueue_kernels(const KernelCall& call, const KernelBuffers& buffers) {
+  Impl& m = *impl_;
+  cl_int err = CL_SUCCESS;
   const cl_int n = static_cast<cl_int>(call.n);
   auto set = [&](cl_kernel k, cl_uint index, std::size_t size, const void* value) {
     if (err == CL_SUCCESS) err = clSetKernelArg(k, index, size, value);
@@ -432,7 +441,7 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
                                   nullptr, nullptr);
       if (err == CL_SUCCESS && status != 0) {
         m.copies[call.handles[0]].version = 0;  // the device copy is now garbage
-        return fmt::format("potrf: matrix not positive definite at column {}", status);
+        return failure(fmt::format("potrf: matrix not positive definite at column {}", status));
       }
       break;
     }
@@ -471,7 +480,7 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
     }
     case KernelId::sort: {
       if (call.n & (call.n - 1))
-        return std::string("sort: OpenCL bitonic sort needs a power-of-two size");
+        return failure("sort: OpenCL bitonic sort needs a power-of-two size");
       cl_kernel k = m.kernels[bitonic_slot];
       set(k, 0, sizeof(cl_mem), &buffers[0]);
       const std::size_t global[1] = {call.n};
@@ -514,16 +523,24 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
   if (err != CL_SUCCESS) {
     for (std::size_t i = 0; i < call.handle_count; ++i)
       if (call.access[i] != Access::read) m.copies[call.handles[i]].version = 0;
-    return cl_error(fmt::format("kernel {} on '{}'", to_string(call.kernel), info_.name).c_str(),
-                    err);
+    return failure(cl_error(
+        fmt::format("kernel {} on '{}'", to_string(call.kernel), info_.name).c_str(), err));
   }
-  // Outputs back to the host (write-back), then the versions move on together.
+  return {};
+}
+
+// Outputs back to the host (write-back) while the next call's inputs go up, then the
+// versions move on together.
+Status OpenClDevice::complete(const KernelCall& call, DataRegistry& data,
+                              const KernelBuffers& buffers, const KernelCall* next) {
+  Impl& m = *impl_;
+  cl_int err = CL_SUCCESS;
   for (std::size_t i = 0; i < call.handle_count; ++i) {
     if (call.access[i] == Access::read) continue;
     const HandleId h = call.handles[i];
     err = clEnqueueReadBuffer(m.queue, buffers[i], CL_FALSE, 0, data.bytes(h), data.data(h), 0,
                               nullptr, nullptr);
-    if (err != CL_SUCCESS) return cl_error("clEnqueueReadBuffer", err);
+    if (err != CL_SUCCESS) return failure(cl_error("clEnqueueReadBuffer", err));
     bytes_to_host_ += data.bytes(h);
   }
   if (m.first_kernel && !m.last_kernel) {
@@ -535,7 +552,7 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
   const std::size_t probes_before = m.probes.size();
   if (next && m.transfer_queue) prefetch(*next, data, true);
   err = clFinish(m.queue);
-  if (err != CL_SUCCESS) return cl_error("clFinish", err);
+  if (err != CL_SUCCESS) return failure(cl_error("clFinish", err));
   cl_ulong kernel_start = 0, kernel_end = 0;
   if (m.first_kernel &&
       clGetEventProfilingInfo(m.first_kernel, CL_PROFILING_COMMAND_START, sizeof kernel_start,
@@ -562,7 +579,16 @@ std::optional<std::string> OpenClDevice::run(const KernelCall& call, DataRegistr
       }
     }
   }
-  return std::nullopt;
+  return {};
+}
+
+Status OpenClDevice::run(const KernelCall& call, DataRegistry& data, const KernelCall* next) {
+  if (call.kernel == KernelId::empty) return {};
+  KernelBuffers buffers{};
+  if (Status built = build_program(); !built) return built;
+  if (Status staged = stage_inputs(call, data, buffers); !staged) return staged;
+  if (Status enqueued = enqueue_kernels(call, buffers); !enqueued) return enqueued;
+  return complete(call, data, buffers, next);
 }
 
 }  // namespace hetsched

@@ -1,6 +1,7 @@
 #include "hetsched/service/control_plane.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/logger.h>
 
 #include <algorithm>
 #include <cctype>
@@ -16,6 +17,7 @@
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/registry/policy_registry.hpp"
+#include "hetsched/service/service_log.hpp"
 #include "hetsched/service/simulated_engine.hpp"
 #include "hetsched/service/stream_submission.hpp"
 #include "hetsched/stream/stream_scheduler.hpp"
@@ -80,8 +82,7 @@ bool run_ends_job(const ServiceJob& job) {
 std::map<std::uint64_t, ServiceJob> read_stored_jobs(StateStore& store) {
   std::map<std::uint64_t, ServiceJob> jobs;
   const auto unreadable = [](const StoredRecord& stored, const std::exception& e) {
-    std::fprintf(stderr, "hetsched serve: unreadable record %s: %s\n", stored.key.c_str(),
-                 e.what());
+    service_log().warn("unreadable record {}: {}", stored.key, e.what());
   };
   for (const StoredRecord& stored : store.list(kServiceJobPrefix)) {
     try {
@@ -351,7 +352,7 @@ void ControlPlane::scheduling_loop() {
     try {
       step();
       if (backoff.count() > 0) {
-        std::fprintf(stderr, "hetsched serve: scheduling steps succeed again\n");
+        service_log().info("scheduling steps succeed again");
         std::lock_guard lock(mutex_);
         step_failing_ = false;
         step_error_.clear();
@@ -367,8 +368,7 @@ void ControlPlane::scheduling_loop() {
                                               : 2 * backoff);
       std::lock_guard lock(mutex_);
       if (!step_failing_ || step_error_ != e.what())
-        std::fprintf(stderr, "hetsched serve: scheduling step failed (retried with backoff): %s\n",
-                     e.what());
+        service_log().warn("scheduling step failed (retried with backoff): {}", e.what());
       ++step_failures_;
       step_failing_ = true;
       step_error_ = e.what();
@@ -385,7 +385,7 @@ void ControlPlane::recover() {
       try {
         twin_->add_nodes(parse_cluster(text, "stored nodes"));
       } catch (const InputError& e) {
-        std::fprintf(stderr, "hetsched serve: stored nodes not re-registered: %s\n", e.what());
+        service_log().warn("stored nodes not re-registered: {}", e.what());
       }
     }
   }
@@ -413,8 +413,7 @@ void ControlPlane::recover() {
     try {
       submission = service_submission_from_stored(stored.value);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "hetsched serve: unreadable record %s: %s\n", stored.key.c_str(),
-                   e.what());
+      service_log().warn("unreadable record {}: {}", stored.key, e.what());
       continue;
     }
     std::vector<Job> dag_jobs;
@@ -1527,8 +1526,7 @@ void ControlPlane::finish_job(LiveJob& job, ServiceJobState state, std::string r
       try {
         engine_.cancel(task.launch_key);
       } catch (const EngineError& e) {
-        std::fprintf(stderr, "hetsched serve: cancel of %s failed: %s\n", task.launch_key.c_str(),
-                     e.what());
+        service_log().warn("cancel of {} failed: {}", task.launch_key, e.what());
       }
       launched_.erase(task.launch_key);
       release(job.record.id, t);

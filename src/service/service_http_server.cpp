@@ -20,6 +20,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <spdlog/logger.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -48,6 +49,7 @@
 #include "hetsched/core/utf8_text.hpp"
 #include "hetsched/service/control_plane.hpp"
 #include "hetsched/service/service_event_stream.hpp"
+#include "hetsched/service/service_log.hpp"
 
 namespace hetsched {
 namespace {
@@ -775,9 +777,8 @@ void ServiceHttpServer::install_routes() {
         } catch (...) {
         }
         const std::string request_id = fmt::format("{:016x}", ++requests_failed_);
-        std::fprintf(stderr, "hetsched serve: request %s (%s %s) failed: %s\n", request_id.c_str(),
-                     printable_text(req.method).c_str(), printable_text(req.path).c_str(),
-                     printable_text(detail).c_str());
+        service_log().error("request {} ({} {}) failed: {}", request_id, printable_text(req.method),
+                            printable_text(req.path), printable_text(detail));
         res.set_header("X-Request-Id", request_id);
         answer(res, 500,
                {{"error", fmt::format("internal error; the server's log has its detail under "

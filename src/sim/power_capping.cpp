@@ -11,48 +11,47 @@
 
 namespace hetsched {
 
-std::string power_cap_problem(const Cluster& cluster, double power_cap_watts) {
+Status check_power_cap(const Cluster& cluster, double power_cap_watts) {
   if (!std::isfinite(power_cap_watts))
-    return fmt::format("power cap of {} W is not a finite number", power_cap_watts);
-  if (power_cap_watts < 0) return fmt::format("power cap of {} W is negative", power_cap_watts);
+    return failure(fmt::format("power cap of {} W is not a finite number", power_cap_watts));
+  if (power_cap_watts < 0)
+    return failure(fmt::format("power cap of {} W is negative", power_cap_watts));
   if (power_cap_watts == 0) return {};
   double idle = 0;
   for (const Device& d : cluster.devices()) idle += d.spec.idle_watts;
   if (power_cap_watts < idle)
-    return fmt::format(
+    return failure(fmt::format(
         "power cap of {:.6g} W is below the idle power of the cluster's {} devices, {:.6g} W "
         "(they stay on); raise it by at least {:.6g} W",
-        power_cap_watts, cluster.device_count(), idle, idle - power_cap_watts);
+        power_cap_watts, cluster.device_count(), idle, idle - power_cap_watts));
   return {};
 }
 
-std::string node_power_cap_problem(const Cluster& cluster, double node_power_cap_watts) {
+Status check_node_power_cap(const Cluster& cluster, double node_power_cap_watts) {
   if (!std::isfinite(node_power_cap_watts))
-    return fmt::format("node power cap of {} W is not a finite number", node_power_cap_watts);
+    return failure(
+        fmt::format("node power cap of {} W is not a finite number", node_power_cap_watts));
   if (node_power_cap_watts < 0)
-    return fmt::format("node power cap of {} W is negative", node_power_cap_watts);
+    return failure(fmt::format("node power cap of {} W is negative", node_power_cap_watts));
   if (node_power_cap_watts == 0) return {};
   for (const Node& node : cluster.nodes()) {
     double idle = 0;
     for (DeviceId d : node.devices) idle += cluster.device(d).spec.idle_watts;
     if (node_power_cap_watts < idle)
-      return fmt::format(
+      return failure(fmt::format(
           "node power cap of {:.6g} W is below the idle power of node {}'s {} devices, {:.6g} W "
           "(they stay on); raise it by at least {:.6g} W",
-          node_power_cap_watts, node.name, node.devices.size(), idle, idle - node_power_cap_watts);
+          node_power_cap_watts, node.name, node.devices.size(), idle, idle - node_power_cap_watts));
   }
   return {};
 }
 
 PowerCapping::PowerCapping(Simulator& simulator, std::uint32_t /*event_base*/) : sim_(simulator) {
   const SimulationOptions& options = sim_.options_;
-  if (const std::string problem = power_cap_problem(sim_.cluster_, options.power_cap_watts);
-      !problem.empty())
-    throw InputError(problem);
-  if (const std::string problem =
-          node_power_cap_problem(sim_.cluster_, options.node_power_cap_watts);
-      !problem.empty())
-    throw InputError(problem);
+  if (const Status cap = check_power_cap(sim_.cluster_, options.power_cap_watts); !cap)
+    throw InputError(cap.error());
+  if (const Status cap = check_node_power_cap(sim_.cluster_, options.node_power_cap_watts); !cap)
+    throw InputError(cap.error());
   sim_.report_.power_cap_watts = options.power_cap_watts;
   sim_.report_.node_power_cap_watts = options.node_power_cap_watts;
 }

@@ -107,8 +107,9 @@ void validate_workload(const Workload& workload, const Cluster& cluster, const s
         throw InputError(
             where(t), fmt::format("{}: cost has {} entries but the cluster has {} devices", label(),
                                   task.cost_seconds.size(), cluster.device_count()));
-      if (const std::string why = why_no_device_can_run(task, cluster); !why.empty())
-        throw InputError(where(t), fmt::format("{} cannot run on any device: {}", label(), why));
+      if (const Status runnable = check_runnable(task, cluster); !runnable)
+        throw InputError(where(t),
+                         fmt::format("{} cannot run on any device: {}", label(), runnable.error()));
     }
   }
 }

@@ -86,8 +86,7 @@ class CudaDevice final : public KernelDevice {
   // Runs the call, moving data as needed; an error message when it cannot (the host
   // copies are then untouched). With `next`, its stale inputs are uploaded while this
   // call's kernels run. Only the worker owning the device calls run().
-  std::optional<std::string> run(const KernelCall& call, DataRegistry& data,
-                                 const KernelCall* next = nullptr) override;
+  Status run(const KernelCall& call, DataRegistry& data, const KernelCall* next = nullptr) override;
   KernelDeviceTransfers transfers() override;
 
   // Replaces the program source before first use (fault injection; own kernels).
@@ -100,8 +99,8 @@ class CudaDevice final : public KernelDevice {
  private:
   struct Impl;
   CudaDevice(std::unique_ptr<Impl> impl, CudaDeviceInfo info);
-  std::optional<std::string> upload(std::uint32_t handle, DataRegistry& data);
-  std::optional<std::string> build();
+  Status upload(std::uint32_t handle, DataRegistry& data);
+  Status build();
   std::unique_ptr<Impl> impl_;
   CudaDeviceInfo info_;
   std::uint64_t bytes_to_device_ = 0;

@@ -4,9 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
 
+#include "hetsched/core/expected.hpp"
 #include "hetsched/runtime/kernel_library.hpp"
 
 namespace hetsched {
@@ -26,12 +25,11 @@ class KernelDevice {
  public:
   virtual ~KernelDevice() = default;
 
-  // Runs the call, moving data as needed, and bumps the versions of what it wrote. An
-  // error message when it cannot (the host copies are then untouched). With `next`
+  // Runs the call, moving data as needed, and bumps the versions of what it wrote; fails
+  // with a message when it cannot (the host copies are then untouched). With `next`
   // (the call this device runs after it, its inputs current on the host), a device
   // with memory of its own uploads that call's stale inputs while this kernel runs.
-  virtual std::optional<std::string> run(const KernelCall& call, DataRegistry& data,
-                                         const KernelCall* next) = 0;
+  virtual Status run(const KernelCall& call, DataRegistry& data, const KernelCall* next) = 0;
   // The totals so far (a device may wait for outstanding uploads to time them).
   virtual KernelDeviceTransfers transfers() = 0;
 };
@@ -39,8 +37,7 @@ class KernelDevice {
 // A CPU core: kernels run on the calling thread, on the host's copies.
 class CpuKernelDevice final : public KernelDevice {
  public:
-  std::optional<std::string> run(const KernelCall& call, DataRegistry& data,
-                                 const KernelCall* next) override;
+  Status run(const KernelCall& call, DataRegistry& data, const KernelCall* next) override;
   KernelDeviceTransfers transfers() override { return {}; }
 };
 

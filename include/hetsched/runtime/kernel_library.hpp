@@ -25,32 +25,18 @@
 #include <string_view>
 #include <vector>
 
+#include "hetsched/core/expected.hpp"
 #include "hetsched/runtime/data_registry.hpp"
+#include "hetsched/runtime/kernel_traits.hpp"
 #include "hetsched/workload/task.hpp"
 
 namespace hetsched {
-
-enum class KernelId : std::uint8_t {
-  empty,
-  gemm,
-  gemm_nt,
-  syrk,
-  trsm,
-  potrf,
-  stencil,
-  reduction,
-  sort,
-  bfs
-};
-inline constexpr std::size_t kKernelIdCount = 10;
 
 std::string_view to_string(KernelId kernel);
 std::optional<KernelId> parse_kernel_id(std::string_view text);
 const std::vector<std::string>& kernel_id_names();
 // The kernel class the scheduler's models know the kernel by.
 KernelClass kernel_class_of(KernelId kernel);
-
-enum class Access : std::uint8_t { read, write, read_write };
 
 // One kernel invocation: which kernel, on which handles (in the kernel's argument
 // order, see above) and its size `n` (matrix/grid side, element or vertex count).
@@ -68,9 +54,9 @@ std::vector<Access> kernel_signature(KernelId kernel);
 // Floating-point work and bytes touched of one call, for the Task the scheduler sees.
 double kernel_flops(KernelId kernel, std::uint32_t n, double graph_edges = 0);
 
-// Runs the call on the calling thread with OpenBLAS single-threaded. Returns an
-// error message when the kernel fails (a matrix that is not positive definite).
-std::optional<std::string> run_cpu_kernel(const KernelCall& call, DataRegistry& data);
+// Runs the call on the calling thread with OpenBLAS single-threaded; fails when the
+// kernel does (a matrix that is not positive definite).
+Status run_cpu_kernel(const KernelCall& call, DataRegistry& data);
 
 // Makes OpenBLAS use one thread per caller (each CPU worker runs one kernel at a time).
 void use_single_threaded_blas();

@@ -110,7 +110,7 @@ class LocalBackend final : public Backend {
   };
 
   void worker_main(Worker& worker);
-  std::optional<std::string> execute(Worker& worker, TaskIndex task);
+  Status execute(Worker& worker, TaskIndex task);
   void dispatch();
   bool try_steal(DeviceId thief);
   void complete(DeviceId device, const Completion& completion);

@@ -66,7 +66,7 @@ class LocalDevices {
 
   // Runs one call on worker d's device from the calling thread (CPU kernels with the
   // caller's BLAS settings): what calibration measures.
-  std::optional<std::string> run_on(DeviceId d, const KernelCall& call, DataRegistry& data) const;
+  Status run_on(DeviceId d, const KernelCall& call, DataRegistry& data) const;
 
   // The distinct device models, sorted and joined: tells a calibration file made elsewhere.
   std::string fingerprint() const;

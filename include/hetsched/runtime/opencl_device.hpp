@@ -14,6 +14,7 @@
 // Only the worker that owns the device calls run(); discovery may be called anywhere.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -21,6 +22,8 @@
 #include <vector>
 
 #include "hetsched/runtime/kernel_device.hpp"
+
+struct _cl_mem;  // OpenCL's buffer object, cl_mem is a pointer to it
 
 namespace hetsched {
 
@@ -68,8 +71,7 @@ class OpenClDevice final : public KernelDevice {
   // OpenCL error code) when it cannot; the host copies are then untouched. With
   // `next` (the task this device runs after it, its inputs already current on the
   // host), that task's stale inputs are uploaded while this call's kernel runs.
-  std::optional<std::string> run(const KernelCall& call, DataRegistry& data,
-                                 const KernelCall* next = nullptr) override;
+  Status run(const KernelCall& call, DataRegistry& data, const KernelCall* next = nullptr) override;
   KernelDeviceTransfers transfers() override;
 
   // The overlap achieved so far (waits for outstanding uploads to time them).
@@ -85,7 +87,16 @@ class OpenClDevice final : public KernelDevice {
  private:
   struct Impl;
   explicit OpenClDevice(std::unique_ptr<Impl> impl, OpenClDeviceInfo info);
-  std::optional<std::string> upload(std::uint32_t handle, DataRegistry& data);
+  // A call's device buffers, by argument (OpenCL's cl_mem).
+  using KernelBuffers = std::array<_cl_mem*, 3>;
+  // The steps of run(): the program (built once; a failed build fails every run), the
+  // inputs on the device, the kernels enqueued, the outputs back.
+  Status build_program();
+  Status stage_inputs(const KernelCall& call, DataRegistry& data, KernelBuffers& buffers);
+  Status enqueue_kernels(const KernelCall& call, const KernelBuffers& buffers);
+  Status complete(const KernelCall& call, DataRegistry& data, const KernelBuffers& buffers,
+                  const KernelCall* next);
+  Status upload(std::uint32_t handle, DataRegistry& data);
   void prefetch(const KernelCall& next, DataRegistry& data, bool kernel_in_flight);
   void measure_overlaps(bool wait);
   std::unique_ptr<Impl> impl_;

@@ -24,6 +24,7 @@
 #include "hetsched/backend/planned_queue.hpp"
 #include "hetsched/backend/run_report.hpp"
 #include "hetsched/backend/scheduling_loop.hpp"
+#include "hetsched/core/expected.hpp"
 #include "hetsched/core/huge_page_allocator.hpp"
 #include "hetsched/energy/thermal_model.hpp"
 #include "hetsched/fault/fault_options.hpp"
@@ -52,11 +53,11 @@ struct SimulationOptions {
   FaultOptions faults;
 };
 
-// Why a power cap cannot work on the cluster (not a finite number, negative, or below the
-// idle power of its devices, which stay on), or empty when it can.
-std::string power_cap_problem(const Cluster& cluster, double power_cap_watts);
+// Fails with why a power cap cannot work on the cluster: not a finite number, negative, or
+// below the idle power of its devices, which stay on.
+Status check_power_cap(const Cluster& cluster, double power_cap_watts);
 // The same for a per-node cap: the first node whose devices idle above it.
-std::string node_power_cap_problem(const Cluster& cluster, double node_power_cap_watts);
+Status check_node_power_cap(const Cluster& cluster, double node_power_cap_watts);
 
 class Simulator final : public Backend {
  public:

@@ -2,9 +2,8 @@
 // task's precision and the task's footprint fits its memory.
 #pragma once
 
-#include <string>
-
 #include "hetsched/cluster/cluster.hpp"
+#include "hetsched/core/expected.hpp"
 #include "hetsched/workload/task.hpp"
 
 namespace hetsched {
@@ -16,8 +15,8 @@ inline bool can_run(const Task& task, const DeviceSpec& spec) {
 }
 inline bool can_run(const Task& task, const Device& device) { return can_run(task, device.spec); }
 
-// Empty when some device of the cluster can run the task; otherwise why none can
-// ("needs 200 GB but the largest device memory is 141 GB", ...).
-std::string why_no_device_can_run(const Task& task, const Cluster& cluster);
+// Succeeds when some device of the cluster can run the task; otherwise fails with why
+// none can ("needs 200 GB but the largest device memory is 141 GB", ...).
+Status check_runnable(const Task& task, const Cluster& cluster);
 
 }  // namespace hetsched

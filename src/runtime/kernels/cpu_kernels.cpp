@@ -57,56 +57,56 @@ void breadth_first_levels(std::uint32_t n, const std::int32_t* graph, std::int32
 
 }  // namespace
 
-std::optional<std::string> run_cpu_kernel(const KernelCall& call, DataRegistry& data) {
+Status run_cpu_kernel(const KernelCall& call, DataRegistry& data) {
   const int n = static_cast<int>(call.n);
   const auto& h = call.handles;
   switch (call.kernel) {
     case KernelId::empty:
-      return std::nullopt;
+      return {};
     case KernelId::gemm:
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, doubles(data, h[0]), n,
                   doubles(data, h[1]), n, 1.0, doubles(data, h[2]), n);
-      return std::nullopt;
+      return {};
     case KernelId::gemm_nt:
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, -1.0, doubles(data, h[0]), n,
                   doubles(data, h[1]), n, 1.0, doubles(data, h[2]), n);
-      return std::nullopt;
+      return {};
     case KernelId::syrk:
       cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, n, n, -1.0, doubles(data, h[0]), n, 1.0,
                   doubles(data, h[1]), n);
-      return std::nullopt;
+      return {};
     case KernelId::trsm:
       cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, n, n, 1.0,
                   doubles(data, h[0]), n, doubles(data, h[1]), n);
-      return std::nullopt;
+      return {};
     case KernelId::potrf: {
       const lapack_int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', n, doubles(data, h[0]), n);
       if (info != 0)
-        return fmt::format("potrf: LAPACKE_dpotrf returned {} (matrix not positive definite)",
-                           info);
-      return std::nullopt;
+        return failure(
+            fmt::format("potrf: LAPACKE_dpotrf returned {} (matrix not positive definite)", info));
+      return {};
     }
     case KernelId::stencil:
       stencil_step(call.n, doubles(data, h[0]), doubles(data, h[1]));
-      return std::nullopt;
+      return {};
     case KernelId::reduction: {
       const auto in = data.view<double>(h[0]);
       double sum = 0;
       for (std::uint32_t i = 0; i < call.n; ++i) sum += in[i];
       doubles(data, h[1])[0] = sum;
-      return std::nullopt;
+      return {};
     }
     case KernelId::sort: {
       auto keys = data.view<std::uint32_t>(h[0]);
       std::sort(keys.begin(), keys.begin() + call.n);
-      return std::nullopt;
+      return {};
     }
     case KernelId::bfs:
       breadth_first_levels(call.n, data.view<std::int32_t>(h[0]).data(),
                            data.view<std::int32_t>(h[1]).data());
-      return std::nullopt;
+      return {};
   }
-  return "unknown kernel";
+  return failure("unknown kernel");
 }
 
 }  // namespace hetsched

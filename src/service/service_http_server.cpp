@@ -716,8 +716,16 @@ void ServiceHttpServer::install_routes() {
   // Answers are small: sent at once, not held back by Nagle's algorithm for the client's
   // delayed acknowledgement (tens of milliseconds per request on a kept-alive connection).
   s.set_tcp_nodelay(true);
+  install_request_guards();
+  install_status_routes();
+  install_node_routes();
+  install_job_routes();
+}
 
-  // Authentication and leadership, before any route runs.
+// Authentication and leadership before any route runs, and the answers to requests no
+// route took or that failed unexpectedly.
+void ServiceHttpServer::install_request_guards() {
+  httplib::Server& s = *server_;
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     // httplib reads a chunked body without a bound unless the route reads it itself, as
     // the two that take a body do (http_read_bounded_body); anywhere else one is refused.
@@ -800,7 +808,10 @@ void ServiceHttpServer::install_routes() {
                                               : "request failed";
     error_answer(res, res.status, message);
   });
+}
 
+void ServiceHttpServer::install_status_routes() {
+  httplib::Server& s = *server_;
   // 200 while the server answers; "degraded" (with the store's or engine's error) while
   // its scheduling steps fail and are retried with backoff.
   s.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
@@ -833,7 +844,10 @@ void ServiceHttpServer::install_routes() {
                 connections.open, connections.refused, connections.request_head_timeouts),
         "text/plain; version=0.0.4; charset=utf-8");
   });
+}
 
+void ServiceHttpServer::install_node_routes() {
+  httplib::Server& s = *server_;
   s.Get("/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
     if (!only_parameters(req, res, {})) return;
     Json nodes = Json::array();
@@ -857,7 +871,11 @@ void ServiceHttpServer::install_routes() {
       input_error_answer(res, e);
     }
   });
+}
 
+// The routes that take a body read it themselves, so that a chunked one is bounded too.
+void ServiceHttpServer::install_job_routes() {
+  httplib::Server& s = *server_;
   s.Post("/v1/jobs", [this](const httplib::Request& req, httplib::Response& res,
                             const httplib::ContentReader& read) {
     std::string body;

@@ -735,27 +735,49 @@ bool StreamScheduler::adopt(std::size_t j, const StreamPlacement& placement, dou
 
 std::vector<StreamSegment> StreamScheduler::run_round(double now) {
   ++rounds_;
-  const double round = options_.round_seconds;
-  const std::size_t type_count = resources_.types.size();
+  // What the policy sees: each user's devices as last round left them.
   const StreamPolicyContext ctx = context(now);
   // Release every device; continuing jobs re-take theirs first below.
   reset_nodes();
   std::fill(user_devices_.begin(), user_devices_.end(), 0.0);
-
-  if (allocation_dirty_ || policy_.reallocate_every_round()) {
-    std::vector<StreamJobView> views;
-    views.reserve(active_.size());
-    for (std::size_t j : active_) views.push_back(view(j));
-    allocation_ = policy_.allocate(views, ctx);
-    allocation_jobs_ = active_;
-    allocation_dirty_ = false;
-    ++allocations_;
-    if (allocation_.fell_back) {
-      ++fallbacks_;
-      if (first_fallback_note_.empty())
-        first_fallback_note_ = "t=" + std::to_string(now) + " s: " + allocation_.note;
+  refresh_allocation(ctx);
+  RoundPlan plan = choose_round_jobs(now);
+  place_round_jobs(plan);
+  if (options_.space_sharing && !colocation_.empty()) add_colocated_guests(plan);
+  std::vector<StreamSegment> segments = run_round_jobs(plan, now);
+  // Jobs not chosen lose their devices (they are preempted).
+  for (std::size_t j : active_)
+    if (plan.chosen_type[j] < 0) {
+      jobs_[j].placement = {};
+      jobs_[j].state = StreamJobState::waiting;
     }
+  std::erase_if(active_, [&](std::size_t j) { return jobs_[j].state == StreamJobState::finished; });
+  return segments;
+}
+
+// The policy's allocation: recomputed when the jobs changed or the policy asks every round.
+void StreamScheduler::refresh_allocation(const StreamPolicyContext& ctx) {
+  if (!allocation_dirty_ && !policy_.reallocate_every_round()) return;
+  std::vector<StreamJobView> views;
+  views.reserve(active_.size());
+  for (std::size_t j : active_) views.push_back(view(j));
+  allocation_ = policy_.allocate(views, ctx);
+  allocation_jobs_ = active_;
+  allocation_dirty_ = false;
+  ++allocations_;
+  if (allocation_.fell_back) {
+    ++fallbacks_;
+    if (first_fallback_note_.empty())
+      first_fallback_note_ = "t=" + std::to_string(ctx.now) + " s: " + allocation_.note;
   }
+}
+
+// Which jobs run this round on which type: those that may not be preempted keep their
+// devices, then the allocation's (job, type) pairs by priority while the type's budget
+// lasts, then idle devices are backfilled.
+StreamScheduler::RoundPlan StreamScheduler::choose_round_jobs(double now) {
+  const double round = options_.round_seconds;
+  const std::size_t type_count = resources_.types.size();
   // Priorities: allocation over the share of its time in the system spent on a type.
   struct Candidate {
     double priority;
@@ -786,8 +808,10 @@ std::vector<StreamSegment> StreamScheduler::run_round(double now) {
     if (a.job != b.job) return a.job < b.job;
     return a.type < b.type;
   });
-  std::vector<int> chosen_type(jobs_.size(), -1);
-  std::vector<std::size_t> chosen;
+  RoundPlan plan;
+  std::vector<int>& chosen_type = plan.chosen_type;
+  std::vector<std::size_t>& chosen = plan.chosen;
+  chosen_type.assign(jobs_.size(), -1);
   // Budget in milli-devices (fractional jobs take part of one).
   std::vector<int> budget(type_count);
   for (std::size_t k = 0; k < type_count; ++k) budget[k] = free_by_type_[k] * 1000;
@@ -810,17 +834,26 @@ std::vector<StreamSegment> StreamScheduler::run_round(double now) {
   }
   if (options_.backfill_idle_devices && policy_.work_conserving())
     backfill_idle(chosen, chosen_type, budget);
-  // Placement, largest gangs first so that they find whole nodes (as Gavel does): a
-  // job staying on its type keeps last round's devices when they are all still
-  // free; otherwise it is placed afresh (best fit) and, if it ran before, migrates.
+  return plan;
+}
+
+// Placement, largest gangs first so that they find whole nodes (as Gavel does): a job
+// staying on its type keeps last round's devices when they are all still free; otherwise
+// it is placed afresh (best fit) and, if it ran before, migrates. A job that finds no
+// room sits the round out.
+void StreamScheduler::place_round_jobs(RoundPlan& plan) {
+  std::vector<std::size_t>& chosen = plan.chosen;
+  std::vector<int>& chosen_type = plan.chosen_type;
+  std::vector<StreamPlacement>& placement = plan.placement;
+  std::vector<bool>& moved = plan.moved;
   std::vector<std::size_t> placement_order(chosen.size());
   std::iota(placement_order.begin(), placement_order.end(), 0);
   std::stable_sort(placement_order.begin(), placement_order.end(),
                    [&](std::size_t a, std::size_t b) {
                      return jobs_[chosen[a]].job.gang_size > jobs_[chosen[b]].job.gang_size;
                    });
-  std::vector<StreamPlacement> placement(chosen.size());
-  std::vector<bool> moved(chosen.size(), false);
+  placement.resize(chosen.size());
+  moved.assign(chosen.size(), false);
   std::vector<bool> placed(chosen.size(), true);
   for (std::size_t i : placement_order) {
     const std::size_t j = chosen[i];
@@ -862,29 +895,44 @@ std::vector<StreamSegment> StreamScheduler::run_round(double now) {
     placement.resize(kept);
     moved.resize(kept);
   }
-  // Space sharing: guests join hosts; both run at their co-located rates.
-  std::vector<double> colocated_rate(chosen.size(), 0.0);
-  if (options_.space_sharing && !colocation_.empty()) {
-    const auto guests = pair_guests(chosen, chosen_type, placement);
-    for (const auto& [guest, host_index] : guests) {
-      const std::size_t host = chosen[host_index];
-      const auto type = static_cast<std::size_t>(chosen_type[host]);
-      const auto* rates = colocated(host, guest, type);
-      colocated_rate[host_index] = rates->first;
-      const StreamJobStatus& job = jobs_[guest];
-      const int node = placement[host_index].nodes.front().first;
-      const bool stays = job.ran_before && job.type == chosen_type[host] &&
-                         job.placement.nodes.size() == 1 &&
-                         job.placement.nodes.front().first == node;
-      chosen.push_back(guest);
-      chosen_type[guest] = chosen_type[host];
-      // Shares the host's device: not taken.
-      placement.push_back(StreamPlacement{type, {{node, 1}}, -1, {}});
-      moved.push_back(job.ran_before && !stays);
-      colocated_rate.push_back(rates->second);
-    }
+  plan.colocated_rate.assign(chosen.size(), 0.0);
+}
+
+// Space sharing: guests join hosts; both run at their co-located rates.
+void StreamScheduler::add_colocated_guests(RoundPlan& plan) {
+  std::vector<std::size_t>& chosen = plan.chosen;
+  std::vector<int>& chosen_type = plan.chosen_type;
+  std::vector<StreamPlacement>& placement = plan.placement;
+  std::vector<bool>& moved = plan.moved;
+  std::vector<double>& colocated_rate = plan.colocated_rate;
+  const auto guests = pair_guests(chosen, chosen_type, placement);
+  for (const auto& [guest, host_index] : guests) {
+    const std::size_t host = chosen[host_index];
+    const auto type = static_cast<std::size_t>(chosen_type[host]);
+    const auto* rates = colocated(host, guest, type);
+    colocated_rate[host_index] = rates->first;
+    const StreamJobStatus& job = jobs_[guest];
+    const int node = placement[host_index].nodes.front().first;
+    const bool stays = job.ran_before && job.type == chosen_type[host] &&
+                       job.placement.nodes.size() == 1 && job.placement.nodes.front().first == node;
+    chosen.push_back(guest);
+    chosen_type[guest] = chosen_type[host];
+    // Shares the host's device: not taken.
+    placement.push_back(StreamPlacement{type, {{node, 1}}, -1, {}});
+    moved.push_back(job.ran_before && !stays);
+    colocated_rate.push_back(rates->second);
   }
-  // Run the round.
+}
+
+// Runs the chosen jobs for the round: progress at their rates after any migration's
+// overhead; a job whose work ends within the round finishes then.
+std::vector<StreamSegment> StreamScheduler::run_round_jobs(const RoundPlan& plan, double now) {
+  const double round = options_.round_seconds;
+  const std::vector<std::size_t>& chosen = plan.chosen;
+  const std::vector<int>& chosen_type = plan.chosen_type;
+  const std::vector<StreamPlacement>& placement = plan.placement;
+  const std::vector<bool>& moved = plan.moved;
+  const std::vector<double>& colocated_rate = plan.colocated_rate;
   std::vector<StreamSegment> segments;
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const std::size_t j = chosen[i];
@@ -920,13 +968,6 @@ std::vector<StreamSegment> StreamScheduler::run_round(double now) {
     }
     segments.push_back(std::move(segment));
   }
-  // Jobs not chosen lose their devices (they are preempted).
-  for (std::size_t j : active_)
-    if (chosen_type[j] < 0) {
-      jobs_[j].placement = {};
-      jobs_[j].state = StreamJobState::waiting;
-    }
-  std::erase_if(active_, [&](std::size_t j) { return jobs_[j].state == StreamJobState::finished; });
   return segments;
 }
 

@@ -92,6 +92,10 @@ class ServiceHttpServer {
 
  private:
   void install_routes();
+  void install_request_guards();
+  void install_status_routes();
+  void install_node_routes();
+  void install_job_routes();
   void install_dashboard_routes();
 
   ControlPlane& control_plane_;

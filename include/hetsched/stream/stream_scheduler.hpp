@@ -225,6 +225,20 @@ class StreamScheduler {
                      std::vector<int>& budget) const;
   std::vector<double> job_weights() const;
 
+  // One round's choices, built by its phases (run_round).
+  struct RoundPlan {
+    std::vector<std::size_t> chosen;         // the jobs that run, in the order they were chosen
+    std::vector<int> chosen_type;            // per job: the type it runs on, -1 when not chosen
+    std::vector<StreamPlacement> placement;  // per chosen job
+    std::vector<bool> moved;                 // per chosen job: it migrates this round
+    std::vector<double> colocated_rate;      // per chosen job: its rate when sharing, else 0
+  };
+  void refresh_allocation(const StreamPolicyContext& ctx);
+  RoundPlan choose_round_jobs(double now);
+  void place_round_jobs(RoundPlan& plan);
+  void add_colocated_guests(RoundPlan& plan);
+  std::vector<StreamSegment> run_round_jobs(const RoundPlan& plan, double now);
+
   StreamResources resources_;
   StreamPolicy& policy_;
   StreamSchedulerOptions options_;

@@ -39,6 +39,20 @@ DeviceId first_index_of(const double* values, std::size_t count, double value) {
   }
   return kNoDevice;
 }
+
+// When all of t's inputs from the placed tasks (device kNoDevice: not yet) can be on
+// device d, and t is released there.
+double inputs_ready_seconds(const DagInstance& instance, std::span<const PlannedTask> tasks,
+                            std::span<const double> release, std::uint32_t t, DeviceId d) {
+  double ready = release.empty() ? 0.0 : release[t * instance.device_count() + d];
+  for (const DagNeighbor& p : instance.predecessors(t)) {
+    const PlannedTask& producer = tasks[p.task];
+    if (producer.device == kNoDevice) continue;
+    ready = std::max(ready,
+                     producer.finish_seconds + instance.comm_seconds(p.edge, producer.device, d));
+  }
+  return ready;
+}
 }  // namespace
 
 std::vector<double> upward_ranks(const DagInstance& instance) {
@@ -192,15 +206,7 @@ PartialSchedule::PartialSchedule(const DagInstance& instance, const ScheduleLimi
 }
 
 double PartialSchedule::data_ready_seconds(std::uint32_t t, DeviceId d) const {
-  double ready =
-      release_seconds_.empty() ? 0.0 : release_seconds_[t * instance_->device_count() + d];
-  for (const DagNeighbor& p : instance_->predecessors(t)) {
-    const PlannedTask& producer = schedule_.tasks[p.task];
-    if (producer.device == kNoDevice) continue;
-    ready = std::max(ready,
-                     producer.finish_seconds + instance_->comm_seconds(p.edge, producer.device, d));
-  }
-  return ready;
+  return inputs_ready_seconds(*instance_, schedule_.tasks, release_seconds_, t, d);
 }
 
 void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<double> ready) const {
@@ -360,14 +366,42 @@ StaticSchedule PartialSchedule::finish() && {
 StaticSchedule schedule_in_order(const DagInstance& instance, std::span<const std::uint32_t> order,
                                  std::span<const DeviceId> devices, const ScheduleLimits& limits,
                                  SlotRule rule, std::span<const double> task_run_seconds) {
+  const auto run_of = [&](std::uint32_t t, DeviceId d) {
+    if (!task_run_seconds.empty()) return task_run_seconds[t];
+    return limits.run_seconds.empty() ? instance.compute_seconds(t, d)
+                                      : limits.run_seconds[t * instance.device_count() + d];
+  };
+  if (rule == SlotRule::append) {
+    // Each device's tasks one after another: its last finish is all there is to know
+    // (what PartialSchedule's timeline would say, without building one; the energy
+    // planners re-time this way in their inner loops).
+    StaticSchedule schedule;
+    schedule.tasks.assign(instance.task_count(), PlannedTask{kNoDevice, 0, 0});
+    std::vector<double> last_finish(instance.device_count(), 0.0);
+    for (std::size_t d = 0; d < last_finish.size() && d < limits.device_free_seconds.size(); ++d)
+      last_finish[d] = limits.device_free_seconds[d];
+    for (const std::uint32_t t : order) {
+      const DeviceId d = devices[t];
+      const double run = run_of(t, d);
+      if (task_run_seconds.empty() && run == kCannotRun) {  // as appending_placement says
+        schedule.tasks[t] = PlannedTask{d, kCannotRun, kCannotRun};
+      } else {
+        const double start =
+            std::max(inputs_ready_seconds(instance, schedule.tasks, limits.release_seconds, t, d),
+                     last_finish[d]);
+        schedule.tasks[t] = PlannedTask{d, start, start + run};
+      }
+      last_finish[d] = schedule.tasks[t].finish_seconds;
+      schedule.makespan_seconds =
+          std::max(schedule.makespan_seconds, schedule.tasks[t].finish_seconds);
+    }
+    return schedule;
+  }
   PartialSchedule partial(instance, limits);
   for (const std::uint32_t t : order) {
     const DeviceId d = devices[t];
-    if (task_run_seconds.empty())
-      partial.place(t, rule == SlotRule::insertion ? partial.earliest_placement(t, d)
-                                                   : partial.appending_placement(t, d));
-    else
-      partial.place(t, partial.placement(t, d, task_run_seconds[t], rule));
+    partial.place(t, task_run_seconds.empty() ? partial.earliest_placement(t, d)
+                                              : partial.placement(t, d, run_of(t, d), rule));
   }
   return std::move(partial).finish();
 }

@@ -1,3 +1,7 @@
+// The insertion-EFT toolkit (see list_scheduling.hpp): task priorities, the ready-set
+// list order, a schedule under construction whose devices keep their busy intervals
+// (DeviceTimeline) and whose tasks go where they finish first, in an idle gap or after
+// the device's last task, and the re-timer of a fixed assignment in a fixed order.
 #include "hetsched/policy/list_scheduling.hpp"
 
 #include <algorithm>

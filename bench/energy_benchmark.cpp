@@ -75,7 +75,7 @@ class PlanReplay final : public SchedulingPolicy {
       : instance_(instance), plan_(plan) {}
   std::string_view name() const override { return "plan-replay"; }
   void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex, AssignmentSink& out) override {
-    emit_plan(snapshot, instance_, plan_, out);
+    emit_dvfs_plan(snapshot, instance_, plan_, out);
   }
   void on_tasks_ready(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,
                       AssignmentSink& out) override {
@@ -281,7 +281,7 @@ EnergyBenchmarkResult run_energy_benchmark(const EnergyBenchmarkParams& params) 
     // HEFT at full speed, re-timed on the energy model (external inputs included).
     const StaticSchedule heft_placed = heft_plan(instance, {});
     const StaticSchedule heft =
-        model.retime(heft_placed, start_order(heft_placed),
+        model.retime(heft_placed, start_order(instance, heft_placed, StartTies::finish_then_index),
                      std::vector<std::uint8_t>(heft_placed.tasks.size(), 0));
     out.heft_joules +=
         model.energy(DvfsSchedule{heft, std::vector<std::uint8_t>(heft.tasks.size(), 0)})
@@ -297,7 +297,8 @@ EnergyBenchmarkResult run_energy_benchmark(const EnergyBenchmarkParams& params) 
       for (std::uint32_t t = 0; t < baseline.tasks.size(); ++t)
         slowest.pstates[t] =
             static_cast<std::uint8_t>(model.pstate_count(baseline.tasks[t].device) - 1);
-      slowest.schedule = model.retime(baseline, start_order(baseline), slowest.pstates);
+      slowest.schedule = model.retime(
+          baseline, start_order(instance, baseline, StartTies::finish_then_index), slowest.pstates);
       ceiling_joules += model.energy(slowest).total_joules();
     }
     add_breakdown(model, cluster, full, out.baseline_devices);

@@ -8,68 +8,14 @@
 namespace hetsched {
 
 StaticSchedule insertion_eft_schedule(const JobEnergyModel& model) {
-  const DagInstance& instance = model.instance();
-  const std::size_t n = instance.task_count();
-  const std::vector<double> rank = upward_ranks(instance);
-  // Decreasing rank is a topological order when compute times are positive; ties
-  // and zero-time tasks are kept topological by the position in the Kahn order.
-  std::vector<std::size_t> position(n);
-  for (std::size_t i = 0; i < n; ++i) position[instance.topological_order()[i]] = i;
-  std::vector<std::uint32_t> order(instance.topological_order());
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return rank[a] != rank[b] ? rank[a] > rank[b] : position[a] < position[b];
-  });
-  // Repair: a task must come after its predecessors (rank ties with zero-cost tasks).
-  {
-    std::vector<bool> placed(n, false);
-    std::vector<std::uint32_t> repaired;
-    std::vector<std::uint32_t> pending(order.begin(), order.end());
-    while (!pending.empty()) {
-      std::vector<std::uint32_t> later;
-      for (std::uint32_t t : pending) {
-        const auto preds = instance.predecessors(t);
-        if (std::all_of(preds.begin(), preds.end(),
-                        [&](const DagNeighbor& q) { return placed[q.task]; })) {
-          placed[t] = true;
-          repaired.push_back(t);
-        } else {
-          later.push_back(t);
-        }
-      }
-      pending.swap(later);
-    }
-    order.swap(repaired);
-  }
-  StaticSchedule out;
-  out.tasks.resize(n);
-  std::vector<std::vector<std::pair<double, double>>> busy(model.device_count());  // sorted slots
-  for (std::uint32_t t : order) {
-    double best_finish = kCannotRun, best_start = 0;
-    DeviceId best_device = 0;
-    for (DeviceId d = 0; d < model.device_count(); ++d) {
-      const double run = model.seconds(t, d, 0);
-      if (run == kCannotRun) continue;
-      double ready = model.input_seconds(t, d);
-      for (const DagNeighbor& q : instance.predecessors(t)) {
-        const PlannedTask& producer = out.tasks[q.task];
-        ready = std::max(
-            ready, producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, d));
-      }
-      // Earliest idle slot on d from `ready` long enough for the task.
-      double start = ready;
-      for (const auto& [s, f] : busy[d]) {
-        if (start + run <= s) break;
-        start = std::max(start, f);
-      }
-      if (start + run < best_finish) best_finish = start + run, best_start = start, best_device = d;
-    }
-    out.tasks[t] = PlannedTask{best_device, best_start, best_finish};
-    auto& slots = busy[best_device];
-    slots.insert(
-        std::upper_bound(slots.begin(), slots.end(), std::make_pair(best_start, best_finish)),
-        {best_start, best_finish});
-    out.makespan_seconds = std::max(out.makespan_seconds, best_finish);
-  }
+  const std::vector<double> runs = model.run_seconds_table(0);
+  StaticSchedule out = upward_rank_schedule(
+      model.instance(),
+      ScheduleLimits{.release_seconds = model.input_seconds_table(), .run_seconds = runs});
+  // The energy code charges every task to a device: one that can run nowhere stays on
+  // device 0 with an infinite finish, and so does the makespan.
+  for (PlannedTask& p : out.tasks)
+    if (p.device == kNoDevice) p = PlannedTask{0, 0, kCannotRun}, out.makespan_seconds = kCannotRun;
   return out;
 }
 
@@ -87,7 +33,8 @@ SlackReclamationResult reclaim_slack_within(const JobEnergyModel& model, const D
   result.before = model.energy(start);
   const DagInstance& instance = model.instance();
   const std::size_t n = start.schedule.tasks.size();
-  const std::vector<std::uint32_t> order = start_order(start.schedule);
+  const std::vector<std::uint32_t> order =
+      start_order(instance, start.schedule, StartTies::finish_then_index);
   std::vector<std::uint8_t> pstates = start.pstates;
   // The next task on the same device, which with the DAG's edges makes the fixed
   // order an activity network: slowing task t by Δ moves the end of the schedule to

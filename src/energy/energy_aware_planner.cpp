@@ -6,6 +6,7 @@
 
 #include "hetsched/energy/device_consolidation.hpp"
 #include "hetsched/energy/energy_remapping.hpp"
+#include "hetsched/policy/list_scheduling.hpp"
 
 namespace hetsched {
 namespace {
@@ -36,29 +37,13 @@ StaticSchedule energy_first_schedule(const JobEnergyModel& model, double deadlin
   const std::vector<double> rank = fastest_ranks(model);
   double longest = 0;
   for (double r : rank) longest = std::max(longest, r);
-  // Topological order by decreasing rank (rank strictly drops along edges when
-  // tasks take time; Kahn position breaks ties safely).
-  std::vector<std::uint32_t> order = instance.topological_order();
-  std::vector<std::size_t> position(n);
-  for (std::size_t i = 0; i < n; ++i) position[order[i]] = i;
-  std::vector<std::uint32_t> sorted = order;
-  std::stable_sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return rank[a] != rank[b] ? rank[a] > rank[b] : position[a] < position[b];
-  });
-  bool topological = true;
-  {
-    std::vector<bool> seen(n, false);
-    for (std::uint32_t t : sorted) {
-      for (const DagNeighbor& q : instance.predecessors(t)) topological &= seen[q.task];
-      seen[t] = true;
-    }
-  }
-  if (!topological) sorted = order;
-  StaticSchedule out;
-  out.tasks.resize(n);
+  // Tasks by decreasing rank from the ready set (the ranks never increase along an
+  // edge, so this is the sorted order); each on the device and P-state that uses
+  // least energy while finishing within its sub-deadline (else where it finishes
+  // first), in the first idle gap long enough (insertion), its external input counted.
+  PartialSchedule partial(instance, ScheduleLimits{.release_seconds = model.input_seconds_table()});
   pstates.assign(n, 0);
-  std::vector<std::vector<std::pair<double, double>>> busy(model.device_count());
-  for (std::uint32_t t : sorted) {
+  for (std::uint32_t t : priority_order(instance, rank)) {
     // Share of the longest path that ends with this task.
     const double sub_deadline =
         longest > 0 ? deadline * (longest - rank[t] + fastest_seconds(model, t)) / longest
@@ -70,19 +55,10 @@ StaticSchedule energy_first_schedule(const JobEnergyModel& model, double deadlin
     } best_in_time, fastest;
     for (DeviceId d = 0; d < model.device_count(); ++d) {
       if (model.seconds(t, d, 0) == kCannotRun) continue;
-      double ready = model.input_seconds(t, d);
-      for (const DagNeighbor& q : instance.predecessors(t)) {
-        const PlannedTask& producer = out.tasks[q.task];
-        ready = std::max(
-            ready, producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, d));
-      }
+      const double ready = partial.data_ready_seconds(t, d);
       for (std::size_t p = 0; p < model.pstate_count(d); ++p) {
         const double run = model.seconds(t, d, p);
-        double start = ready;
-        for (const auto& [s, f] : busy[d]) {
-          if (start + run <= s) break;
-          start = std::max(start, f);
-        }
+        const double start = partial.timeline().earliest_start(d, ready, run);
         const Option o{d, static_cast<std::uint8_t>(p), start, start + run,
                        model.dynamic_joules(t, d, p)};
         if (o.finish < fastest.finish) fastest = o;
@@ -93,15 +69,12 @@ StaticSchedule energy_first_schedule(const JobEnergyModel& model, double deadlin
       }
     }
     const Option& chosen = best_in_time.finish != kCannotRun ? best_in_time : fastest;
-    out.tasks[t] = PlannedTask{chosen.device, chosen.start, chosen.finish};
+    // (Every task can run somewhere: plan_energy_aware checks before it calls this.)
+    if (chosen.finish == kCannotRun) continue;
+    partial.place(t, PlannedTask{chosen.device, chosen.start, chosen.finish});
     pstates[t] = chosen.pstate;
-    auto& slots = busy[chosen.device];
-    slots.insert(
-        std::upper_bound(slots.begin(), slots.end(), std::make_pair(chosen.start, chosen.finish)),
-        {chosen.start, chosen.finish});
-    out.makespan_seconds = std::max(out.makespan_seconds, chosen.finish);
   }
-  return out;
+  return std::move(partial).finish();
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ class EnergyAwarePolicy final : public SchedulingPolicy {
     const JobEnergyModel model(instance, snapshot.graph, job, snapshot.perf);
     const EnergyAwarePlan plan = plan_energy_aware(
         model, energy_planning_deadline(snapshot, job, model, options_.makespan_stretch));
-    emit_plan(snapshot, instance, plan.plan, out);
+    emit_dvfs_plan(snapshot, instance, plan.plan, out);
   }
 
   void on_tasks_ready(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,

@@ -4,6 +4,8 @@
 #include <numeric>
 #include <optional>
 
+#include "hetsched/policy/list_scheduling.hpp"
+
 namespace hetsched {
 namespace {
 
@@ -66,7 +68,8 @@ DvfsSchedule remap_for_energy(const JobEnergyModel& model, const DvfsSchedule& s
   // bounds a pass at O(tasks × (edges + tasks)) however many devices and P-states.
   constexpr std::size_t kVerifiedMovesPerTask = 4;
   DvfsSchedule current = start;
-  std::vector<std::uint32_t> order = start_order(current.schedule);
+  std::vector<std::uint32_t> order =
+      start_order(model.instance(), current.schedule, StartTies::finish_then_index);
   current.schedule = model.retime(current.schedule, order, current.pstates);
   ScheduleEnergy current_energy = model.energy(current);
   for (std::size_t pass = 0; pass < max_passes; ++pass) {
@@ -182,7 +185,7 @@ DvfsSchedule remap_for_energy(const JobEnergyModel& model, const DvfsSchedule& s
       improved = true;
     }
     if (!improved) break;
-    order = start_order(current.schedule);
+    order = start_order(model.instance(), current.schedule, StartTies::finish_then_index);
   }
   return current;
 }
@@ -196,7 +199,8 @@ SlackReclamationResult reclaim_slack_stepwise(const JobEnergyModel& model,
   const std::size_t n = start.schedule.tasks.size();
   const double tolerance = tolerance_for(makespan_bound_seconds);
   const double idle_total = model.idle_watts_total();
-  const std::vector<std::uint32_t> order = start_order(start.schedule);
+  const std::vector<std::uint32_t> order =
+      start_order(model.instance(), start.schedule, StartTies::finish_then_index);
   std::vector<std::uint8_t> pstates = start.pstates;
   StaticSchedule current = model.retime(start.schedule, order, pstates);
   std::vector<bool> changed(n, false);

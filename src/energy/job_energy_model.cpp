@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "hetsched/policy/list_scheduling.hpp"
+
 namespace hetsched {
 
 JobEnergyModel::JobEnergyModel(const DagInstance& instance, const TaskGraph& graph, JobIndex job,
@@ -130,38 +132,26 @@ ScheduleEnergy JobEnergyModel::energy(const DvfsSchedule& plan) const {
   return out;
 }
 
+std::vector<double> JobEnergyModel::run_seconds_table(std::size_t pstate) const {
+  std::vector<double> table(task_count() * device_count());
+  for (std::uint32_t t = 0; t < task_count(); ++t)
+    for (DeviceId d = 0; d < device_count(); ++d)
+      table[static_cast<std::size_t>(t) * device_count() + d] = seconds(t, d, pstate);
+  return table;
+}
+
 StaticSchedule JobEnergyModel::retime(const StaticSchedule& placement,
                                       const std::vector<std::uint32_t>& order,
                                       const std::vector<std::uint8_t>& pstates) const {
-  StaticSchedule out = placement;
-  out.makespan_seconds = 0;
-  std::vector<double> device_free(device_count(), 0.0);
-  for (std::uint32_t t : order) {
-    PlannedTask& p = out.tasks[t];
-    double start = std::max(device_free[p.device], input_seconds(t, p.device));
-    for (const DagNeighbor& q : instance_->predecessors(t)) {
-      const PlannedTask& producer = out.tasks[q.task];
-      start = std::max(start, producer.finish_seconds +
-                                  instance_->comm_seconds(q.edge, producer.device, p.device));
-    }
-    p.start_seconds = start;
-    p.finish_seconds = start + seconds(t, p.device, pstates[t]);
-    device_free[p.device] = p.finish_seconds;
-    out.makespan_seconds = std::max(out.makespan_seconds, p.finish_seconds);
+  std::vector<DeviceId> devices(placement.tasks.size());
+  std::vector<double> run(placement.tasks.size());
+  for (std::uint32_t t = 0; t < placement.tasks.size(); ++t) {
+    devices[t] = placement.tasks[t].device;
+    run[t] = seconds(t, devices[t], pstates[t]);
   }
-  return out;
-}
-
-std::vector<std::uint32_t> start_order(const StaticSchedule& schedule) {
-  std::vector<std::uint32_t> order(schedule.tasks.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const PlannedTask &x = schedule.tasks[a], &y = schedule.tasks[b];
-    if (x.start_seconds != y.start_seconds) return x.start_seconds < y.start_seconds;
-    if (x.finish_seconds != y.finish_seconds) return x.finish_seconds < y.finish_seconds;
-    return a < b;
-  });
-  return order;
+  return schedule_in_order(*instance_, order, devices,
+                           ScheduleLimits{.release_seconds = input_seconds_table()},
+                           SlotRule::append, run);
 }
 
 }  // namespace hetsched

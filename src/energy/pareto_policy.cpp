@@ -25,8 +25,8 @@ class ParetoPolicy final : public SchedulingPolicy {
     pareto.subset_size_growth = 2;
     const std::vector<ParetoPoint> front = pareto_front(model, pareto);
     if (front.empty()) return;  // tasks no device can run: placed (or reported) when ready
-    emit_plan(snapshot, instance, front[pick_by_weights(front, options_.objective_weights)].plan,
-              out);
+    emit_dvfs_plan(snapshot, instance,
+                   front[pick_by_weights(front, options_.objective_weights)].plan, out);
   }
 
   void on_tasks_ready(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,

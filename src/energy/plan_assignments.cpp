@@ -6,14 +6,13 @@
 
 namespace hetsched {
 
-void emit_plan(const ClusterSnapshot& snapshot, const DagInstance& instance,
-               const DvfsSchedule& plan, AssignmentSink& out) {
-  for (std::uint32_t t : start_order(plan.schedule)) {
-    const PlannedTask& p = plan.schedule.tasks[t];
-    if (p.finish_seconds == kCannotRun) continue;  // no device can run it: the loop reports it
-    out.assign(Assignment{instance.global_task(t), p.device, plan.pstates[t],
-                          snapshot.now_seconds + p.start_seconds});
-  }
+void emit_dvfs_plan(const ClusterSnapshot& snapshot, const DagInstance& instance,
+                    const DvfsSchedule& plan, AssignmentSink& out) {
+  emit_plan(snapshot, instance, plan.schedule,
+            PlanEmission{.time_origin_seconds = snapshot.now_seconds,
+                         .pstates = plan.pstates,
+                         .ties = StartTies::finish_then_index},
+            out);
 }
 
 double relative_deadline(const ClusterSnapshot& snapshot, JobIndex job) {

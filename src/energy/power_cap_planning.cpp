@@ -6,6 +6,7 @@
 
 #include "hetsched/energy/energy_aware_planner.hpp"
 #include "hetsched/energy/plan_assignments.hpp"
+#include "hetsched/policy/list_scheduling.hpp"
 
 namespace hetsched {
 namespace {
@@ -71,7 +72,8 @@ PowerCappedPlan fit_to_power_caps(const JobEnergyModel& model, const DvfsSchedul
         return out;
       }
     }
-  const std::vector<std::uint32_t> order = start_order(plan.schedule);
+  const std::vector<std::uint32_t> order =
+      start_order(model.instance(), plan.schedule, StartTies::finish_then_index);
   StaticSchedule& schedule = out.plan.schedule;
   std::vector<std::uint8_t>& pstates = out.plan.pstates;
   std::vector<double> device_free(devices, 0.0);
@@ -161,7 +163,7 @@ class PowerCappedEnergyAwarePolicy final : public SchedulingPolicy {
     std::vector<NodeId> node_of_device;
     for (const Device& d : snapshot.perf.cluster().devices()) node_of_device.push_back(d.node);
     const PowerCappedPlan capped = fit_to_power_caps(model, plan.plan, caps_, node_of_device);
-    emit_plan(snapshot, instance, capped.plan, out);
+    emit_dvfs_plan(snapshot, instance, capped.plan, out);
   }
 
   void on_tasks_ready(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,

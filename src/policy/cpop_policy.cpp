@@ -4,8 +4,6 @@
 // onto the one device that runs its tasks fastest in total; the other tasks go to
 // their earliest-finish device (with insertion). Tasks are taken from the ready
 // set by decreasing priority (ties in topological order).
-#include <queue>
-
 #include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/list_scheduling.hpp"
 
@@ -43,28 +41,13 @@ StaticSchedule cpop_plan(const DagInstance& instance, std::span<const double> de
     if (total < best_total) best_total = total, critical_device = d;
   }
 
-  const std::vector<std::uint32_t> position = topological_positions(instance);
-  auto lower_priority = [&](std::uint32_t a, std::uint32_t b) {
-    return priority[a] != priority[b] ? priority[a] < priority[b] : position[a] > position[b];
-  };
-  std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(lower_priority)> ready(
-      lower_priority);
-  std::vector<std::uint32_t> waiting(n);
-  for (std::uint32_t t = 0; t < n; ++t) {
-    waiting[t] = static_cast<std::uint32_t>(instance.predecessors(t).size());
-    if (waiting[t] == 0) ready.push(t);
-  }
   PartialSchedule partial(instance, device_free_seconds);
-  while (!ready.empty()) {
-    const std::uint32_t t = ready.top();
-    ready.pop();
+  for (const std::uint32_t t : priority_order(instance, priority)) {
     PlannedTask placement{kNoDevice, kCannotRun, kCannotRun};
     if (on_critical_path[t] && critical_device != kNoDevice)
       placement = partial.earliest_placement(t, critical_device);
     if (placement.finish_seconds == kCannotRun) placement = partial.earliest_finish_placement(t);
     if (placement.device != kNoDevice) partial.place(t, placement);
-    for (const DagNeighbor& s : instance.successors(t))
-      if (--waiting[s.task] == 0) ready.push(s.task);
   }
   return std::move(partial).finish();
 }

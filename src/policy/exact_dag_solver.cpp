@@ -32,6 +32,8 @@
 #include <memory>
 #include <numeric>
 
+#include "hetsched/policy/list_scheduling.hpp"
+
 namespace hetsched {
 namespace {
 
@@ -73,47 +75,17 @@ class MilpBuilder {
   int columns_ = 0;
 };
 
-// Re-times a device assignment and per-device order exactly: tasks in the order of
-// `order_key` (ties by topological position), each at the latest of its release,
-// its inputs' arrival and its device's previous finish.
-StaticSchedule retime(const DagInstance& instance, const ReleaseTimes& release,
-                      const std::vector<DeviceId>& device, const std::vector<double>& order_key) {
-  const std::size_t n = instance.task_count();
-  std::vector<std::uint32_t> position(n);
-  const auto& topological = instance.topological_order();
-  for (std::uint32_t i = 0; i < n; ++i) position[topological[i]] = i;
-  std::vector<std::uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return order_key[a] != order_key[b] ? order_key[a] < order_key[b] : position[a] < position[b];
-  });
-  // The solver's starts respect precedence up to its tolerance; a producer listed
-  // after its consumer (equal starts within tolerance) is moved ahead.
-  std::vector<char> placed(n, 0);
-  std::vector<std::uint32_t> listed;
-  while (listed.size() < n)
-    for (std::uint32_t t : order) {
-      if (placed[t]) continue;
-      bool inputs_placed = true;
-      for (const DagNeighbor& p : instance.predecessors(t)) inputs_placed &= placed[p.task] != 0;
-      if (!inputs_placed) continue;
-      placed[t] = 1;
-      listed.push_back(t);
-      break;
-    }
-  StaticSchedule schedule;
-  schedule.tasks.resize(n);
-  std::vector<double> device_free(instance.device_count(), 0.0);
-  for (std::uint32_t t : listed) {
-    const DeviceId d = device[t];
-    const double start =
-        std::max(device_free[d], data_ready_seconds(instance, schedule, release, t, d));
-    const double finish = start + instance.compute_seconds(t, d);
-    schedule.tasks[t] = PlannedTask{d, start, finish};
-    device_free[d] = finish;
-    schedule.makespan_seconds = std::max(schedule.makespan_seconds, finish);
-  }
-  return schedule;
+// Re-times a device assignment and per-device order exactly: tasks by increasing
+// `order_key` among those whose inputs are listed (ties by topological position:
+// the solver's starts respect precedence only up to its tolerance), each at the
+// latest of its release, its inputs' arrival and its device's previous finish.
+StaticSchedule retime_solution(const DagInstance& instance, std::span<const double> release,
+                               const std::vector<DeviceId>& device,
+                               const std::vector<double>& order_key) {
+  std::vector<double> priority(order_key.size());
+  for (std::size_t t = 0; t < priority.size(); ++t) priority[t] = -order_key[t];
+  return schedule_in_order(instance, priority_order(instance, priority), device,
+                           ScheduleLimits{.release_seconds = release}, SlotRule::append);
 }
 
 }  // namespace
@@ -131,12 +103,15 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
     result.schedule = StaticSchedule{};
     return result;
   }
-  const ReleaseTimes& release = options.release;
+  const std::vector<double>& release = options.release_seconds;
   const auto release_of = [&](std::uint32_t t, DeviceId d) {
-    return release.empty() ? 0.0 : release[t][d];
+    return release.empty() ? 0.0 : release[t * devices + d];
   };
-  const StaticSchedule heuristic = earliest_finish_list_schedule(instance, release);
-  if (heuristic.tasks.empty()) {
+  // The first incumbent: HEFT's order, each task appended where it finishes first.
+  const StaticSchedule heuristic =
+      upward_rank_schedule(instance, ScheduleLimits{.release_seconds = release}, SlotRule::append);
+  if (std::any_of(heuristic.tasks.begin(), heuristic.tasks.end(),
+                  [](const PlannedTask& p) { return p.device == kNoDevice; })) {
     result.status = ExactSolveStatus::infeasible;
     return result;
   }
@@ -341,7 +316,7 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
           largest = solution[assign[t][d]], device[t] = d;
       key[t] = solution[start[t]];
     }
-    StaticSchedule exact = retime(instance, release, device, key);
+    StaticSchedule exact = retime_solution(instance, release, device, key);
     if (exact.makespan_seconds < best.makespan_seconds) best = std::move(exact);
   }
   const bool proven = Cbc_isProvenOptimal(milp.get()) != 0;

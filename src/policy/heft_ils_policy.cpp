@@ -135,7 +135,8 @@ class LocalSearch {
 
   StaticSchedule evaluate(const std::vector<DeviceId>& devices) {
     ++evaluations_;
-    return schedule_in_order(instance_, order_, devices, device_free_);
+    return schedule_in_order(instance_, order_, devices,
+                             ScheduleLimits{.device_free_seconds = device_free_});
   }
 
   void adopt(const std::vector<DeviceId>& devices, const StaticSchedule& schedule) {

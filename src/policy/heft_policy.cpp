@@ -10,9 +10,7 @@
 namespace hetsched {
 
 StaticSchedule heft_plan(const DagInstance& instance, std::span<const double> device_free_seconds) {
-  const std::vector<double> rank = upward_ranks(instance);
-  return earliest_finish_schedule(instance, order_by_decreasing(instance, rank),
-                                  device_free_seconds);
+  return upward_rank_schedule(instance, ScheduleLimits{.device_free_seconds = device_free_seconds});
 }
 
 std::unique_ptr<SchedulingPolicy> make_heft_policy(const PolicyOptions&) {

@@ -1,3 +1,7 @@
+// The insertion-EFT toolkit (see list_scheduling.hpp): task priorities, the ready-set
+// list order, a schedule under construction whose devices keep their busy intervals
+// (DeviceTimeline) and whose tasks go where they finish first, in an idle gap or after
+// the device's last task, and the re-timer of a fixed assignment in a fixed order.
 #include "hetsched/policy/list_scheduling.hpp"
 
 #include <algorithm>
@@ -7,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <queue>
 #include <utility>
 
 namespace hetsched {
@@ -37,6 +42,20 @@ DeviceId first_index_of(const double* values, std::size_t count, double value) {
       return static_cast<DeviceId>(base + static_cast<std::size_t>(std::countr_zero(equal)));
   }
   return kNoDevice;
+}
+
+// When all of t's inputs from the placed tasks (device kNoDevice: not yet) can be on
+// device d, and t is released there.
+double inputs_ready_seconds(const DagInstance& instance, std::span<const PlannedTask> tasks,
+                            std::span<const double> release, std::uint32_t t, DeviceId d) {
+  double ready = release.empty() ? 0.0 : release[t * instance.device_count() + d];
+  for (const DagNeighbor& p : instance.predecessors(t)) {
+    const PlannedTask& producer = tasks[p.task];
+    if (producer.device == kNoDevice) continue;
+    ready = std::max(ready,
+                     producer.finish_seconds + instance.comm_seconds(p.edge, producer.device, d));
+  }
+  return ready;
 }
 }  // namespace
 
@@ -143,27 +162,65 @@ std::vector<std::uint32_t> order_by_decreasing(const DagInstance& instance,
   return order;
 }
 
+std::vector<std::uint32_t> priority_order(const DagInstance& instance,
+                                          std::span<const double> key) {
+  // A key that never increases along an edge makes the sorted order topological,
+  // and then each next task of it is ready when its turn comes: the ready-set order
+  // is the sorted one, which order_by_decreasing computes in O(v) for large v.
+  const bool never_increases =
+      std::all_of(instance.edges().begin(), instance.edges().end(),
+                  [&](const DagEdge& e) { return key[e.from] >= key[e.to]; });
+  if (never_increases) return order_by_decreasing(instance, key);
+  const std::size_t n = instance.task_count();
+  const std::vector<std::uint32_t> position = topological_positions(instance);
+  const auto lower_priority = [&](std::uint32_t a, std::uint32_t b) {
+    return key[a] != key[b] ? key[a] < key[b] : position[a] > position[b];
+  };
+  std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(lower_priority)> ready(
+      lower_priority);
+  std::vector<std::uint32_t> waiting(n);
+  for (std::uint32_t t = 0; t < n; ++t) {
+    waiting[t] = static_cast<std::uint32_t>(instance.predecessors(t).size());
+    if (waiting[t] == 0) ready.push(t);
+  }
+  std::vector<std::uint32_t> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    const std::uint32_t t = ready.top();
+    ready.pop();
+    order.push_back(t);
+    for (const DagNeighbor& s : instance.successors(t))
+      if (--waiting[s.task] == 0) ready.push(s.task);
+  }
+  return order;
+}
+
 PartialSchedule::PartialSchedule(const DagInstance& instance,
                                  std::span<const double> device_free_seconds)
+    : PartialSchedule(instance, ScheduleLimits{.device_free_seconds = device_free_seconds}) {}
+
+PartialSchedule::PartialSchedule(const DagInstance& instance, const ScheduleLimits& limits)
     : instance_(&instance),
-      timeline_(instance.device_count(), device_free_seconds),
+      release_seconds_(limits.release_seconds),
+      run_seconds_(limits.run_seconds),
+      timeline_(instance.device_count(), limits.device_free_seconds),
       ready_scratch_(instance.device_count()),
       bound_scratch_(instance.device_count()) {
   schedule_.tasks.assign(instance.task_count(), PlannedTask{kNoDevice, 0, 0});
 }
 
 double PartialSchedule::data_ready_seconds(std::uint32_t t, DeviceId d) const {
-  double ready = 0;
-  for (const DagNeighbor& p : instance_->predecessors(t)) {
-    const PlannedTask& producer = schedule_.tasks[p.task];
-    if (producer.device == kNoDevice) continue;
-    ready = std::max(ready,
-                     producer.finish_seconds + instance_->comm_seconds(p.edge, producer.device, d));
-  }
-  return ready;
+  return inputs_ready_seconds(*instance_, schedule_.tasks, release_seconds_, t, d);
 }
 
 void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<double> ready) const {
+  data_ready_from_producers(t, ready);
+  if (release_seconds_.empty()) return;
+  const double* release = &release_seconds_[t * instance_->device_count()];
+  for (std::size_t d = 0; d < ready.size(); ++d) ready[d] = std::max(ready[d], release[d]);
+}
+
+void PartialSchedule::data_ready_from_producers(std::uint32_t t, std::span<double> ready) const {
   if (!instance_->uniform_network()) {
     std::fill(ready.begin(), ready.end(), 0.0);
     for (const DagNeighbor& p : instance_->predecessors(t)) {
@@ -203,21 +260,45 @@ void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<doub
   }
 }
 
+PlannedTask PartialSchedule::placement(std::uint32_t t, DeviceId d, double run,
+                                       SlotRule rule) const {
+  const double ready = data_ready_seconds(t, d);
+  const double start = rule == SlotRule::insertion ? timeline_.earliest_start(d, ready, run)
+                                                   : timeline_.earliest_start_appending(d, ready);
+  return PlannedTask{d, start, start + run};
+}
+
 PlannedTask PartialSchedule::earliest_placement(std::uint32_t t, DeviceId d) const {
-  const double run = instance_->compute_seconds(t, d);
+  const double run = run_seconds(t, d);
   if (run == kCannotRun) return PlannedTask{d, kCannotRun, kCannotRun};
   const double start = timeline_.earliest_start(d, data_ready_seconds(t, d), run);
   return PlannedTask{d, start, start + run};
 }
 
 PlannedTask PartialSchedule::appending_placement(std::uint32_t t, DeviceId d) const {
-  const double run = instance_->compute_seconds(t, d);
+  const double run = run_seconds(t, d);
   if (run == kCannotRun) return PlannedTask{d, kCannotRun, kCannotRun};
   const double start = timeline_.earliest_start_appending(d, data_ready_seconds(t, d));
   return PlannedTask{d, start, start + run};
 }
 
-PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t) const {
+PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t, SlotRule rule) const {
+  return rule == SlotRule::insertion ? earliest_finish_inserting(t) : earliest_finish_appending(t);
+}
+
+PlannedTask PartialSchedule::earliest_finish_appending(std::uint32_t t) const {
+  PlannedTask best{kNoDevice, kCannotRun, kCannotRun};
+  data_ready_on_every_device(t, ready_scratch_);
+  const std::span<const double> runs = run_row(t);
+  for (DeviceId d = 0; d < runs.size(); ++d) {
+    if (runs[d] == kCannotRun) continue;
+    const double start = timeline_.earliest_start_appending(d, ready_scratch_[d]);
+    if (start + runs[d] < best.finish_seconds) best = PlannedTask{d, start, start + runs[d]};
+  }
+  return best;
+}
+
+PlannedTask PartialSchedule::earliest_finish_inserting(std::uint32_t t) const {
   // Every device's finish is bounded from below in one vector pass: exactly where
   // the timeline knows the start without a gap search (idle from the data-ready
   // time on, or no gap after it long enough: DeviceTimeline::finish_bounds), else
@@ -229,7 +310,7 @@ PlannedTask PartialSchedule::earliest_finish_placement(std::uint32_t t) const {
   // task has an infinite run time and never wins.
   PlannedTask best{kNoDevice, kCannotRun, kCannotRun};
   data_ready_on_every_device(t, ready_scratch_);
-  const std::span<const double> runs = instance_->compute_row(t);
+  const std::span<const double> runs = run_row(t);
   timeline_.finish_bounds(ready_scratch_, runs, bound_scratch_);
   const double* bounds = bound_scratch_.data();
   const std::size_t count = runs.size();
@@ -287,29 +368,79 @@ StaticSchedule PartialSchedule::finish() && {
 }
 
 StaticSchedule schedule_in_order(const DagInstance& instance, std::span<const std::uint32_t> order,
-                                 std::span<const DeviceId> devices,
-                                 std::span<const double> device_free_seconds) {
-  PartialSchedule partial(instance, device_free_seconds);
-  for (const std::uint32_t t : order) partial.place(t, partial.earliest_placement(t, devices[t]));
+                                 std::span<const DeviceId> devices, const ScheduleLimits& limits,
+                                 SlotRule rule, std::span<const double> task_run_seconds) {
+  const auto run_of = [&](std::uint32_t t, DeviceId d) {
+    if (!task_run_seconds.empty()) return task_run_seconds[t];
+    return limits.run_seconds.empty() ? instance.compute_seconds(t, d)
+                                      : limits.run_seconds[t * instance.device_count() + d];
+  };
+  if (rule == SlotRule::append) {
+    // Each device's tasks one after another: its last finish is all there is to know
+    // (what PartialSchedule's timeline would say, without building one; the energy
+    // planners re-time this way in their inner loops).
+    StaticSchedule schedule;
+    schedule.tasks.assign(instance.task_count(), PlannedTask{kNoDevice, 0, 0});
+    std::vector<double> last_finish(instance.device_count(), 0.0);
+    for (std::size_t d = 0; d < last_finish.size() && d < limits.device_free_seconds.size(); ++d)
+      last_finish[d] = limits.device_free_seconds[d];
+    for (const std::uint32_t t : order) {
+      const DeviceId d = devices[t];
+      const double run = run_of(t, d);
+      if (task_run_seconds.empty() && run == kCannotRun) {  // as appending_placement says
+        schedule.tasks[t] = PlannedTask{d, kCannotRun, kCannotRun};
+      } else {
+        const double start =
+            std::max(inputs_ready_seconds(instance, schedule.tasks, limits.release_seconds, t, d),
+                     last_finish[d]);
+        schedule.tasks[t] = PlannedTask{d, start, start + run};
+      }
+      last_finish[d] = schedule.tasks[t].finish_seconds;
+      schedule.makespan_seconds =
+          std::max(schedule.makespan_seconds, schedule.tasks[t].finish_seconds);
+    }
+    return schedule;
+  }
+  PartialSchedule partial(instance, limits);
+  for (const std::uint32_t t : order) {
+    const DeviceId d = devices[t];
+    partial.place(t, task_run_seconds.empty() ? partial.earliest_placement(t, d)
+                                              : partial.placement(t, d, run_of(t, d), rule));
+  }
   return std::move(partial).finish();
 }
 
 StaticSchedule earliest_finish_schedule(const DagInstance& instance,
                                         std::span<const std::uint32_t> order,
-                                        std::span<const double> device_free_seconds) {
-  PartialSchedule partial(instance, device_free_seconds);
+                                        const ScheduleLimits& limits, SlotRule rule) {
+  PartialSchedule partial(instance, limits);
   for (const std::uint32_t t : order) {
-    const PlannedTask best = partial.earliest_finish_placement(t);
+    const PlannedTask best = partial.earliest_finish_placement(t, rule);
     if (best.device == kNoDevice) continue;  // no device can run it
     partial.place(t, best);
   }
   return std::move(partial).finish();
 }
 
-std::vector<std::uint32_t> start_order(const DagInstance& instance,
-                                       const StaticSchedule& schedule) {
-  const std::vector<std::uint32_t> position = topological_positions(instance);
+StaticSchedule upward_rank_schedule(const DagInstance& instance, const ScheduleLimits& limits,
+                                    SlotRule rule) {
+  const std::vector<double> rank = upward_ranks(instance);
+  return earliest_finish_schedule(instance, priority_order(instance, rank), limits, rule);
+}
+
+std::vector<std::uint32_t> start_order(const DagInstance& instance, const StaticSchedule& schedule,
+                                       StartTies ties) {
   std::vector<std::uint32_t> order(instance.topological_order());
+  if (ties == StartTies::finish_then_index) {
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const PlannedTask &x = schedule.tasks[a], &y = schedule.tasks[b];
+      if (x.start_seconds != y.start_seconds) return x.start_seconds < y.start_seconds;
+      if (x.finish_seconds != y.finish_seconds) return x.finish_seconds < y.finish_seconds;
+      return a < b;
+    });
+    return order;
+  }
+  const std::vector<std::uint32_t> position = topological_positions(instance);
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     const double sa = schedule.tasks[a].start_seconds, sb = schedule.tasks[b].start_seconds;
     return sa != sb ? sa < sb : position[a] < position[b];

@@ -15,7 +15,7 @@ StaticSchedule lookahead_heft_plan(const DagInstance& instance,
                                    std::span<const double> device_free_seconds) {
   const std::vector<double> rank = upward_ranks(instance);
   PartialSchedule partial(instance, device_free_seconds);
-  for (const std::uint32_t t : order_by_decreasing(instance, rank)) {
+  for (const std::uint32_t t : priority_order(instance, rank)) {
     PlannedTask best{kNoDevice, kCannotRun, kCannotRun};
     double best_lookahead = kCannotRun;
     for (DeviceId d = 0; d < instance.device_count(); ++d) {

@@ -10,9 +10,10 @@
 // are deterministic; at that limit it keeps the best schedule found, which is never
 // worse than the list plan.
 #include <algorithm>
-#include <numeric>
 
 #include "hetsched/policy/exact_dag_solver.hpp"
+#include "hetsched/policy/list_scheduling.hpp"
+#include "hetsched/policy/plan_emitter.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
 
 namespace hetsched {
@@ -31,8 +32,8 @@ class MilpPolicy final : public SchedulingPolicy {
     const std::size_t n = instance.task_count(), devices = instance.device_count();
     if (n == 0) return;
     // Nothing may start before now, on a device before it frees up, or before the
-    // task's external input has arrived there.
-    ReleaseTimes release(n, std::vector<double>(devices, 0.0));
+    // task's external input has arrived there (times from now).
+    std::vector<double> release(n * devices, 0.0);
     const Job& spec = snapshot.graph.job(job);
     for (std::uint32_t t = 0; t < n; ++t) {
       const double input = snapshot.graph.task(instance.global_task(t)).input_bytes;
@@ -40,7 +41,7 @@ class MilpPolicy final : public SchedulingPolicy {
         double ready = std::max(0.0, snapshot.device_available_seconds[d] - snapshot.now_seconds);
         if (input > 0)
           ready = std::max(ready, snapshot.perf.host_to_device_seconds(input, spec.data_node, d));
-        release[t][d] = ready;
+        release[t * devices + d] = ready;
       }
     }
     StaticSchedule plan;
@@ -48,25 +49,19 @@ class MilpPolicy final : public SchedulingPolicy {
       ExactSolveOptions options;
       options.time_limit_seconds = 3600;  // the node limit is what stops it
       options.node_limit = node_limit_;
-      options.release = release;
+      options.release_seconds = release;
       ExactSolveResult result = solve_exact_schedule_with_status(instance, options);
-      if (result.schedule) plan = std::move(*result.schedule);
+      if (!result.schedule) return;  // some task runs nowhere: left for on_tasks_ready
+      plan = std::move(*result.schedule);
     } else {
-      plan = earliest_finish_list_schedule(instance, release);
+      plan = upward_rank_schedule(instance, ScheduleLimits{.release_seconds = release},
+                                  SlotRule::append);
+      if (std::any_of(plan.tasks.begin(), plan.tasks.end(),
+                      [](const PlannedTask& p) { return p.device == kNoDevice; }))
+        return;  // some task runs nowhere: left for on_tasks_ready
     }
-    if (plan.tasks.empty()) return;  // some task runs nowhere: left for on_tasks_ready
-    // In order of planned start, so every producer is placed before its consumers.
-    std::vector<std::uint32_t> order(n), position(n);
-    const auto& topological = instance.topological_order();
-    for (std::uint32_t i = 0; i < n; ++i) position[topological[i]] = i;
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const double sa = plan.tasks[a].start_seconds, sb = plan.tasks[b].start_seconds;
-      return sa != sb ? sa < sb : position[a] < position[b];
-    });
-    for (std::uint32_t t : order)
-      out.assign(Assignment{instance.global_task(t), plan.tasks[t].device, 0,
-                            snapshot.now_seconds + plan.tasks[t].start_seconds});
+    emit_plan(snapshot, instance, plan, PlanEmission{.time_origin_seconds = snapshot.now_seconds},
+              out);
   }
 
   // Only tasks the plan could not place reach here (a job with a task no device can

@@ -5,8 +5,6 @@
 // of their OCT row and taken from the ready set by decreasing rank; each goes to
 // the device minimising its earliest finish time (with insertion) plus OCT(t, p):
 // a one-step look at the cost of what follows. The table costs O(e·p).
-#include <queue>
-
 #include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/list_scheduling.hpp"
 
@@ -21,21 +19,8 @@ StaticSchedule peft_plan(const DagInstance& instance, std::span<const double> de
     for (std::size_t d = 0; d < devices; ++d) sum += table[t * devices + d];
     rank[t] = devices ? sum / static_cast<double>(devices) : 0.0;
   }
-  const std::vector<std::uint32_t> position = topological_positions(instance);
-  auto lower_rank = [&](std::uint32_t a, std::uint32_t b) {
-    return rank[a] != rank[b] ? rank[a] < rank[b] : position[a] > position[b];
-  };
-  std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(lower_rank)> ready(
-      lower_rank);
-  std::vector<std::uint32_t> waiting(n);
-  for (std::uint32_t t = 0; t < n; ++t) {
-    waiting[t] = static_cast<std::uint32_t>(instance.predecessors(t).size());
-    if (waiting[t] == 0) ready.push(t);
-  }
   PartialSchedule partial(instance, device_free_seconds);
-  while (!ready.empty()) {
-    const std::uint32_t t = ready.top();
-    ready.pop();
+  for (const std::uint32_t t : priority_order(instance, rank)) {
     PlannedTask best{kNoDevice, kCannotRun, kCannotRun};
     double best_optimistic = kCannotRun;
     for (DeviceId d = 0; d < devices; ++d) {
@@ -44,8 +29,6 @@ StaticSchedule peft_plan(const DagInstance& instance, std::span<const double> de
       if (optimistic < best_optimistic) best_optimistic = optimistic, best = candidate;
     }
     if (best.device != kNoDevice) partial.place(t, best);
-    for (const DagNeighbor& s : instance.successors(t))
-      if (--waiting[s.task] == 0) ready.push(s.task);
   }
   return std::move(partial).finish();
 }

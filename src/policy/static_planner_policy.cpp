@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "hetsched/policy/earliest_finish_placement.hpp"
-#include "hetsched/policy/list_scheduling.hpp"
+#include "hetsched/policy/plan_emitter.hpp"
 
 namespace hetsched {
 
@@ -14,16 +14,9 @@ void StaticPlannerPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobInd
   std::vector<double> device_free(instance.device_count());
   for (std::size_t d = 0; d < device_free.size(); ++d)
     device_free[d] = std::max(snapshot.now_seconds, snapshot.device_available_seconds[d]);
-  const StaticSchedule schedule = plan(instance, device_free);
-  // In planned-start order (ties topological): predecessors come first, and a backend
-  // that starts a device's queue head at once sees that head before later tasks.
-  for (const std::uint32_t t : start_order(instance, schedule)) {
-    const PlannedTask& p = schedule.tasks[t];
-    if (p.device == kNoDevice) continue;  // no device can run it: the loop reports it
-    if (snapshot.placement[instance.global_task(t)] != kUnplaced) continue;  // runs already
-    out.assign(
-        Assignment{instance.global_task(t), instance.global_device(p.device), 0, p.start_seconds});
-  }
+  // Planned in absolute time; tasks already running (a plan asked for again) are left out.
+  emit_plan(snapshot, instance, plan(instance, device_free), PlanEmission{.skip_placed = true},
+            out);
 }
 
 void StaticPlannerPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,

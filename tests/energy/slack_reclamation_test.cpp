@@ -10,6 +10,7 @@
 #include "hetsched/energy/dvfs_slack_reclamation.hpp"
 #include "hetsched/energy/energy_aware_planner.hpp"
 #include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/policy/list_scheduling.hpp"
 #include "hetsched/workload/generators.hpp"
 
 namespace hetsched {
@@ -25,7 +26,9 @@ TEST(JobEnergyModel, TaskAndIdleEnergyByHand) {
   EXPECT_DOUBLE_EQ(e.idle_joules, 20 * 1);  // device 1 idles for 1 s of the 2
   // Task 1 at P-state 2: 2 s at 20 + 200 × 0.25 = 70 W, and no idle time left.
   plan.pstates[1] = 2;
-  plan.schedule = model.retime(plan.schedule, start_order(plan.schedule), plan.pstates);
+  plan.schedule = model.retime(
+      plan.schedule, start_order(model.instance(), plan.schedule, StartTies::finish_then_index),
+      plan.pstates);
   const ScheduleEnergy slowed = model.energy(plan);
   EXPECT_DOUBLE_EQ(slowed.makespan_seconds, 2);
   EXPECT_DOUBLE_EQ(slowed.task_joules, 110 * 2 + 70 * 2);

@@ -11,6 +11,7 @@
 #include "hetsched/core/rng.hpp"
 #include "hetsched/io/cost_matrix_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/policy/list_scheduling.hpp"
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 
@@ -155,7 +156,7 @@ TEST(ExactDagSolver, EqualsBruteForceOnRandomSmallInstances) {
     EXPECT_EQ(check_schedule(instance, *exact), "");
     EXPECT_NEAR(exact->makespan_seconds, BruteForce(instance).optimum(), 1e-6);
     EXPECT_LE(exact->makespan_seconds,
-              earliest_finish_list_schedule(instance).makespan_seconds + 1e-9);
+              upward_rank_schedule(instance, {}, SlotRule::append).makespan_seconds + 1e-9);
     EXPECT_LE(exact->makespan_seconds, greedy_eft_makespan(m) + 1e-6);
   }
 }
@@ -175,7 +176,7 @@ TEST(ExactDagSolver, TaskThatRunsNowhereIsInfeasible) {
 TEST(ExactDagSolver, ReleaseTimesDelayTheStart) {
   // Two independent unit tasks, two devices; device 0 is busy until 5.
   const DagInstance instance({{1.0, 3.0}, {1.0, 3.0}}, {});
-  ExactSolveOptions options{10, 0, {{5.0, 0.0}, {5.0, 0.0}}};
+  ExactSolveOptions options{10, 0, {5.0, 0.0, 5.0, 0.0}};
   const ExactSolveResult result = solve_exact_schedule_with_status(instance, options);
   ASSERT_EQ(result.status, ExactSolveStatus::optimal);
   // Best: one on device 1 (0..3), the other on device 1 after it (3..6) or device 0

@@ -68,7 +68,8 @@ StaticSchedule plain_earliest_finish_schedule(const DagInstance& instance,
 
 void expect_same_schedule(const DagInstance& instance, std::span<const double> free) {
   const std::vector<std::uint32_t> order = order_by_decreasing(instance, upward_ranks(instance));
-  const StaticSchedule fast = earliest_finish_schedule(instance, order, free);
+  const StaticSchedule fast =
+      earliest_finish_schedule(instance, order, ScheduleLimits{.device_free_seconds = free});
   const StaticSchedule plain = plain_earliest_finish_schedule(instance, order, free);
   ASSERT_EQ(fast.tasks.size(), plain.tasks.size());
   for (std::size_t t = 0; t < fast.tasks.size(); ++t) {

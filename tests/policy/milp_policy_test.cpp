@@ -7,6 +7,7 @@
 #include "hetsched/io/cost_matrix_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/exact_dag_solver.hpp"
+#include "hetsched/policy/list_scheduling.hpp"
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 
@@ -39,7 +40,7 @@ TEST(MilpPolicy, FallsBackOnTheListPlanBeyondThreeDevices) {
   m.task_names = {"x", "y", "z"};
   m.compute_seconds = {{4, 2, 8, 8}, {3, 3, 1, 9}, {5, 5, 5, 1}};
   m.edges = {DagEdge{0, 1, 1}, DagEdge{0, 2, 1}};
-  const StaticSchedule list = earliest_finish_list_schedule(cost_matrix_instance(m));
+  const StaticSchedule list = upward_rank_schedule(cost_matrix_instance(m), {}, SlotRule::append);
   EXPECT_NEAR(simulated_makespan(m, "milp"), list.makespan_seconds, 1e-9);
 }
 

@@ -12,17 +12,18 @@
 // too: a change that would cost more idle energy than it saves is not taken. So the
 // result never ends later than the bound and never uses more energy than the input.
 //
-// The baseline planner here, `insertion_eft_schedule`, is a makespan-oriented list
-// schedule (tasks by upward rank, each to the device and idle slot where it
-// finishes first, as HEFT does) kept in the energy code so the energy work does
-// not depend on the DAG-scheduling branch; any StaticSchedule can be fed instead.
+// The baseline planner here, `insertion_eft_schedule`, is HEFT on the job's energy
+// model (policy/list_scheduling.hpp's upward_rank_schedule at P-state 0, each task's
+// external input counted); any StaticSchedule can be fed instead.
 #pragma once
 
 #include "hetsched/energy/job_energy_model.hpp"
 
 namespace hetsched {
 
-// HEFT-style insertion-based earliest-finish-time list schedule at P-state 0.
+// HEFT's insertion-based earliest-finish-time list schedule at P-state 0, with the
+// model's run times and external inputs. A task no device can run is left on device
+// 0 with an infinite finish, and the makespan is infinite.
 StaticSchedule insertion_eft_schedule(const JobEnergyModel& model);
 
 struct SlackReclamationResult {

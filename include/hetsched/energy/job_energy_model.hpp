@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "hetsched/perf/dag_instance.hpp"
@@ -79,6 +80,12 @@ class JobEnergyModel {
   double input_seconds(std::uint32_t t, DeviceId d) const {
     return input_.empty() ? 0.0 : input_[static_cast<std::size_t>(t) * device_count() + d];
   }
+  // The same for every task and device, row-major [t * devices + d]; empty when no
+  // task reads external input (ScheduleLimits::release_seconds).
+  std::span<const double> input_seconds_table() const { return input_; }
+  // Run seconds of every task on every device at one P-state, row-major
+  // (ScheduleLimits::run_seconds).
+  std::vector<double> run_seconds_table(std::size_t pstate) const;
   // Joules above idle that the task adds on the device at the P-state.
   double dynamic_joules(std::uint32_t t, DeviceId d, std::size_t p) const {
     return (watts(t, d, p) - idle_watts_[d]) * seconds(t, d, p);
@@ -100,8 +107,10 @@ class JobEnergyModel {
   ScheduleEnergy energy(const DvfsSchedule& plan) const;
 
   // Start and finish times for a fixed placement and per-device order (the order of
-  // `order`, a topological order consistent with each device's sequence) and the
-  // given P-states: every task as early as its device and inputs allow.
+  // `order`, a topological order consistent with each device's sequence, as
+  // start_order(instance, schedule, StartTies::finish_then_index) gives) and the
+  // given P-states: every task as early as its device, inputs and external input
+  // allow (policy/list_scheduling.hpp's schedule_in_order, appending).
   StaticSchedule retime(const StaticSchedule& placement, const std::vector<std::uint32_t>& order,
                         const std::vector<std::uint8_t>& pstates) const;
 
@@ -122,9 +131,5 @@ class JobEnergyModel {
   bool release_unused_devices_ = false;
   std::vector<SleepState> sleep_;
 };
-
-// The order in which a schedule's tasks start (ties by finish, then index): a
-// topological order that keeps each device's sequence, for JobEnergyModel::retime.
-std::vector<std::uint32_t> start_order(const StaticSchedule& schedule);
 
 }  // namespace hetsched

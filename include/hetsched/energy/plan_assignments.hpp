@@ -1,18 +1,24 @@
-// Turning a static DVFS plan of one job into the policy's Assignments (device,
-// P-state and planned start, offset by the job's planning time). Tasks left unplaced
-// go through the policies' shared fallback (policy/earliest_finish_placement.hpp).
+// Turning a static DVFS plan of one job into the policy's Assignments through the
+// one plan emitter (policy/plan_emitter.hpp): each task's device, P-state and planned
+// start, offset by the job's planning time (the energy planners plan from now with
+// every device free). Tasks left unplaced go through the policies' shared fallback
+// (policy/earliest_finish_placement.hpp).
 #pragma once
 
 #include <span>
 
 #include "hetsched/energy/job_energy_model.hpp"
 #include "hetsched/policy/earliest_finish_placement.hpp"
+#include "hetsched/policy/plan_emitter.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
 
 namespace hetsched {
 
-void emit_plan(const ClusterSnapshot& snapshot, const DagInstance& instance,
-               const DvfsSchedule& plan, AssignmentSink& out);
+// emit_plan with the energy planners' emission: times from the snapshot's now, each
+// task's P-state, tasks that start together by finish then index (the order the
+// energy code re-times in).
+void emit_dvfs_plan(const ClusterSnapshot& snapshot, const DagInstance& instance,
+                    const DvfsSchedule& plan, AssignmentSink& out);
 
 // The deadline of `job` relative to now, when it has one and it lies ahead; else 0.
 double relative_deadline(const ClusterSnapshot& snapshot, JobIndex job);

@@ -8,9 +8,9 @@
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "hetsched/perf/dag_instance.hpp"
-#include "hetsched/policy/list_schedule_plan.hpp"
 
 namespace hetsched {
 
@@ -30,7 +30,9 @@ struct ExactSolveOptions {
   // Branch-and-bound nodes at most (0: no limit). Unlike the time limit, a node limit
   // stops at the same point on every machine, so results stay deterministic.
   long long node_limit = 0;
-  ReleaseTimes release;  // per task and device; empty: every task may start at 0
+  // Per task and device, row-major [t * devices + d]: the earliest start of the task
+  // on the device (the device busy, the task's input still arriving); empty: 0.
+  std::vector<double> release_seconds;
 };
 
 struct ExactSolveResult {

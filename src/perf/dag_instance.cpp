@@ -139,28 +139,29 @@ void DagInstance::compute_means() {
                         : 0.0;
 }
 
-std::string check_schedule(const DagInstance& instance, const StaticSchedule& schedule) {
+Status check_schedule(const DagInstance& instance, const StaticSchedule& schedule) {
   if (schedule.tasks.size() != instance.task_count())
-    return "schedule has the wrong number of tasks";
+    return failure("schedule has the wrong number of tasks");
   constexpr double tolerance = 1e-9;
   for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
     const PlannedTask& p = schedule.tasks[t];
-    if (p.device >= instance.device_count()) return fmt::format("task {} on no device", t);
+    if (p.device >= instance.device_count()) return failure(fmt::format("task {} on no device", t));
     const double run = instance.compute_seconds(t, p.device);
     if (run == kCannotRun)
-      return fmt::format("task {} on device {} which cannot run it", t, p.device);
+      return failure(fmt::format("task {} on device {} which cannot run it", t, p.device));
     if (std::abs(p.finish_seconds - p.start_seconds - run) > tolerance * std::max(1.0, run))
-      return fmt::format("task {} runs {} s instead of {} s", t, p.finish_seconds - p.start_seconds,
-                         run);
+      return failure(fmt::format("task {} runs {} s instead of {} s", t,
+                                 p.finish_seconds - p.start_seconds, run));
     if (p.finish_seconds > schedule.makespan_seconds * (1 + tolerance) + tolerance)
-      return fmt::format("task {} ends after the makespan", t);
+      return failure(fmt::format("task {} ends after the makespan", t));
     for (const DagNeighbor& q : instance.predecessors(t)) {
       const PlannedTask& producer = schedule.tasks[q.task];
       const double arrival =
           producer.finish_seconds + instance.comm_seconds(q.edge, producer.device, p.device);
       if (p.start_seconds + tolerance * std::max(1.0, arrival) < arrival)
-        return fmt::format("task {} starts at {} before its input from task {} arrives at {}", t,
-                           p.start_seconds, q.task, arrival);
+        return failure(
+            fmt::format("task {} starts at {} before its input from task {} arrives at {}", t,
+                        p.start_seconds, q.task, arrival));
     }
   }
   std::vector<std::vector<std::pair<double, double>>> busy(instance.device_count());
@@ -170,7 +171,7 @@ std::string check_schedule(const DagInstance& instance, const StaticSchedule& sc
     std::sort(busy[d].begin(), busy[d].end());
     for (std::size_t i = 1; i < busy[d].size(); ++i)
       if (busy[d][i].first + tolerance * std::max(1.0, busy[d][i].first) < busy[d][i - 1].second)
-        return fmt::format("two tasks overlap on device {}", d);
+        return failure(fmt::format("two tasks overlap on device {}", d));
   }
   return {};
 }

@@ -131,7 +131,7 @@ TEST(ExactDagSolver, TopcuogluGraphOptimumIsProvenAndMatchesBruteForce) {
       solve_exact_schedule_with_status(instance, ExactSolveOptions{60, 0, {}});
   ASSERT_EQ(result.status, ExactSolveStatus::optimal);
   ASSERT_TRUE(result.schedule.has_value());
-  EXPECT_EQ(check_schedule(instance, *result.schedule), "");
+  EXPECT_EQ(error_text(check_schedule(instance, *result.schedule)), "");
   EXPECT_LE(result.schedule->makespan_seconds, 80.0);  // HEFT's makespan in the paper
   // The brute force, bounded by the MILP's value: it must find a schedule that long
   // (else it returns the bound plus 1e-9, which fails the comparison) and none
@@ -153,7 +153,7 @@ TEST(ExactDagSolver, EqualsBruteForceOnRandomSmallInstances) {
                  << "trial " << trial << ": " << tasks << " tasks, " << devices << " devices");
     const std::optional<StaticSchedule> exact = solve_exact_schedule(instance, 30);
     ASSERT_TRUE(exact.has_value());
-    EXPECT_EQ(check_schedule(instance, *exact), "");
+    EXPECT_EQ(error_text(check_schedule(instance, *exact)), "");
     EXPECT_NEAR(exact->makespan_seconds, BruteForce(instance).optimum(), 1e-6);
     EXPECT_LE(exact->makespan_seconds,
               upward_rank_schedule(instance, {}, SlotRule::append).makespan_seconds + 1e-9);

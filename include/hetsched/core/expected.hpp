@@ -18,4 +18,9 @@ inline tl::unexpected<std::string> failure(std::string why) {
   return tl::unexpected<std::string>(std::move(why));
 }
 
+// A Status as text: empty on success, else why it failed (for messages and tests).
+inline std::string error_text(const Status& status) {
+  return status ? std::string() : status.error();
+}
+
 }  // namespace hetsched

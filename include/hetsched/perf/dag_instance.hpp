@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hetsched/core/expected.hpp"
 #include "hetsched/perf/perf_model.hpp"
 #include "hetsched/workload/task_graph.hpp"
 
@@ -103,8 +104,7 @@ class DagInstance {
 
 // Checks a schedule against its instance: every task on a device that can run it
 // for exactly its compute time, after each predecessor's finish plus communication,
-// and no two tasks overlapping on one device. Returns an empty string when valid,
-// else what is wrong.
-std::string check_schedule(const DagInstance& instance, const StaticSchedule& schedule);
+// and no two tasks overlapping on one device. Fails with what is wrong.
+Status check_schedule(const DagInstance& instance, const StaticSchedule& schedule);
 
 }  // namespace hetsched

@@ -1,10 +1,8 @@
 // libFuzzer target for the stream workload file (parse_stream_workload): bad input must
 // surface as InputError only; any other exception, crash, leak or sanitizer report is a
 // finding. A stream file may name a Gavel throughput table and trace to read from disk;
-// the target skips inputs that do (with no table, `generate:` and `model:` jobs are
+// the target skips inputs that might (with no table, `generate:` and `model:` jobs are
 // InputErrors), so it never reads a file the fuzzer names.
-#include <yaml-cpp/yaml.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,14 +12,12 @@
 
 namespace {
 
-// True when the parser would open a file named in the text.
+// True when the parser might open a file named in the text: it does only for the fields
+// `throughputs` and `gavel_trace`, so a text naming either is skipped, and so is one with
+// a backslash (an escaped key could spell either name without its letters appearing).
 bool names_a_file(const std::string& text) {
-  try {
-    const YAML::Node root = YAML::Load(text);
-    return root.IsMap() && (root["throughputs"] || root["gavel_trace"]);
-  } catch (const YAML::Exception&) {
-    return false;  // the parser rejects it before it opens anything
-  }
+  return text.find("throughputs") != std::string::npos ||
+         text.find("gavel_trace") != std::string::npos || text.find('\\') != std::string::npos;
 }
 
 }  // namespace

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   clang-14 libclang-rt-14-dev clang-format
-  libyaml-cpp-dev libyaml-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
+  libyaml-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   # results that may fail (core/expected.hpp): tl::expected, C++23's std::expected for C++20
   libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev

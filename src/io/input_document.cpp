@@ -223,7 +223,7 @@ class YamlTreeBuilder {
     return entry;
   }
 
-  // A plain scalar spelled as YAML's null (or nothing) is null, as yaml-cpp reads it.
+  // A plain scalar spelled as YAML's null (or nothing) is null (YAML 1.2's core schema).
   static bool is_null_scalar(const yaml_event_t& event) {
     const auto& scalar = event.data.scalar;
     if (scalar.style != YAML_PLAIN_SCALAR_STYLE || !scalar.plain_implicit) return false;

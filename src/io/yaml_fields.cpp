@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "hetsched/core/closest_names.hpp"
@@ -99,7 +100,10 @@ std::string unknown_name_in(std::string_view what, std::string_view wrong,
 }
 
 SourcePosition position_of(const InputNode& node, const std::string& file) {
-  return node.is_defined() ? node.position() : SourcePosition{file, 0, 0};
+  if (!node.is_defined()) return SourcePosition{file, 0, 0};
+  SourcePosition where = node.position();
+  where.file = file;
+  return where;
 }
 
 std::string quote_for_message(std::string_view text) {
@@ -165,6 +169,71 @@ double number_value(const InputNode& value, std::string_view field, NumberRange 
   return scaled;
 }
 
+double number_or_infinity_value(const InputNode& value, std::string_view field, NumberRange range,
+                                const std::string& file) {
+  if (value.is_scalar()) {
+    std::string_view text = value.scalar();
+    if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+    if (!text.empty() && text.front() == '.') text.remove_prefix(1);
+    const auto lower = [](char c) {
+      return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    };
+    if (text.size() == 3 && lower(text[0]) == 'i' && lower(text[1]) == 'n' && lower(text[2]) == 'f')
+      return HUGE_VAL;  // every range accepts +infinity
+  }
+  return number_value(value, field, range, file);
+}
+
+std::uint64_t unsigned_whole_number_value(const InputNode& value, std::string_view field,
+                                          const std::string& file) {
+  std::string_view text = value.is_scalar() ? value.scalar() : std::string_view();
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  std::uint64_t number = 0;
+  const char* end = text.data() + text.size();
+  const bool digits = !text.empty() && std::isdigit(static_cast<unsigned char>(text.front()));
+  const auto [stop, error] = digits
+                                 ? std::from_chars(text.data(), end, number)
+                                 : std::from_chars_result{text.data(), std::errc::invalid_argument};
+  if (error != std::errc() || stop != end)
+    throw InputError(position_of(value, file),
+                     fmt::format("field '{}' expects a whole number from 0 to {}, got {}", field,
+                                 std::numeric_limits<std::uint64_t>::max(), describe_value(value)));
+  return number;
+}
+
+bool boolean_value(const InputNode& value, std::string_view field, const std::string& file) {
+  // YAML 1.1's spellings: lower case, upper case or capitalised.
+  static constexpr std::array<std::pair<std::string_view, bool>, 8> kSpellings{{{"true", true},
+                                                                                {"false", false},
+                                                                                {"yes", true},
+                                                                                {"no", false},
+                                                                                {"y", true},
+                                                                                {"n", false},
+                                                                                {"on", true},
+                                                                                {"off", false}}};
+  if (value.is_scalar()) {
+    const std::string_view text = value.scalar();
+    const bool all_lower = std::none_of(text.begin(), text.end(), [](char c) {
+      return std::isupper(static_cast<unsigned char>(c));
+    });
+    const bool all_upper = std::none_of(text.begin(), text.end(), [](char c) {
+      return std::islower(static_cast<unsigned char>(c));
+    });
+    const bool capitalised =
+        !text.empty() && std::isupper(static_cast<unsigned char>(text.front())) &&
+        std::none_of(text.begin() + 1, text.end(),
+                     [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+    if (all_lower || all_upper || capitalised) {
+      std::string lower(text);
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      for (const auto& [spelling, truth] : kSpellings)
+        if (lower == spelling) return truth;
+    }
+  }
+  throw InputError(position_of(value, file), fmt::format("field '{}' expects true or false, got {}",
+                                                         field, describe_value(value)));
+}
+
 std::int64_t whole_number_value(const InputNode& value, std::string_view field, std::int64_t min,
                                 std::int64_t max, const std::string& file) {
   std::optional<double> number;
@@ -213,31 +282,39 @@ void require_map(const InputNode& value, std::string_view what, const std::strin
 }
 
 FieldReader::FieldReader(const InputNode& map, std::string what, const std::string& file,
-                         const std::vector<std::string>& allowed_fields)
-    : map_(map), what_(std::move(what)), file_(file) {
-  require_map(map_, what_, file_);
+                         const std::vector<std::string>& allowed_fields, std::string field_path)
+    : map_(map), what_(std::move(what)), file_(file), path_(std::move(field_path)) {
+  require_map(map_, what_, path_.empty() ? file_ : path_);
   count_ = map_.size();
   if (count_ > kInlineFields) more_fields_.resize(count_);
   Field* fields = count_ <= kInlineFields ? inline_fields_.data() : more_fields_.data();
   for (std::size_t i = 0; i < count_; ++i) {
     const InputNode key = map_.key_at(i);
     if (!key.is_scalar())
-      throw InputError(position_of(key, file_),
+      throw InputError(position_of(key, path_.empty() ? file_ : path_),
                        fmt::format("{} has a field name that is {}", what_, describe_value(key)));
     const std::string_view name = key.scalar();
     if (std::find(allowed_fields.begin(), allowed_fields.end(), name) == allowed_fields.end()) {
-      throw InputError(position_of(key, file_),
+      throw InputError(position_of(key, name_of(name)),
                        unknown_name_in("field", name, allowed_fields, what_));
     }
     for (std::size_t earlier = 0; earlier < i; ++earlier) {
       if (fields[earlier].name != name) continue;
       const SourcePosition first = position_of(fields[earlier].key, file_);
-      throw InputError(position_of(key, file_),
+      throw InputError(position_of(key, name_of(name)),
                        fmt::format("field '{}' is given twice in {} (first at line {}, column {})",
                                    name, what_, first.line, first.column));
     }
     fields[i] = Field{name, key, map_.value_at(i)};
   }
+}
+
+const std::string& FieldReader::name_of(std::string_view field) const {
+  if (path_.empty()) return file_;
+  field_name_ = path_;
+  field_name_ += '.';
+  field_name_ += field;
+  return field_name_;
 }
 
 const InputNode* FieldReader::find(std::string_view field) const {
@@ -248,30 +325,32 @@ const InputNode* FieldReader::find(std::string_view field) const {
 
 const InputNode& FieldReader::required(std::string_view field) const {
   if (const InputNode* value = find(field)) return *value;
-  throw InputError(position(), fmt::format("{} is missing required field '{}'", what_, field));
+  throw InputError(position_of(map_, name_of(field)),
+                   fmt::format("{} is missing required field '{}'", what_, field));
 }
 
 SourcePosition FieldReader::position_of_field(std::string_view field) const {
-  if (const InputNode* value = find(field)) return position_of(*value, file_);
-  return position();
+  if (const InputNode* value = find(field)) return position_of(*value, name_of(field));
+  return position_of(map_, name_of(field));
 }
 
 std::string FieldReader::required_string(std::string_view field) const {
-  return string_value(required(field), field, file_);
+  return string_value(required(field), field, name_of(field));
 }
 
 std::optional<std::string> FieldReader::optional_string(std::string_view field) const {
-  if (const InputNode* value = find(field)) return string_value(*value, field, file_);
+  if (const InputNode* value = find(field)) return string_value(*value, field, name_of(field));
   return std::nullopt;
 }
 
 double FieldReader::required_number(std::string_view field, NumberRange range, double scale) const {
-  return number_value(required(field), field, range, file_, scale);
+  return number_value(required(field), field, range, name_of(field), scale);
 }
 
 std::optional<double> FieldReader::optional_number(std::string_view field, NumberRange range,
                                                    double scale) const {
-  if (const InputNode* value = find(field)) return number_value(*value, field, range, file_, scale);
+  if (const InputNode* value = find(field))
+    return number_value(*value, field, range, name_of(field), scale);
   return std::nullopt;
 }
 
@@ -279,7 +358,12 @@ std::optional<std::int64_t> FieldReader::optional_whole_number(std::string_view 
                                                                std::int64_t min,
                                                                std::int64_t max) const {
   if (const InputNode* value = find(field))
-    return whole_number_value(*value, field, min, max, file_);
+    return whole_number_value(*value, field, min, max, name_of(field));
+  return std::nullopt;
+}
+
+std::optional<bool> FieldReader::optional_boolean(std::string_view field) const {
+  if (const InputNode* value = find(field)) return boolean_value(*value, field, name_of(field));
   return std::nullopt;
 }
 

@@ -29,7 +29,8 @@ InputDocument parse_document(std::string_view text, const std::string& file,
 std::string unknown_name_in(std::string_view what, std::string_view wrong,
                             const std::vector<std::string>& valid, std::string_view context);
 
-// 1-based position of a node in the file (line and column 0 when unknown).
+// 1-based position of a node (line and column 0 when unknown), naming `file`: the file,
+// or in a request body the field's path ("body.jobs[2].gang"), as the service reports it.
 SourcePosition position_of(const InputNode& node, const std::string& file);
 
 // What a value is, for messages: "'abc'", "a list", "a map", "nothing".
@@ -54,9 +55,19 @@ inline constexpr double kLargestInputNumber = 1e30;
 // conversion; a product that overflows is rejected too).
 double number_value(const InputNode& value, std::string_view field, NumberRange range,
                     const std::string& file, double scale = 1.0);
+// A finite number as number_value does, or infinity spelled .inf or inf (any case,
+// optional +): for durations where "never" is meaningful (a device that is never repaired).
+double number_or_infinity_value(const InputNode& value, std::string_view field, NumberRange range,
+                                const std::string& file);
 // A whole number within [min, max].
 std::int64_t whole_number_value(const InputNode& value, std::string_view field, std::int64_t min,
                                 std::int64_t max, const std::string& file);
+// A whole number from 0 to 2^64 - 1, read exactly (a seed), in decimal digits.
+std::uint64_t unsigned_whole_number_value(const InputNode& value, std::string_view field,
+                                          const std::string& file);
+// true or false in YAML's spellings: true/false, yes/no, y/n, on/off, each lower case,
+// upper case or capitalised (JSON's true and false among them).
+bool boolean_value(const InputNode& value, std::string_view field, const std::string& file);
 // A scalar as a string; with `allow_empty` false an empty string is rejected. A control
 // character (NUL, a line break, escape ...) in the text is rejected.
 std::string string_value(const InputNode& value, std::string_view field, const std::string& file,
@@ -70,15 +81,19 @@ void require_map(const InputNode& value, std::string_view what, const std::strin
 // key is a scalar naming one of `allowed_fields`, and no key is given twice.
 class FieldReader {
  public:
-  // `file` must outlive the reader.
+  // `file` must outlive the reader. With a `field_path` ("body.jobs[2]"), errors name the
+  // field's path ("body.jobs[2].gang") in place of the file, as the service reports them.
   FieldReader(const InputNode& map, std::string what, const std::string& file,
-              const std::vector<std::string>& allowed_fields);
+              const std::vector<std::string>& allowed_fields, std::string field_path = {});
   FieldReader(const FieldReader&) = delete;
   FieldReader& operator=(const FieldReader&) = delete;
 
   const std::string& what() const { return what_; }
   const std::string& file() const { return file_; }
-  SourcePosition position() const { return position_of(map_, file_); }
+  SourcePosition position() const { return position_of(map_, path_.empty() ? file_ : path_); }
+  // What errors about `field` name as their file: the file, or the field's path. Valid
+  // until the next call.
+  const std::string& name_of(std::string_view field) const;
 
   bool has(std::string_view field) const { return find(field) != nullptr; }
   // The value of a field, or nullptr when absent.
@@ -95,6 +110,7 @@ class FieldReader {
                                         double scale = 1.0) const;
   std::optional<std::int64_t> optional_whole_number(std::string_view field, std::int64_t min,
                                                     std::int64_t max) const;
+  std::optional<bool> optional_boolean(std::string_view field) const;
 
  private:
   struct Field {
@@ -113,6 +129,8 @@ class FieldReader {
   InputNode map_;
   std::string what_;
   const std::string& file_;
+  std::string path_;                // empty: errors name the file
+  mutable std::string field_name_;  // name_of's result with a path
   std::size_t count_ = 0;
   std::array<Field, kInlineFields> inline_fields_;
   std::vector<Field> more_fields_;  // used instead when the map has more fields

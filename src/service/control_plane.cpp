@@ -19,7 +19,7 @@
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/service/service_log.hpp"
 #include "hetsched/service/simulated_engine.hpp"
-#include "hetsched/service/stream_submission.hpp"
+#include "hetsched/io/stream_submission.hpp"
 #include "hetsched/stream/stream_scheduler.hpp"
 
 namespace hetsched {

@@ -41,7 +41,7 @@ TEST(FaultCli, MtbfOfZeroOrLessIsOneLineAndStatus2) {
   expect_one_line_status_2(run_cli("simulate --quiet --mtbf-hours=-5"), "MTBF must be more than 0");
   const FaultFile file("model: {mtbf_hours: 0}\n", "mtbf");
   expect_one_line_status_2(run_cli("simulate --quiet --failures " + file.path.string()),
-                           "MTBF (hours) must be more than 0");
+                           "field 'mtbf_hours' expects a number > 0, got '0'");
   expect_one_line_status_2(run_cli("bench faults --quiet --runs 1 --mtbf-hours 0"),
                            "MTBF must be more than 0");
 }
@@ -60,7 +60,7 @@ TEST(FaultCli, CheckpointIntervalOfZeroIsOneLineAndStatus2) {
                            "must be more than 0");
   const FaultFile file("checkpoint: {interval_seconds: 0}\n", "interval");
   expect_one_line_status_2(run_cli("simulate --quiet --failures " + file.path.string()),
-                           "checkpoint interval must be more than 0");
+                           "field 'interval_seconds' expects a number > 0, got '0'");
 }
 
 TEST(FaultCli, AutoscalerMinAboveMaxIsOneLineAndStatus2) {

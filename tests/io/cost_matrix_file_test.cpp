@@ -72,7 +72,7 @@ TEST(CostMatrixFile, BadFilesAreRejectedWithPositions) {
       "duplicate task 'A'", 6);
   expect_input_error(
       [] { load_cost_matrix_file(write_temp_file("m.yaml", "devices: [P1\ntasks: []\n")); },
-      "malformed YAML");
+      "YAML syntax error: while parsing a flow sequence: did not find expected ',' or ']'", 2);
 }
 
 }  // namespace

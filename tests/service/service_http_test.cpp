@@ -415,8 +415,8 @@ long proc_status_kb(const std::string& field) {
 TEST(ServiceHttp, AMegabyteOfBracketsIsA400InBoundedMemory) {
   RestService s(nullptr, 2 << 20);
   const std::string brackets(1'000'000, '[');
-  // The same brackets after a line that makes the body look like a job stream, which is read
-  // with yaml-cpp once the document reader has checked it.
+  // The same brackets after a line that makes the body look like a job stream, which the
+  // stream submission reader takes.
   const std::string stream_brackets = "kind: stream\njobs: " + brackets;
   for (const std::string* body : {&brackets, &stream_brackets}) {
     // Writing 5 to clear_refs resets the peak (VmHWM) to the current resident size, so the

@@ -16,7 +16,7 @@
 #include "hetsched/service/control_plane.hpp"
 #include "hetsched/service/simulated_engine.hpp"
 #include "hetsched/service/sqlite_state_store.hpp"
-#include "hetsched/service/stream_submission.hpp"
+#include "hetsched/io/stream_submission.hpp"
 #include "hetsched/stream/stream_simulator.hpp"
 #include "service_test_support.hpp"
 

@@ -55,7 +55,7 @@ TEST(StreamCli, BadStreamFileIsOneLineWithPositionAndStatus2) {
   const StreamCliResult r = run_stream_cli("simulate --quiet --workload " + path.string());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find(path.string() + ":5:"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("steps must be > 0"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("field 'steps' expects a number > 0, got '-5'"), std::string::npos) << r.err;
   const StreamCliResult unknown =
       run_stream_cli("simulate --quiet --workload " + kExample + " --policy aware-lass");
   EXPECT_EQ(unknown.status, 2);

@@ -1,8 +1,7 @@
 // check_input_syntax: whether a YAML or JSON text parses, read by the same document reader
 // as every cluster and workload file (simdjson or libyaml, nesting at most 256 levels deep,
-// UTF-8), without keeping the result. For text that another reader then takes (yaml-cpp,
-// which has no bound on nesting): the syntax error, with its line and column, comes first
-// and in bounded memory.
+// UTF-8), without keeping the result. For text whose kind is not known yet: the syntax
+// error, with its line and column, comes first and in bounded memory.
 #pragma once
 
 #include <string>

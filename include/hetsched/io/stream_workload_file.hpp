@@ -1,5 +1,5 @@
-// The stream workload file (YAML or JSON, read with yaml-cpp), documented in
-// docs/cluster-scheduling.md:
+// The stream workload file (YAML or JSON, read by the io module's one document reader), documented
+// in docs/cluster-scheduling.md:
 //   kind: stream                       # marks the file as a job stream
 //   cluster:
 //     devices_per_node: 4              # optional, default 4
@@ -12,7 +12,8 @@
 //     - {name: a, user: alice, gang: 2, steps: 1e5, arrival: 0, weight: 1,
 //        deadline: 7200, rates: {V100: 10.5, K80: 2.1}, spread_rates: {V100: 8}}
 //     - {model: "ResNet-50 (batch size 64)", gang: 1, steps: 5e4}   # rates from the table
-// Structural mistakes are InputErrors with file:line:column; a job naming a device
+// Structural mistakes are InputErrors with file:line:column (unknown fields with the closest
+// valid names); a job naming a device
 // type that does not exist is kept and rejected at submission by the simulator.
 #pragma once
 

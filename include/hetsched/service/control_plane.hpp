@@ -130,7 +130,7 @@ class ControlPlane final : private Backend, private SimulationObserver {
 
   // Thread-safe. Parses, validates and durably stores the jobs of the workload text
   // (one id per job), then queues them for planning. A text with `kind: stream` holds
-  // stream jobs (gangs; see stream_submission.hpp), planned by a stream policy
+  // stream jobs (gangs; see io/stream_submission.hpp), planned by a stream policy
   // (default options.default_stream_policy). Throws InputError (bad text, unknown
   // policy, a gang no node can hold: the position names the field) and StateStoreError.
   std::vector<std::uint64_t> submit(std::string_view workload_text, std::string_view policy = {});

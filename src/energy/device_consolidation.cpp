@@ -1,4 +1,4 @@
-#include "hetsched/energy/device_consolidation.hpp"
+#include "device_consolidation.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "hetsched/energy/device_consolidation.hpp"
+#include "device_consolidation.hpp"
 #include "hetsched/energy/energy_remapping.hpp"
 #include "hetsched/policy/list_scheduling.hpp"
 

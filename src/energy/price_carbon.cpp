@@ -1,4 +1,4 @@
-#include "hetsched/energy/price_carbon.hpp"
+#include "price_carbon.hpp"
 
 #include <fmt/format.h>
 

@@ -13,7 +13,7 @@
 #include <unordered_map>
 
 #include "hetsched/io/input_progress.hpp"
-#include "hetsched/io/input_syntax.hpp"
+#include "input_syntax.hpp"
 #include "json_syntax_error.hpp"
 
 namespace hetsched::io_detail {

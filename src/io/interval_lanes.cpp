@@ -1,4 +1,4 @@
-#include "hetsched/io/interval_lanes.hpp"
+#include "interval_lanes.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -14,9 +14,9 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/markup_escape.hpp"
 #include "hetsched/core/text_file.hpp"
-#include "hetsched/io/interval_lanes.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/io/web_assets.hpp"
+#include "interval_lanes.hpp"
 #include "workflow_builder.hpp"  // LineIndex
 
 namespace hetsched {

@@ -8,8 +8,8 @@
 
 #include "hetsched/core/csv_field.hpp"
 #include "hetsched/core/input_error.hpp"
-#include "hetsched/io/interval_lanes.hpp"
-#include "hetsched/io/run_series.hpp"
+#include "interval_lanes.hpp"
+#include "run_series.hpp"
 
 namespace hetsched {
 

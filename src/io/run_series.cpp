@@ -2,7 +2,7 @@
 // recorded schedule: a device is busy from a task's start to its finish; a task waits from
 // the moment it could run (its job arrived and its last predecessor finished) to its start.
 // Power and temperature are the simulator's own samples.
-#include "hetsched/io/run_series.hpp"
+#include "run_series.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -9,12 +9,12 @@
 #include "hetsched/core/text_file.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/io/cost_matrix_file.hpp"
-#include "hetsched/io/input_syntax.hpp"
 #include "hetsched/io/pegasus_dax_importer.hpp"
 #include "hetsched/io/wfcommons_importer.hpp"
 #include "hetsched/io/workload_file.hpp"
 #include "hetsched/workload/generators.hpp"
 #include "hetsched/workload/workload_validation.hpp"
+#include "input_syntax.hpp"
 
 namespace hetsched {
 namespace {

@@ -11,9 +11,9 @@
 #include <algorithm>
 
 #include "hetsched/cluster/device_catalog.hpp"
-#include "hetsched/io/interval_lanes.hpp"
 #include "hetsched/io/report_writer.hpp"
-#include "hetsched/io/run_series.hpp"
+#include "interval_lanes.hpp"
+#include "run_series.hpp"
 
 namespace hetsched {
 

@@ -1,4 +1,4 @@
-#include "hetsched/partition/cluster_split.hpp"
+#include "cluster_split.hpp"
 
 #include <fmt/format.h>
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "hetsched/runtime/cuda_driver_api.hpp"
+#include "cuda_driver_api.hpp"
 
 namespace hetsched {
 

@@ -1,5 +1,5 @@
 // Loads the CUDA driver API and NVRTC with dlopen/dlsym (see cuda_driver_api.hpp).
-#include "hetsched/runtime/cuda_driver_api.hpp"
+#include "cuda_driver_api.hpp"
 
 #include <dlfcn.h>
 #include <fmt/format.h>

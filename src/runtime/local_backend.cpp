@@ -13,8 +13,8 @@
 
 #include "hetsched/core/reserve_touched.hpp"
 #include "hetsched/policy/work_stealing_rule.hpp"
-#include "hetsched/runtime/spsc_ring.hpp"
 #include "hetsched/workload/feasibility.hpp"
+#include "spsc_ring.hpp"
 
 namespace hetsched {
 

@@ -9,8 +9,8 @@
 
 #include "hetsched/core/quantile.hpp"
 #include "hetsched/core/rng.hpp"
-#include "hetsched/scaling/holt_winters.hpp"
 #include "hetsched/sim/event_queue.hpp"
+#include "holt_winters.hpp"
 
 namespace hetsched {
 

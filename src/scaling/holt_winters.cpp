@@ -1,4 +1,4 @@
-#include "hetsched/scaling/holt_winters.hpp"
+#include "holt_winters.hpp"
 
 #include <numeric>
 

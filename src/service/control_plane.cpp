@@ -15,12 +15,12 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/quantile.hpp"
 #include "hetsched/io/cluster_file.hpp"
+#include "hetsched/io/stream_submission.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/service/service_log.hpp"
-#include "hetsched/service/simulated_engine.hpp"
-#include "hetsched/io/stream_submission.hpp"
 #include "hetsched/stream/stream_scheduler.hpp"
+#include "simulated_engine.hpp"
 
 namespace hetsched {
 namespace {

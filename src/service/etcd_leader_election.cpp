@@ -1,7 +1,7 @@
 // EtcdLeaderElection: lease + create-revision transaction (see the header). One
 // background thread does everything: renew the lease (or get a new one when it has
 // expired), try to take the election key, and otherwise read who holds it.
-#include "hetsched/service/etcd_leader_election.hpp"
+#include "etcd_leader_election.hpp"
 
 #include <httplib.h>
 

@@ -4,7 +4,7 @@
 // mod_revision is still the one read (or, for a new counter, its create_revision is
 // 0); on a lost race, read again. Large values are written in chunks staged before the
 // one key that names them (see the header).
-#include "hetsched/service/etcd_state_store.hpp"
+#include "etcd_state_store.hpp"
 
 #include <fmt/format.h>
 

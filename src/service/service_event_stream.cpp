@@ -1,5 +1,5 @@
 // The dashboard's live events (GET /v1/events) and its page: see service_event_stream.hpp.
-#include "hetsched/service/service_event_stream.hpp"
+#include "service_event_stream.hpp"
 
 #include <fmt/format.h>
 #include <poll.h>

@@ -10,15 +10,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include "etcd_leader_election.hpp"
+#include "etcd_state_store.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/cluster_file.hpp"
-#include "hetsched/service/etcd_leader_election.hpp"
-#include "hetsched/service/etcd_state_store.hpp"
-#include "hetsched/service/simulated_engine.hpp"
-#include "hetsched/service/slurm_engine.hpp"
-#include "hetsched/service/sqlite_state_store.hpp"
+#include "simulated_engine.hpp"
+#include "slurm_engine.hpp"
+#include "sqlite_state_store.hpp"
 
 namespace hetsched {
 namespace {

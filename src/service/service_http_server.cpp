@@ -48,8 +48,8 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/utf8_text.hpp"
 #include "hetsched/service/control_plane.hpp"
-#include "hetsched/service/service_event_stream.hpp"
 #include "hetsched/service/service_log.hpp"
+#include "service_event_stream.hpp"
 
 namespace hetsched {
 namespace {

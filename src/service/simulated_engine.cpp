@@ -1,4 +1,4 @@
-#include "hetsched/service/simulated_engine.hpp"
+#include "simulated_engine.hpp"
 
 #include <fmt/format.h>
 

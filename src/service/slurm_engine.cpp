@@ -5,7 +5,7 @@
 // the like → pending, RUNNING and COMPLETING → running, COMPLETED → completed,
 // CANCELLED → cancelled, every other end (FAILED, NODE_FAIL, TIMEOUT, OUT_OF_MEMORY,
 // BOOT_FAIL, DEADLINE, PREEMPTED) → failed with Slurm's reason and exit status.
-#include "hetsched/service/slurm_engine.hpp"
+#include "slurm_engine.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "hetsched/service/sqlite_state_store.hpp"
+#include "sqlite_state_store.hpp"
 
 #include <fmt/format.h>
 #include <sqlite3.h>

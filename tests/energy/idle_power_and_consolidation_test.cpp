@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "../support/dvfs_plan_checks.hpp"
+#include "energy/device_consolidation.hpp"
 #include "energy_benchmark.hpp"
-#include "hetsched/energy/device_consolidation.hpp"
 #include "hetsched/energy/energy_aware_planner.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "random_dag.hpp"

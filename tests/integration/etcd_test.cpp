@@ -7,8 +7,8 @@
 #include <set>
 #include <thread>
 
-#include "hetsched/service/etcd_leader_election.hpp"
-#include "hetsched/service/etcd_state_store.hpp"
+#include "service/etcd_leader_election.hpp"
+#include "service/etcd_state_store.hpp"
 #include "testbed.hpp"
 
 namespace hetsched {

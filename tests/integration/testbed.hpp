@@ -11,7 +11,7 @@
 
 #include "hetsched/service/etcd_client.hpp"
 #include "hetsched/service/process_runner.hpp"
-#include "hetsched/service/slurm_engine.hpp"
+#include "service/slurm_engine.hpp"
 
 namespace hetsched::testing {
 

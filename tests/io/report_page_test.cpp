@@ -12,14 +12,14 @@
 
 #include "../support/cli_runner.hpp"
 #include "hetsched/cluster/device_catalog.hpp"
-#include "hetsched/io/interval_lanes.hpp"
 #include "hetsched/io/report_writer.hpp"
-#include "hetsched/io/run_series.hpp"
 #include "hetsched/io/scheduling_input.hpp"
 #include "hetsched/io/stream_workload_file.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
+#include "io/interval_lanes.hpp"
+#include "io/run_series.hpp"
 #include "io_test_support.hpp"
 
 namespace hetsched {

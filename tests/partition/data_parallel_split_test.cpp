@@ -8,12 +8,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "hetsched/partition/cluster_split.hpp"
 #include "hetsched/partition/stencil_split.hpp"
 #include "hetsched/partition/training_split.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
+#include "partition/cluster_split.hpp"
 
 namespace hetsched {
 namespace {

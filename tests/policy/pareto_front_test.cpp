@@ -3,10 +3,10 @@
 // carbon accounting with deferral to a cheaper hour.
 #include <gtest/gtest.h>
 
+#include "energy/price_carbon.hpp"
 #include "energy_benchmark.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/energy/pareto_output.hpp"
-#include "hetsched/energy/price_carbon.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/workload/generators.hpp"
 

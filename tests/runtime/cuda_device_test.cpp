@@ -14,8 +14,8 @@
 
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/registry/policy_registry.hpp"
-#include "hetsched/runtime/cuda_driver_api.hpp"
 #include "hetsched/runtime/local_backend.hpp"
+#include "runtime/cuda_driver_api.hpp"
 
 #ifdef HETSCHED_CUDA_TOOLKIT_HEADERS
 #include <cuda.h>

@@ -12,9 +12,9 @@
 
 #include "hetsched/core/rng.hpp"
 #include "hetsched/runtime/cuda_device.hpp"
-#include "hetsched/runtime/cuda_driver_api.hpp"
 #include "hetsched/runtime/local_machine.hpp"
 #include "hetsched/runtime/runtime_dag.hpp"
+#include "runtime/cuda_driver_api.hpp"
 
 namespace hetsched {
 namespace {

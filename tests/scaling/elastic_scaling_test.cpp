@@ -7,7 +7,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "hetsched/scaling/holt_winters.hpp"
+#include "scaling/holt_winters.hpp"
 #include "scaling_benchmark.hpp"
 
 namespace hetsched {

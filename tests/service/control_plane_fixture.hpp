@@ -13,8 +13,8 @@
 #include <string>
 
 #include "hetsched/service/control_plane.hpp"
-#include "hetsched/service/simulated_engine.hpp"
-#include "hetsched/service/sqlite_state_store.hpp"
+#include "service/simulated_engine.hpp"
+#include "service/sqlite_state_store.hpp"
 
 namespace hetsched::testing {
 

@@ -18,9 +18,9 @@
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/service/leadership.hpp"
 #include "hetsched/service/service_metrics.hpp"
-#include "hetsched/service/simulated_engine.hpp"
-#include "hetsched/service/sqlite_state_store.hpp"
 #include "hetsched/workload/task_graph.hpp"
+#include "service/simulated_engine.hpp"
+#include "service/sqlite_state_store.hpp"
 #include "service_test_support.hpp"
 
 namespace hetsched {

@@ -21,10 +21,10 @@
 
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/service/control_plane.hpp"
-#include "hetsched/service/service_event_stream.hpp"
 #include "hetsched/service/service_http_server.hpp"
-#include "hetsched/service/simulated_engine.hpp"
-#include "hetsched/service/sqlite_state_store.hpp"
+#include "service/service_event_stream.hpp"
+#include "service/simulated_engine.hpp"
+#include "service/sqlite_state_store.hpp"
 #include "service_test_support.hpp"
 
 namespace hetsched {

@@ -8,7 +8,7 @@
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/service/etcd_client.hpp"
 #include "hetsched/service/process_runner.hpp"
-#include "hetsched/service/slurm_engine.hpp"
+#include "service/slurm_engine.hpp"
 
 namespace hetsched {
 namespace {

@@ -23,8 +23,8 @@
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/service/control_plane.hpp"
 #include "hetsched/service/service_http_server.hpp"
-#include "hetsched/service/simulated_engine.hpp"
-#include "hetsched/service/sqlite_state_store.hpp"
+#include "service/simulated_engine.hpp"
+#include "service/sqlite_state_store.hpp"
 #include "service_benchmark.hpp"
 #include "service_test_support.hpp"
 

@@ -16,8 +16,8 @@
 #include "hetsched/service/control_plane.hpp"
 #include "hetsched/service/service_factories.hpp"
 #include "hetsched/service/service_http_server.hpp"
-#include "hetsched/service/simulated_engine.hpp"
-#include "hetsched/service/sqlite_state_store.hpp"
+#include "service/simulated_engine.hpp"
+#include "service/sqlite_state_store.hpp"
 #include "service_test_support.hpp"
 #include "support/service_deployment.hpp"
 

@@ -1,6 +1,6 @@
 // SqliteStateStore: records and counters survive reopening and kill -9 of a writer, a
 // put of several records is all or nothing, and concurrent puts are group-committed whole.
-#include "hetsched/service/sqlite_state_store.hpp"
+#include "service/sqlite_state_store.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -13,8 +13,8 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/cluster_file.hpp"
 #include "hetsched/service/control_plane.hpp"
-#include "hetsched/service/simulated_engine.hpp"
-#include "hetsched/service/sqlite_state_store.hpp"
+#include "service/simulated_engine.hpp"
+#include "service/sqlite_state_store.hpp"
 #include "service_test_support.hpp"
 
 namespace hetsched {

@@ -15,9 +15,9 @@
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/service/control_plane.hpp"
-#include "hetsched/service/simulated_engine.hpp"
-#include "hetsched/service/sqlite_state_store.hpp"
 #include "hetsched/sim/simulator.hpp"
+#include "service/simulated_engine.hpp"
+#include "service/sqlite_state_store.hpp"
 #include "service_test_support.hpp"
 
 namespace hetsched {

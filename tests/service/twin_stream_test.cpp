@@ -13,11 +13,11 @@
 
 #include "control_plane_fixture.hpp"
 #include "hetsched/io/cluster_file.hpp"
-#include "hetsched/service/control_plane.hpp"
-#include "hetsched/service/simulated_engine.hpp"
-#include "hetsched/service/sqlite_state_store.hpp"
 #include "hetsched/io/stream_submission.hpp"
+#include "hetsched/service/control_plane.hpp"
 #include "hetsched/stream/stream_simulator.hpp"
+#include "service/simulated_engine.hpp"
+#include "service/sqlite_state_store.hpp"
 #include "service_test_support.hpp"
 
 namespace hetsched {

@@ -24,8 +24,7 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
       own_loop_(std::make_unique<SchedulingLoop>(cluster, graph_, perf, policy, *this)),
       loop_(*own_loop_) {
   if (options_.thermal.enabled) add_extension<ThermalThrottling>();
-  if (options_.power_cap_watts != 0 || options_.node_power_cap_watts != 0)
-    add_extension<PowerCapping>();
+  if (options_.power_capped()) add_extension<PowerCapping>();
   cluster_grew();
   graph_grew();
 }
@@ -40,7 +39,7 @@ Simulator::Simulator(const Cluster& cluster, TaskGraph& graph, const PerfModel& 
       observer_(&observer) {
   if (options_.faults.enabled)
     throw InputError("the open-world simulator (the service's twin) does not inject faults");
-  if (options_.power_cap_watts > 0 || options_.node_power_cap_watts > 0)
+  if (options_.power_capped())
     throw InputError("the open-world simulator (the service's twin) has no power cap");
   options_.record_schedule = false;  // the owner keeps its own records
   if (options_.thermal.enabled) add_extension<ThermalThrottling>();

@@ -49,6 +49,8 @@ struct SimulationOptions {
   // First-order RC thermal model per device; above the limit a device throttles
   // its running task one P-state lower, as real GPUs do (ThermalThrottling; off by default).
   ThermalOptions thermal;
+  // Any cap asked for (a negative or non-finite one is then refused as bad input).
+  bool power_capped() const { return power_cap_watts != 0 || node_power_cap_watts != 0; }
   // Failures, detection and recovery (fault/); off by default.
   FaultOptions faults;
 };

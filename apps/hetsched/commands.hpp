@@ -30,5 +30,7 @@ void add_serve_command(CLI::App& app);
 void add_bench_service_command(CLI::App& bench);
 void add_bench_input_command(CLI::App& bench);
 void add_bench_report_command(CLI::App& bench);
+void add_train_command(CLI::App& app);
+void add_bench_learned_command(CLI::App& bench);
 
 }  // namespace hetsched::cli

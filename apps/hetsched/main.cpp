@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   hetsched::cli::add_run_command(app);
   hetsched::cli::add_kube_extender_command(app);
   hetsched::cli::add_serve_command(app);
+  hetsched::cli::add_train_command(app);
   CLI::App* bench = app.add_subcommand("bench", "benchmarks that print figures");
   bench->require_subcommand(1);
   hetsched::cli::add_bench_sim_command(*bench);
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   hetsched::cli::add_bench_service_command(*bench);
   hetsched::cli::add_bench_input_command(*bench);
   hetsched::cli::add_bench_report_command(*bench);
+  hetsched::cli::add_bench_learned_command(*bench);
   hetsched::cli::check_every_seed(app);
   try {
     app.parse(argc, argv);

@@ -35,6 +35,7 @@ struct SimulateOptions {
   double power_cap_watts = 0;       // cluster-wide, 0: none
   double node_power_cap_watts = 0;  // per node, 0: none
   bool thermal = false;
+  DurationNoiseOptions noise;
   std::string schedule_file;  // each task's device, start and finish (.csv or .json)
   // Which options the user gave, so that a run that cannot honour one refuses it.
   std::vector<std::string> stream_only_given;  // --backfill, --round-seconds, ...
@@ -93,7 +94,7 @@ void run_simulate(const SimulateOptions& options) {
   if (input.workload_kind == ConfigKind::stream_workload) {
     refuse_options(options.task_only_given,
                    "the workload is a job stream (kind: stream), which the stream simulator "
-                   "runs without faults, power caps or the thermal model");
+                   "runs without faults, power caps, the thermal model or duration noise");
     StreamSimulateOptions stream = options.stream;
     stream.workload_file = options.input.workload_file;
     stream.cluster_file = options.input.cluster_file;
@@ -142,6 +143,7 @@ void run_simulate(const SimulateOptions& options) {
         .node_power_cap_watts = options.node_power_cap_watts,
         .faults = faults};
     sim_options.thermal.enabled = options.thermal;
+    sim_options.noise = options.noise;
     simulators.push_back(
         std::make_unique<Simulator>(cluster, workload, perf, *policy, sim_options));
     reports.push_back(simulators.back()->run());
@@ -229,6 +231,20 @@ void add_simulate_command(CLI::App& app) {
       ->check(finite_non_negative);
   command->add_flag("--thermal", options->thermal,
                     "model device temperature (RC model); hot devices throttle to a lower P-state");
+  command
+      ->add_option("--noise-sigma", options->noise.sigma,
+                   "actual run times: the prediction times a log-normal factor of mean 1 and "
+                   "this sigma, drawn per task from the seed (the same draws for every policy)")
+      ->check(finite_range(0, 10));
+  command
+      ->add_option("--straggler-probability", options->noise.straggler_probability,
+                   "actual run times: each task straggles with this probability")
+      ->check(finite_range(0, 1));
+  command
+      ->add_option("--straggler-slowdown", options->noise.straggler_slowdown,
+                   "actual run times: a straggling task runs this many times longer")
+      ->capture_default_str()
+      ->check(finite_range(1, 1000));
   command->add_option("--schedule", options->schedule_file,
                       "write each task's device, start and finish under each policy to this "
                       "file (CSV when it ends in .csv, else JSON)");
@@ -240,7 +256,8 @@ void add_simulate_command(CLI::App& app) {
       if (command->count(name) > 0) options->stream_only_given.push_back(name);
     for (const char* name :
          {"--failures", "--mtbf-scale", "--mtbf-hours", "--checkpoint", "--checkpoint-interval",
-          "--clone-threshold", "--power-cap", "--node-power-cap", "--thermal"})
+          "--clone-threshold", "--power-cap", "--node-power-cap", "--thermal", "--noise-sigma",
+          "--straggler-probability", "--straggler-slowdown"})
       if (command->count(name) > 0) options->task_only_given.push_back(name);
     run_simulate(*options);
   });

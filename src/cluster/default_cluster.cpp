@@ -1,5 +1,7 @@
 #include "hetsched/cluster/default_cluster.hpp"
 
+#include <algorithm>
+
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/units.hpp"
 
@@ -49,6 +51,24 @@ Cluster benchmark_cluster(std::size_t nodes, std::size_t devices_per_node) {
         make_node("node-" + std::to_string(n), "rack" + std::to_string(n / 32), links[k]),
         std::vector<DeviceSpec>(devices_per_node, part(kinds[k])));
   }
+  return cluster;
+}
+
+Cluster accelerator_node(std::size_t cpu_workers, std::span<const std::string> accelerator_models) {
+  DeviceSpec worker = part("EPYC-9654");
+  const double share = 1.0 / double(cpu_workers);
+  for (double& f : worker.matrix_flops) f *= share;
+  for (double& f : worker.vector_flops) f *= share;
+  worker.compute_units = std::max(1, int(worker.compute_units * share));
+  worker.memory_bytes *= share;
+  worker.memory_bandwidth *= share;
+  worker.idle_watts *= share;
+  worker.peak_watts *= share;
+  worker.price_per_hour *= share;
+  std::vector<DeviceSpec> devices(cpu_workers, worker);
+  for (const std::string& model : accelerator_models) devices.push_back(*find_catalog_part(model));
+  Cluster cluster;
+  cluster.add_node(make_node("node-0", "rack0", kPcie5), devices);
   return cluster;
 }
 

@@ -9,63 +9,26 @@
 
 namespace hetsched {
 
-RuntimeDag::RuntimeDag() {
-  workload_.jobs.push_back(Job{.name = "runtime-dag", .family = "scientific"});
-}
+RuntimeDag::RuntimeDag()
+    : workload_{.jobs = {Job{.name = "runtime-dag", .family = "scientific"}}},
+      dataflow_(workload_.jobs.front()) {}
 
 std::uint32_t RuntimeDag::add_task(std::string name, const KernelCall& call, double graph_edges,
                                    std::span<const std::uint32_t> after) {
-  Job& job = workload_.jobs.front();
-  const auto index = static_cast<std::uint32_t>(job.tasks.size());
-  if (last_writer_.size() < data_.count()) {
-    last_writer_.resize(data_.count(), -1);
-    readers_since_.resize(data_.count());
-  }
   Task task;
   task.name = std::move(name);
   task.kernel = kernel_class_of(call.kernel);
   task.precision = Precision::fp64;
   task.flops = kernel_flops(call.kernel, call.n, graph_edges);
-  double bytes = 0;
-  for (std::size_t i = 0; i < call.handle_count; ++i) bytes += double(data_.bytes(call.handles[i]));
-  task.bytes = bytes;
-  task.memory_bytes = bytes;
-  job.tasks.push_back(std::move(task));
+  std::vector<DataAccess> accesses;
+  for (std::size_t i = 0; i < call.handle_count; ++i) {
+    const double bytes = double(data_.bytes(call.handles[i]));
+    accesses.push_back(DataAccess{call.handles[i], bytes, call.access[i]});
+    task.bytes += bytes;
+  }
+  task.memory_bytes = task.bytes;
   calls_.push_back(call);
-
-  std::vector<std::uint32_t> predecessors;
-  for (std::size_t i = 0; i < call.handle_count; ++i) {
-    const HandleId h = call.handles[i];
-    if (last_writer_[h] >= 0) predecessors.push_back(static_cast<std::uint32_t>(last_writer_[h]));
-    if (call.access[i] != Access::read) {
-      predecessors.insert(predecessors.end(), readers_since_[h].begin(), readers_since_[h].end());
-    }
-  }
-  for (std::uint32_t p : after)
-    if (p < index) predecessors.push_back(p);
-  std::sort(predecessors.begin(), predecessors.end());
-  predecessors.erase(std::unique(predecessors.begin(), predecessors.end()), predecessors.end());
-  std::erase(predecessors, index);
-  for (std::uint32_t p : predecessors) {
-    double edge_bytes = 0;  // the bytes of the handles the consumer reads that p wrote
-    const KernelCall& producer = calls_[p];
-    for (std::size_t i = 0; i < call.handle_count; ++i)
-      for (std::size_t j = 0; j < producer.handle_count; ++j)
-        if (producer.handles[j] == call.handles[i] && producer.access[j] != Access::read &&
-            call.access[i] != Access::write)
-          edge_bytes += double(data_.bytes(call.handles[i]));
-    job.edges.push_back(Edge{p, index, edge_bytes});
-  }
-  for (std::size_t i = 0; i < call.handle_count; ++i) {
-    const HandleId h = call.handles[i];
-    if (call.access[i] == Access::read) {
-      readers_since_[h].push_back(index);
-    } else {
-      last_writer_[h] = index;
-      readers_since_[h].clear();
-    }
-  }
-  return index;
+  return dataflow_.add_task(std::move(task), accesses, after);
 }
 
 namespace {

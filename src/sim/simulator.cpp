@@ -22,7 +22,9 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
       graph_(*own_graph_),
       options_(std::move(options)),
       own_loop_(std::make_unique<SchedulingLoop>(cluster, graph_, perf, policy, *this)),
-      loop_(*own_loop_) {
+      loop_(*own_loop_),
+      noise_(options_.noise, options_.seed) {
+  if (auto ok = check_duration_noise(options_.noise); !ok) throw InputError(ok.error());
   if (options_.thermal.enabled) add_extension<ThermalThrottling>();
   if (options_.power_capped()) add_extension<PowerCapping>();
   cluster_grew();
@@ -36,7 +38,9 @@ Simulator::Simulator(const Cluster& cluster, TaskGraph& graph, const PerfModel& 
       graph_(graph),
       options_(std::move(options)),
       loop_(loop),
-      observer_(&observer) {
+      observer_(&observer),
+      noise_(options_.noise, options_.seed) {
+  if (auto ok = check_duration_noise(options_.noise); !ok) throw InputError(ok.error());
   if (options_.faults.enabled)
     throw InputError("the open-world simulator (the service's twin) does not inject faults");
   if (options_.power_capped())
@@ -153,7 +157,7 @@ void Simulator::try_start(DeviceId d) {
   const Device& dev = cluster_.device(d);
   device.queue.pop_front();
   device.busy = true;
-  double seconds = perf_.task_seconds(task, dev, pstate);
+  double seconds = actual_seconds(t, d, pstate);
   for (const auto& extension : extensions_) seconds = extension->task_starting(t, d, seconds);
   run.start = now_;
   const double watts = perf_.task_watts(task, dev, pstate);
@@ -198,13 +202,17 @@ void Simulator::change_running_pstate(DeviceId d, std::uint8_t pstate) {
   run.joules -= device.watts * (run.expected_finish - now_);
   device.running_pstate = pstate;
   device.segment_start = now_;
-  device.segment_seconds = perf_.task_seconds(task, dev, pstate);
+  device.segment_seconds = actual_seconds(t, d, pstate);
   const double remaining = std::max(0.0, 1 - device.done_fraction) * device.segment_seconds;
   const double watts = perf_.task_watts(task, dev, pstate);
   run.joules += watts * remaining;
   set_device_watts(d, watts);
   run.expected_finish = now_ + remaining;
   events_.schedule(run.expected_finish, task_finish, t);
+}
+
+double Simulator::actual_seconds(TaskIndex t, DeviceId d, std::uint8_t pstate) const {
+  return perf_.task_seconds(graph_.task(t), cluster_.device(d), pstate) * noise_.factor(t);
 }
 
 void Simulator::finish(TaskIndex t) {

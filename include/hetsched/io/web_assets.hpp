@@ -1,5 +1,5 @@
 // The web files that hetsched's HTML report and its dashboard are made of, compiled into the
-// binary (cmake/EmbedWebAssets.cmake) so that a report opens offline and `serve` needs no
+// binary (cmake/EmbedFiles.cmake) so that a report opens offline and `serve` needs no
 // files beside it. ECharts comes from the npm registry (web/package.json, pinned by
 // web/package-lock.json, installed by scripts/bootstrap.sh); the rest is hetsched's own.
 #pragma once

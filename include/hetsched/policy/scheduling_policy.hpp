@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -88,6 +89,8 @@ class SchedulingPolicy {
 // seeded by it) and free-form tuning the user passed on the command line.
 struct PolicyOptions {
   std::uint64_t seed = 1;
+  // "learned": its model file (empty: the model the repository ships, built in).
+  std::string learned_model;
   double time_budget_seconds = 1.0;    // for policies that search
   std::uint64_t iteration_budget = 0;  // 0: bounded by time only
   // Energy-aware policies ("energy-aware", "pareto"): for a job without a deadline,

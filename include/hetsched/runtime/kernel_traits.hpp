@@ -11,6 +11,7 @@
 #include <span>
 #include <string_view>
 
+#include "hetsched/workload/dataflow_job.hpp"
 #include "hetsched/workload/task.hpp"
 
 namespace hetsched {
@@ -28,8 +29,6 @@ enum class KernelId : std::uint8_t {
   bfs
 };
 inline constexpr std::size_t kKernelIdCount = 10;
-
-enum class Access : std::uint8_t { read, write, read_write };
 
 // What one kernel argument holds.
 enum class ArgumentKind : std::uint8_t {

@@ -1,9 +1,7 @@
 // RuntimeDag: a DAG the local runtime can execute for real — a one-job Workload
 // (what the scheduler sees: kernel class, flops, bytes of each task) paired with
 // each task's KernelCall and the data handles it touches. Edges are inferred from
-// the accesses in submission order, as StarPU's implicit data dependencies do: a
-// reader depends on the last writer of each handle it reads; a writer depends on
-// the last writer and on every reader since.
+// the accesses in submission order (DataflowJob: StarPU's implicit data dependencies).
 //
 // Builders: tiled GEMM (C += A·B over T×T tiles), tiled Cholesky (the right-looking
 // POTRF/TRSM/SYRK/GEMM DAG of StarPU's and PLASMA's examples), independent empty
@@ -18,6 +16,7 @@
 #include <vector>
 
 #include "hetsched/runtime/kernel_library.hpp"
+#include "hetsched/workload/dataflow_job.hpp"
 #include "hetsched/workload/workload.hpp"
 
 namespace hetsched {
@@ -40,10 +39,9 @@ class RuntimeDag {
 
  private:
   Workload workload_;
+  DataflowJob dataflow_;  // builds workload_'s one job
   std::vector<KernelCall> calls_;
   DataRegistry data_;
-  std::vector<std::int64_t> last_writer_;                  // per handle; -1 when none
-  std::vector<std::vector<std::uint32_t>> readers_since_;  // per handle
 };
 
 // A square matrix of tiles × tiles blocks, each tile_size² doubles in its own handle.

@@ -28,6 +28,7 @@
 #include "hetsched/core/huge_page_allocator.hpp"
 #include "hetsched/energy/thermal_model.hpp"
 #include "hetsched/fault/fault_options.hpp"
+#include "hetsched/sim/duration_noise.hpp"
 #include "hetsched/sim/event_queue.hpp"
 #include "hetsched/sim/simulation_extension.hpp"
 #include "hetsched/sim/simulation_observer.hpp"
@@ -53,6 +54,8 @@ struct SimulationOptions {
   bool power_capped() const { return power_cap_watts != 0 || node_power_cap_watts != 0; }
   // Failures, detection and recovery (fault/); off by default.
   FaultOptions faults;
+  // Actual run times drawn around the model's predictions (off by default).
+  DurationNoiseOptions noise;
 };
 
 // Fails with why a power cap cannot work on the cluster: not a finite number, negative, or
@@ -141,6 +144,9 @@ class Simulator final : public Backend {
   // The task running on the device goes on at another P-state from now (DVFS while it
   // runs): the work done so far stays done, the rest takes that P-state's time and power.
   void change_running_pstate(DeviceId device, std::uint8_t pstate);
+  // How long the task really runs on the device at the P-state: the model's prediction
+  // times the task's noise factor.
+  double actual_seconds(TaskIndex task, DeviceId device, std::uint8_t pstate) const;
 
   // Adds a feature outside the kernel; its events get the next range of kinds.
   template <typename Extension>
@@ -174,6 +180,7 @@ class Simulator final : public Backend {
   double cluster_watts_ = 0;
   std::vector<double> node_watts_;  // per node: its devices' current draw
   RunReport report_;
+  DurationNoise noise_;
   // Features outside the kernel (thermal throttling, power caps, faults and recovery),
   // called at its fixed points. They are the kernel's own features and, as its friends,
   // read and change its state.

@@ -1,0 +1,142 @@
+#include "learned_benchmark.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/registry/policy_registry.hpp"
+#include "hetsched/training/learning_scenario.hpp"
+#include "hetsched/workload/tiled_factorization.hpp"
+
+namespace hetsched {
+
+namespace {
+
+// Every policy's objective on every run of a setting.
+struct SettingRuns {
+  std::string name;
+  std::vector<double> learned;
+  std::vector<std::vector<double>> heuristic;  // [heuristic][run]
+};
+
+LearnedSettingResult summarize(const SettingRuns& runs, const LearnedBenchmarkParams& params) {
+  LearnedSettingResult r;
+  r.name = runs.name;
+  r.runs = runs.learned.size();
+  auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return v.empty() ? 0.0 : sum / double(v.size());
+  };
+  r.learned_mean_seconds = mean(runs.learned);
+  std::size_t best = 0;
+  for (std::size_t h = 0; h < params.heuristics.size(); ++h) {
+    r.heuristic_means.emplace_back(params.heuristics[h], mean(runs.heuristic[h]));
+    if (r.heuristic_means[h].second < r.heuristic_means[best].second) best = h;
+  }
+  r.best_heuristic = params.heuristics[best];
+  r.best_heuristic_mean_seconds = r.heuristic_means[best].second;
+  r.learned_vs_best_heuristic = r.learned_mean_seconds / r.best_heuristic_mean_seconds;
+  std::size_t worse = 0;
+  for (std::size_t i = 0; i < r.runs; ++i)
+    if (runs.learned[i] > runs.heuristic[best][i] * (1 + 1e-9)) ++worse;
+  r.worse_fraction = r.runs == 0 ? 0 : double(worse) / double(r.runs);
+  return r;
+}
+
+class Bench {
+ public:
+  Bench(const LearnedBenchmarkParams& params, std::size_t scenarios)
+      : params_(params), total_runs_(scenarios * params.draws) {
+    options_.seed = params.seed;
+    options_.iteration_budget = params.ils_iterations;
+    options_.time_budget_seconds = 1e9;  // bounded by iterations: deterministic plans
+    options_.learned_model = params.model;
+  }
+
+  // Runs every policy on `draws` noise draws of the scenario.
+  void run(SettingRuns& runs, LearningScenario scenario, Rng& rng) {
+    if (runs.heuristic.empty()) runs.heuristic.resize(params_.heuristics.size());
+    for (std::size_t draw = 0; draw < params_.draws; ++draw) {
+      scenario.simulation.seed = rng.next_u64();
+      if (params_.progress) params_.progress(done_runs_++, total_runs_);
+      auto learned = make_policy("learned", options_);
+      const ScenarioOutcome outcome = run_scenario(scenario, *learned);
+      runs.learned.push_back(outcome.objective_seconds);
+      learned_tasks_ += outcome.tasks;
+      learned_seconds_ += outcome.policy_seconds;
+      for (std::size_t h = 0; h < params_.heuristics.size(); ++h) {
+        auto policy = make_policy(params_.heuristics[h], options_);
+        runs.heuristic[h].push_back(run_scenario(scenario, *policy).objective_seconds);
+      }
+    }
+  }
+  double decisions_per_second() const {
+    return learned_seconds_ > 0 ? double(learned_tasks_) / learned_seconds_ : 0;
+  }
+
+ private:
+  const LearnedBenchmarkParams& params_;
+  std::size_t total_runs_ = 0, done_runs_ = 0;
+  PolicyOptions options_;
+  std::size_t learned_tasks_ = 0;
+  double learned_seconds_ = 0;
+};
+
+LearningScenario tiled(TiledFactorization kind, std::uint32_t tiles, std::size_t workers,
+                       const std::vector<std::string>& accelerators) {
+  LearningScenario s{.name = fmt::format("{} {}x{} on {} CPU workers + {}", to_string(kind), tiles,
+                                         tiles, workers, fmt::join(accelerators, "+")),
+                     .cluster = accelerator_node(workers, accelerators),
+                     .workload = {},
+                     .simulation = {}};
+  s.workload.jobs.push_back(tiled_factorization_job({kind, tiles, 1024}));
+  s.simulation.record_schedule = false;
+  s.simulation.noise.sigma = 0.2;
+  return s;
+}
+
+}  // namespace
+
+LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& params) {
+  const auto kinds = {TiledFactorization::cholesky, TiledFactorization::lu, TiledFactorization::qr};
+  const std::vector<std::vector<std::string>> gpu_sets{{"A100-80GB", "V100"},
+                                                       {"A100-80GB", "A100-80GB", "V100", "V100"}};
+  const std::vector<std::uint32_t> sizes =
+      params.quick ? std::vector<std::uint32_t>{8} : std::vector<std::uint32_t>{8, 16, 32};
+  const std::size_t streams = params.quick ? 2 : 4;
+  Bench bench(params, kinds.size() * sizes.size() * gpu_sets.size() + streams + kinds.size());
+  Rng rng(params.seed);
+  LearnedBenchmarkResult result;
+
+  SettingRuns tiled_runs{.name =
+                             "tiled Cholesky/LU/QR, 8-32 tiles, 4 CPU workers + 2-4 GPUs, "
+                             "sigma 0.2"};
+  for (TiledFactorization kind : kinds)
+    for (std::uint32_t tiles : sizes)
+      for (const auto& gpus : gpu_sets) bench.run(tiled_runs, tiled(kind, tiles, 4, gpus), rng);
+  result.settings.push_back(summarize(tiled_runs, params));
+
+  SettingRuns stream_runs{.name = "online stream of DAG jobs, mean job completion time, sigma 0.2"};
+  DagStreamScenarioSpace stream_space;
+  stream_space.jobs = params.quick ? 6 : 12;
+  for (std::size_t s = 0; s < streams; ++s) {
+    Rng scenario_rng = rng.split();
+    bench.run(stream_runs, draw_dag_stream_scenario(stream_space, scenario_rng), rng);
+  }
+  result.settings.push_back(summarize(stream_runs, params));
+
+  SettingRuns held_out{.name = "held out: 24-tile Cholesky/LU/QR on 8 CPU workers + H100 + T4"};
+  const std::vector<std::string> other_gpus{"H100-SXM", "T4"};
+  for (TiledFactorization kind : kinds)
+    bench.run(held_out, tiled(kind, params.quick ? 12 : 24, 8, other_gpus), rng);
+  result.settings.push_back(summarize(held_out, params));
+
+  result.decisions_per_second = bench.decisions_per_second();
+  return result;
+}
+
+}  // namespace hetsched

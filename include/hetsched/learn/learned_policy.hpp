@@ -1,0 +1,87 @@
+// LearnedPolicy ("learned" in the registry): an online policy whose choices come from a
+// network trained in the twin (hetsched train). At each decision point it scores every
+// (ready task, device that can run it) pair — and one more candidate, "wait", whenever
+// some device still has work, so that a task may hold out for a better device instead of
+// queueing behind a worse one — from the features below, and takes the best; then it
+// scores again the pairs the choice changed (the chosen device's column) and goes on
+// until every ready task is placed or "wait" wins. During training it samples the
+// candidates by softmax instead and records what it saw and chose (DecisionTrace).
+//
+// What it sees of a pair (task t, device d), times over the job's mean task run time
+// (its scale), so that one network serves small and large tiles and clusters alike:
+//  - the finish t would have on d (the later of d's predicted free time and t's inputs'
+//    arrival, plus its run time) after now, and beyond t's best finish on any device;
+//  - t's run time on d, and its log ratio over t's run time on its fastest device;
+//  - how long d is busy, and how long t's inputs take to reach d;
+//  - t's upward rank (its critical path to the job's end: Decima's and READYS' graph
+//    summary of what depends on it) over the job's longest, and over the scale;
+//  - log(1 + t's successors);
+//  - the share of devices idle and log(1 + ready tasks per device) at the decision point.
+// The "wait" candidate has its own flag set, the shortest wait of any device, the
+// largest rank ratio of the ready tasks and the two shares.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "hetsched/learn/policy_network.hpp"
+#include "hetsched/policy/scheduling_policy.hpp"
+
+namespace hetsched {
+
+inline constexpr std::size_t kDecisionFeatureCount = 13;
+std::span<const std::string_view> decision_feature_names();
+
+// What the policy saw and chose, decision by decision, for the trainer.
+struct DecisionTrace {
+  struct Decision {
+    std::uint32_t first_row = 0;   // of rows / kDecisionFeatureCount
+    std::uint32_t candidates = 0;  // rows of this decision
+    std::uint32_t chosen = 0;      // index among them
+  };
+  std::vector<float> rows;  // kDecisionFeatureCount floats per candidate
+  std::vector<Decision> decisions;
+  void clear() {
+    rows.clear();
+    decisions.clear();
+  }
+};
+
+class LearnedPolicy final : public SchedulingPolicy {
+ public:
+  explicit LearnedPolicy(PolicyNetwork network);
+  ~LearnedPolicy() override;
+
+  std::string_view name() const override { return "learned"; }
+  void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job, AssignmentSink& out) override;
+  void on_tasks_ready(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,
+                      AssignmentSink& out) override;
+
+  // Training: sample candidates by softmax with `rng` (null: take the best) and record
+  // each decision into `trace` (null: none). Both must outlive the runs.
+  void explore(Rng* rng, DecisionTrace* trace) {
+    rng_ = rng;
+    trace_ = trace;
+  }
+  const PolicyNetwork& network() const { return network_; }
+
+ private:
+  struct Scratch;
+  PolicyNetwork network_;
+  // Per task of the graph, from its job's arrival.
+  std::vector<float> rank_ratio_, rank_scaled_, successors_;
+  std::vector<double> job_scale_;  // per job: mean task run time
+  Rng* rng_ = nullptr;
+  DecisionTrace* trace_ = nullptr;
+  std::unique_ptr<Scratch> scratch_;
+};
+
+// The model the repository ships (data/models/learned_policy.json, built into the binary).
+const PolicyNetwork& builtin_policy_network();
+// "learned" in the registry: the policy with the shipped model.
+std::unique_ptr<SchedulingPolicy> make_learned_policy(const PolicyOptions& options);
+
+}  // namespace hetsched

@@ -1,0 +1,191 @@
+#include "hetsched/learn/policy_network.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace hetsched {
+
+namespace {
+constexpr std::string_view kFormat = "hetsched-learned-policy";
+constexpr int kVersion = 1;
+}  // namespace
+
+PolicyNetwork::PolicyNetwork(std::vector<DenseLayer> layers) : layers_(std::move(layers)) {
+  std::size_t widest = 0;
+  for (const DenseLayer& l : layers_) widest = std::max<std::size_t>(widest, l.outputs);
+  a_.resize(widest);
+  b_.resize(widest);
+}
+
+PolicyNetwork PolicyNetwork::initial(std::size_t inputs, std::span<const std::uint32_t> hidden,
+                                     Rng& rng) {
+  std::vector<DenseLayer> layers;
+  auto width = static_cast<std::uint32_t>(inputs);
+  auto add = [&](std::uint32_t outputs) {
+    DenseLayer l{width, outputs, std::vector<float>(std::size_t(width) * outputs),
+                 std::vector<float>(outputs, 0.0f)};
+    const double limit = std::sqrt(6.0 / double(width + outputs));
+    for (float& w : l.weights) w = static_cast<float>(rng.uniform(-limit, limit));
+    layers.push_back(std::move(l));
+    width = outputs;
+  };
+  for (std::uint32_t h : hidden) add(h);
+  add(1);
+  return PolicyNetwork(std::move(layers));
+}
+
+float PolicyNetwork::score(std::span<const float> features) const {
+  const float* in = features.data();
+  for (std::size_t k = 0; k < layers_.size(); ++k) {
+    const DenseLayer& l = layers_[k];
+    const bool last = k + 1 == layers_.size();
+    float* out = (k % 2 == 0) ? a_.data() : b_.data();
+    for (std::uint32_t o = 0; o < l.outputs; ++o) {
+      const float* w = l.weights.data() + std::size_t(o) * l.inputs;
+      float sum = l.bias[o];
+      for (std::uint32_t i = 0; i < l.inputs; ++i) sum += w[i] * in[i];
+      out[o] = last ? sum : std::max(sum, 0.0f);
+    }
+    in = out;
+  }
+  return in[0];
+}
+
+std::string policy_network_to_json(const PolicyNetwork& network,
+                                   std::span<const std::string_view> feature_names,
+                                   std::string_view provenance) {
+  nlohmann::ordered_json json;
+  json["format"] = kFormat;
+  json["version"] = kVersion;
+  json["features"] = nlohmann::ordered_json::array();
+  for (std::string_view name : feature_names) json["features"].push_back(name);
+  json["layers"] = nlohmann::ordered_json::array();
+  for (const DenseLayer& l : network.layers())
+    json["layers"].push_back(
+        {{"inputs", l.inputs}, {"outputs", l.outputs}, {"weights", l.weights}, {"bias", l.bias}});
+  json["training"] = provenance.empty() ? nlohmann::ordered_json::object()
+                                        : nlohmann::ordered_json::parse(provenance);
+  return json.dump(1) + "\n";
+}
+
+namespace {
+
+// Reads the model's members; each failure names the member it was reading.
+class ModelReader {
+ public:
+  explicit ModelReader(std::string_view source) : source_(source) {}
+
+  Expected<PolicyNetwork> read(const nlohmann::json& json,
+                               std::span<const std::string_view> feature_names) const {
+    if (!json.is_object()) return fail("the top level", "an object");
+    const auto format = member(json, "format");
+    if (!format || !format->is_string() || format->get<std::string>() != kFormat)
+      return fail("format", fmt::format("\"{}\" (a hetsched learned-policy model)", kFormat));
+    const auto version = member(json, "version");
+    if (!version || !version->is_number_integer() || version->get<int>() != kVersion)
+      return fail("version", fmt::format("{}", kVersion));
+    const auto features = member(json, "features");
+    if (!features || !features->is_array()) return fail("features", "a list of feature names");
+    std::vector<std::string> names;
+    for (const auto& f : *features) {
+      if (!f.is_string()) return fail("features", "a list of feature names");
+      names.push_back(f.get<std::string>());
+    }
+    if (!std::equal(names.begin(), names.end(), feature_names.begin(), feature_names.end()))
+      return failure(fmt::format(
+          "{}: the model was trained on the features [{}], this build's policy reads [{}]: "
+          "train it again (hetsched train)",
+          source_, fmt::join(names, ", "), fmt::join(feature_names, ", ")));
+    const auto layers = member(json, "layers");
+    if (!layers || !layers->is_array() || layers->empty())
+      return fail("layers", "a non-empty list of layers");
+    std::vector<DenseLayer> out;
+    std::size_t width = feature_names.size();
+    for (std::size_t k = 0; k < layers->size(); ++k) {
+      const std::string where = fmt::format("layers[{}]", k);
+      auto layer = read_layer((*layers)[k], where, width);
+      if (!layer) return tl::unexpected(layer.error());
+      width = layer->outputs;
+      out.push_back(std::move(*layer));
+    }
+    if (width != 1) return fail("layers", "a last layer with one output (the score)");
+    return PolicyNetwork(std::move(out));
+  }
+
+ private:
+  static const nlohmann::json* member(const nlohmann::json& json, const char* name) {
+    const auto it = json.find(name);
+    return it == json.end() ? nullptr : &*it;
+  }
+  tl::unexpected<std::string> fail(std::string_view where, std::string_view expected) const {
+    return failure(fmt::format("{}: {}: expected {}", source_, where, expected));
+  }
+  Expected<std::vector<float>> numbers(const nlohmann::json* json, const std::string& where,
+                                       std::size_t count) const {
+    if (json == nullptr || !json->is_array() || json->size() != count)
+      return fail(where, fmt::format("a list of {} numbers", count));
+    std::vector<float> out;
+    out.reserve(count);
+    for (const auto& v : *json) {
+      if (!v.is_number() || !std::isfinite(v.get<double>()))
+        return fail(where, "finite numbers only");
+      out.push_back(v.get<float>());
+    }
+    return out;
+  }
+  Expected<DenseLayer> read_layer(const nlohmann::json& json, const std::string& where,
+                                  std::size_t inputs) const {
+    if (!json.is_object()) return fail(where, "an object with inputs, outputs, weights, bias");
+    const auto in = member(json, "inputs");
+    const auto outs = member(json, "outputs");
+    if (!in || !in->is_number_unsigned() || in->get<std::size_t>() != inputs)
+      return fail(where + ".inputs", fmt::format("{} (the previous layer's outputs)", inputs));
+    if (!outs || !outs->is_number_unsigned() || outs->get<std::size_t>() == 0 ||
+        outs->get<std::size_t>() > 4096)
+      return fail(where + ".outputs", "a whole number from 1 to 4096");
+    DenseLayer layer;
+    layer.inputs = static_cast<std::uint32_t>(inputs);
+    layer.outputs = outs->get<std::uint32_t>();
+    auto weights = numbers(member(json, "weights"), where + ".weights",
+                           std::size_t(layer.inputs) * layer.outputs);
+    if (!weights) return tl::unexpected(weights.error());
+    auto bias = numbers(member(json, "bias"), where + ".bias", layer.outputs);
+    if (!bias) return tl::unexpected(bias.error());
+    layer.weights = std::move(*weights);
+    layer.bias = std::move(*bias);
+    return layer;
+  }
+
+  std::string_view source_;
+};
+
+}  // namespace
+
+Expected<PolicyNetwork> parse_policy_network(std::string_view text, std::string_view source,
+                                             std::span<const std::string_view> feature_names) {
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return failure(
+        fmt::format("{}: byte {}: not a JSON model file ({})", source, e.byte, e.what()));
+  }
+  return ModelReader(source).read(json, feature_names);
+}
+
+Expected<PolicyNetwork> read_policy_network(const std::string& path,
+                                            std::span<const std::string_view> feature_names) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return failure(fmt::format("{}: cannot open the model file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_policy_network(text.str(), path, feature_names);
+}
+
+}  // namespace hetsched

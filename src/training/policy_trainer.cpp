@@ -1,0 +1,238 @@
+#include "hetsched/training/policy_trainer.hpp"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "hetsched/cluster/device_catalog.hpp"
+#include "hetsched/core/closest_names.hpp"
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/learn/learned_policy.hpp"
+#include "hetsched/registry/policy_registry.hpp"
+
+namespace hetsched {
+
+Status check_training_options(const TrainingOptions& o) {
+  if (o.episodes == 0) return failure("training needs at least one episode");
+  if (o.rollouts < 2)
+    return failure(fmt::format(
+        "training needs at least 2 rollouts per episode (the baseline is their mean), got {}",
+        o.rollouts));
+  if (!(o.learning_rate > 0 && o.learning_rate < 1))
+    return failure(fmt::format("the learning rate must be in (0, 1), got {}", o.learning_rate));
+  if (!(o.entropy_weight >= 0 && std::isfinite(o.entropy_weight)))
+    return failure("the entropy weight must be a finite number >= 0");
+  if (o.validation_scenarios == 0 || o.validate_every == 0)
+    return failure("training needs a validation set and a validation interval of at least 1");
+  for (std::uint32_t h : o.hidden)
+    if (h == 0 || h > 256) return failure("hidden layers must have 1 to 256 units");
+  const auto names = policy_names();
+  if (std::find(names.begin(), names.end(), o.reference_policy) == names.end() ||
+      o.reference_policy == "learned")
+    return failure(fmt::format("unknown reference policy '{}' (closest: {})", o.reference_policy,
+                               fmt::join(closest_names(o.reference_policy, names), ", ")));
+  if (o.space == ScenarioSpaceKind::tiled) {
+    const TiledScenarioSpace& t = o.tiled;
+    if (t.min_tiles < 1 || t.min_tiles > t.max_tiles || t.max_tiles > 64)
+      return failure(fmt::format("tiles per side must form a range within 1..64, got {}..{}",
+                                 t.min_tiles, t.max_tiles));
+    if (t.cpu_workers.empty() || t.accelerator_models.empty() ||
+        t.min_accelerators > t.max_accelerators)
+      return failure("the tiled space needs CPU worker counts, accelerator models and a range");
+    for (std::size_t w : t.cpu_workers)
+      if (w == 0 || w > 256) return failure("CPU workers must number 1 to 256");
+    for (const std::string& model : t.accelerator_models)
+      if (find_catalog_part(model) == nullptr)
+        return failure(fmt::format("unknown catalog model '{}' (closest: {})", model,
+                                   fmt::join(closest_names(model, catalog_model_names()), ", ")));
+    if (auto ok = check_duration_noise(t.noise); !ok) return ok;
+  } else {
+    const DagStreamScenarioSpace& d = o.dag_stream;
+    if (d.jobs == 0 || d.min_tasks == 0 || d.min_tasks > d.max_tasks)
+      return failure("the DAG stream space needs jobs and a task range");
+    if (auto ok = check_duration_noise(d.noise); !ok) return ok;
+  }
+  return {};
+}
+
+LearningScenario draw_scenario(const TrainingOptions& options, Rng& rng) {
+  return options.space == ScenarioSpaceKind::tiled
+             ? draw_tiled_scenario(options.tiled, rng)
+             : draw_dag_stream_scenario(options.dag_stream, rng);
+}
+
+namespace {
+
+// The network's layers as libtorch parameters.
+class TorchNetwork {
+ public:
+  explicit TorchNetwork(const PolicyNetwork& network) {
+    for (const DenseLayer& l : network.layers()) {
+      weights_.push_back(torch::tensor(l.weights)
+                             .reshape({std::int64_t{l.outputs}, std::int64_t{l.inputs}})
+                             .requires_grad_());
+      biases_.push_back(torch::tensor(l.bias).requires_grad_());
+    }
+  }
+  std::vector<torch::Tensor> parameters() const {
+    std::vector<torch::Tensor> all(weights_);
+    all.insert(all.end(), biases_.begin(), biases_.end());
+    return all;
+  }
+  // Scores of the rows of x [N × features]: [N].
+  torch::Tensor forward(torch::Tensor x) const {
+    for (std::size_t k = 0; k < weights_.size(); ++k) {
+      x = torch::addmm(biases_[k], x, weights_[k].t());
+      if (k + 1 < weights_.size()) x = torch::relu(x);
+    }
+    return x.squeeze(1);
+  }
+  void copy_to(PolicyNetwork& network) const {
+    torch::NoGradGuard no_grad;
+    for (std::size_t k = 0; k < weights_.size(); ++k) {
+      DenseLayer& l = network.layers()[k];
+      const torch::Tensor w = weights_[k].contiguous();
+      const torch::Tensor b = biases_[k].contiguous();
+      std::copy_n(w.data_ptr<float>(), l.weights.size(), l.weights.begin());
+      std::copy_n(b.data_ptr<float>(), l.bias.size(), l.bias.begin());
+    }
+  }
+
+ private:
+  std::vector<torch::Tensor> weights_, biases_;
+};
+
+// One rollout's decisions and how much better than its episode's mean it did.
+struct Rollout {
+  DecisionTrace trace;
+  double ratio = 0;
+};
+
+// The policy-gradient loss over an episode's rollouts.
+torch::Tensor episode_loss(const TorchNetwork& net, const std::vector<Rollout>& rollouts,
+                           const std::vector<double>& advantage, double entropy_weight) {
+  constexpr auto F = static_cast<std::int64_t>(kDecisionFeatureCount);
+  std::vector<float> rows;
+  std::vector<std::int64_t> segment, chosen;
+  std::vector<float> decision_advantage;
+  for (std::size_t k = 0; k < rollouts.size(); ++k) {
+    const DecisionTrace& trace = rollouts[k].trace;
+    const auto row_base = static_cast<std::int64_t>(rows.size() / F);
+    rows.insert(rows.end(), trace.rows.begin(), trace.rows.end());
+    for (const DecisionTrace::Decision& d : trace.decisions) {
+      const auto index = static_cast<std::int64_t>(chosen.size());
+      segment.insert(segment.end(), d.candidates, index);
+      chosen.push_back(row_base + d.first_row + d.chosen);
+      decision_advantage.push_back(static_cast<float>(advantage[k]));
+    }
+  }
+  const auto n = static_cast<std::int64_t>(segment.size());
+  const auto m = static_cast<std::int64_t>(chosen.size());
+  // Copies, not views: autograd keeps some of them until backward(), after these vectors go.
+  const torch::Tensor x = torch::from_blob(rows.data(), {n, F}, torch::kFloat).clone();
+  const torch::Tensor seg = torch::from_blob(segment.data(), {n}, torch::kLong).clone();
+  const torch::Tensor pick = torch::from_blob(chosen.data(), {m}, torch::kLong).clone();
+  const torch::Tensor adv = torch::from_blob(decision_advantage.data(), {m}, torch::kFloat).clone();
+
+  const torch::Tensor logits = net.forward(x);
+  // Softmax within each decision's candidates; each is shifted by its largest score first.
+  std::vector<float> top(static_cast<std::size_t>(m), -std::numeric_limits<float>::infinity());
+  {
+    const torch::Tensor plain = logits.detach().contiguous();
+    const float* value = plain.data_ptr<float>();
+    for (std::int64_t r = 0; r < n; ++r)
+      top[static_cast<std::size_t>(segment[r])] =
+          std::max(top[static_cast<std::size_t>(segment[r])], value[r]);
+  }
+  const torch::Tensor shift = torch::from_blob(top.data(), {m}, torch::kFloat).clone();
+  const torch::Tensor z = logits - shift.index_select(0, seg);
+  const torch::Tensor log_sum = torch::log(torch::zeros({m}).index_add(0, seg, torch::exp(z)));
+  const torch::Tensor log_p = z - log_sum.index_select(0, seg);
+  const torch::Tensor chosen_log_p = log_p.index_select(0, pick);
+  const torch::Tensor entropy = -torch::zeros({m}).index_add(0, seg, torch::exp(log_p) * log_p);
+  return -(adv * chosen_log_p).mean() - entropy_weight * entropy.mean();
+}
+
+}  // namespace
+
+TrainingResult train_learned_policy(const TrainingOptions& options,
+                                    const TrainingProgress& progress) {
+  if (auto ok = check_training_options(options); !ok) throw InputError(ok.error());
+  torch::set_num_threads(1);
+  Rng rng(options.seed);
+  Rng init_rng = rng.split();
+  Rng validation_rng = rng.split();
+  Rng explore_rng = rng.split();
+  PolicyNetwork network = PolicyNetwork::initial(kDecisionFeatureCount, options.hidden, init_rng);
+  TorchNetwork torch_net(network);
+  torch::optim::Adam optimizer(torch_net.parameters(),
+                               torch::optim::AdamOptions(options.learning_rate));
+  const PolicyOptions policy_options{.seed = options.seed};
+
+  // The validation set and the reference's objective on each scenario.
+  std::vector<LearningScenario> validation;
+  std::vector<double> validation_reference;
+  for (std::size_t v = 0; v < options.validation_scenarios; ++v) {
+    validation.push_back(draw_scenario(options, validation_rng));
+    auto reference = make_policy(options.reference_policy, policy_options);
+    validation_reference.push_back(run_scenario(validation.back(), *reference).objective_seconds);
+  }
+  auto validate = [&] {
+    double sum = 0;
+    for (std::size_t v = 0; v < validation.size(); ++v) {
+      LearnedPolicy greedy(network);
+      sum += run_scenario(validation[v], greedy).objective_seconds / validation_reference[v];
+    }
+    return sum / double(validation.size());
+  };
+
+  TrainingResult result{.network = network};
+  result.initial_validation_ratio = validate();
+  result.best_validation_ratio = result.initial_validation_ratio;
+  std::vector<Rollout> rollouts(options.rollouts);
+  for (std::size_t episode = 1; episode <= options.episodes; ++episode) {
+    const LearningScenario scenario = draw_scenario(options, rng);
+    auto reference = make_policy(options.reference_policy, policy_options);
+    const double reference_objective = run_scenario(scenario, *reference).objective_seconds;
+    double mean = 0;
+    for (Rollout& r : rollouts) {
+      r.trace.clear();
+      LearnedPolicy policy(network);
+      policy.explore(&explore_rng, &r.trace);
+      r.ratio = run_scenario(scenario, policy).objective_seconds / reference_objective;
+      mean += r.ratio;
+    }
+    mean /= double(rollouts.size());
+    double spread = 0;
+    for (const Rollout& r : rollouts) spread += (r.ratio - mean) * (r.ratio - mean);
+    spread = std::sqrt(spread / double(rollouts.size()));
+    std::vector<double> advantage;
+    for (const Rollout& r : rollouts)
+      advantage.push_back((mean - r.ratio) / std::max(spread, 0.01));
+
+    optimizer.zero_grad();
+    const torch::Tensor loss = episode_loss(torch_net, rollouts, advantage, options.entropy_weight);
+    loss.backward();
+    torch::nn::utils::clip_grad_norm_(torch_net.parameters(), 1.0);
+    optimizer.step();
+    torch_net.copy_to(network);
+
+    TrainingPoint point{.episode = episode, .sampled_ratio = mean};
+    if (episode % options.validate_every == 0 || episode == options.episodes) {
+      point.validation_ratio = validate();
+      if (point.validation_ratio < result.best_validation_ratio) {
+        result.best_validation_ratio = point.validation_ratio;
+        result.best_episode = episode;
+        result.network = network;
+      }
+    }
+    result.curve.push_back(point);
+    if (progress) progress(point);
+  }
+  return result;
+}
+
+}  // namespace hetsched

@@ -2,13 +2,18 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <glpk.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <map>
 
 #include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/training/learning_scenario.hpp"
+#include "hetsched/workload/feasibility.hpp"
 #include "hetsched/workload/tiled_factorization.hpp"
 
 namespace hetsched {
@@ -19,6 +24,7 @@ namespace {
 struct SettingRuns {
   std::string name;
   std::vector<double> learned;
+  std::vector<double> bound;  // one-job settings: the makespan lower bound of each run
   std::vector<std::vector<double>> heuristic;  // [heuristic][run]
 };
 
@@ -32,6 +38,7 @@ LearnedSettingResult summarize(const SettingRuns& runs, const LearnedBenchmarkPa
     return v.empty() ? 0.0 : sum / double(v.size());
   };
   r.learned_mean_seconds = mean(runs.learned);
+  r.lower_bound_mean_seconds = mean(runs.bound);
   std::size_t best = 0;
   for (std::size_t h = 0; h < params.heuristics.size(); ++h) {
     r.heuristic_means.emplace_back(params.heuristics[h], mean(runs.heuristic[h]));
@@ -45,6 +52,81 @@ LearnedSettingResult summarize(const SettingRuns& runs, const LearnedBenchmarkPa
     if (runs.learned[i] > runs.heuristic[best][i] * (1 + 1e-9)) ++worse;
   r.worse_fraction = r.runs == 0 ? 0 : double(worse) / double(r.runs);
   return r;
+}
+
+// The least makespan of the tasks' work spread fractionally over the devices, transfers and
+// precedence ignored: a linear program (GLPK) over task types — tasks with the same
+// predicted run time on every device — whose actual work is their noise factors' sum:
+// minimise T subject to each type's work being placed (Σ_d y[k][d] = 1) and each device's
+// load Σ_k work[k]·seconds[k][d]·y[k][d] being at most T.
+double spread_work_bound(const std::map<std::vector<double>, double>& work_by_type,
+                         std::size_t devices) {
+  glp_prob* lp = glp_create_prob();
+  glp_set_obj_dir(lp, GLP_MIN);
+  const int types = static_cast<int>(work_by_type.size());
+  glp_add_rows(lp, types + static_cast<int>(devices));
+  for (int k = 1; k <= types; ++k) glp_set_row_bnds(lp, k, GLP_FX, 1, 1);
+  for (std::size_t d = 0; d < devices; ++d)
+    glp_set_row_bnds(lp, types + static_cast<int>(d) + 1, GLP_UP, 0, 0);
+  std::vector<int> rows{0}, cols{0};
+  std::vector<double> values{0};
+  const int makespan = glp_add_cols(lp, 1);
+  glp_set_col_bnds(lp, makespan, GLP_LO, 0, 0);
+  glp_set_obj_coef(lp, makespan, 1);
+  for (std::size_t d = 0; d < devices; ++d) {
+    rows.push_back(types + static_cast<int>(d) + 1);
+    cols.push_back(makespan);
+    values.push_back(-1);
+  }
+  int k = 0;
+  for (const auto& [seconds, work] : work_by_type) {
+    ++k;
+    for (std::size_t d = 0; d < devices; ++d) {
+      if (!std::isfinite(seconds[d])) continue;
+      const int col = glp_add_cols(lp, 1);
+      glp_set_col_bnds(lp, col, GLP_LO, 0, 0);
+      rows.push_back(k), cols.push_back(col), values.push_back(1);
+      rows.push_back(types + static_cast<int>(d) + 1), cols.push_back(col);
+      values.push_back(work * seconds[d]);
+    }
+  }
+  glp_load_matrix(lp, static_cast<int>(rows.size()) - 1, rows.data(), cols.data(), values.data());
+  glp_smcp parameters;
+  glp_init_smcp(&parameters);
+  parameters.msg_lev = GLP_MSG_OFF;
+  const bool solved = glp_simplex(lp, &parameters) == 0 && glp_get_status(lp) == GLP_OPT;
+  const double bound = solved ? glp_get_obj_val(lp) : 0;
+  glp_delete_prob(lp);
+  return bound;
+}
+
+// A lower bound on a one-job scenario's makespan under its actual durations (the noise
+// factors known in hindsight), transfers free: the longer of the critical path with every
+// task on its fastest device and the work spread over the devices (spread_work_bound).
+double makespan_lower_bound(const LearningScenario& scenario) {
+  const RooflineModel perf(scenario.cluster);
+  const TaskGraph graph(scenario.workload);
+  const DurationNoise noise(scenario.simulation.noise, scenario.simulation.seed);
+  const std::size_t devices = scenario.cluster.device_count();
+  std::vector<double> path(graph.task_count(), 0);
+  std::map<std::vector<double>, double> work_by_type;
+  double longest = 0;
+  for (JobIndex j = 0; j < graph.job_count(); ++j)
+    for (TaskIndex t : graph.topological_order(j)) {
+      std::vector<double> seconds(devices, std::numeric_limits<double>::infinity());
+      double fastest = seconds.front();
+      for (const Device& d : scenario.cluster.devices()) {
+        if (!can_run(graph.task(t), d)) continue;
+        seconds[d.id] = perf.task_seconds(graph.task(t), d, 0);
+        fastest = std::min(fastest, seconds[d.id] * noise.factor(t));
+      }
+      work_by_type[seconds] += noise.factor(t);
+      double ready = 0;
+      for (const Dependency& p : graph.predecessors(t)) ready = std::max(ready, path[p.task]);
+      path[t] = ready + fastest;
+      longest = std::max(longest, path[t]);
+    }
+  return std::max(longest, spread_work_bound(work_by_type, devices));
 }
 
 class Bench {
@@ -66,6 +148,7 @@ class Bench {
       auto learned = make_policy("learned", options_);
       const ScenarioOutcome outcome = run_scenario(scenario, *learned);
       runs.learned.push_back(outcome.objective_seconds);
+      if (scenario.workload.jobs.size() == 1) runs.bound.push_back(makespan_lower_bound(scenario));
       learned_tasks_ += outcome.tasks;
       learned_seconds_ += outcome.policy_seconds;
       for (std::size_t h = 0; h < params_.heuristics.size(); ++h) {

@@ -33,6 +33,9 @@ struct LearnedSettingResult {
   std::string name;
   std::size_t runs = 0;
   double learned_mean_seconds = 0;
+  // One-job settings: the mean lower bound on the makespan (critical path and work spread
+  // over every device, actual durations, transfers free), what no policy can beat; 0 else.
+  double lower_bound_mean_seconds = 0;
   std::string best_heuristic;
   double best_heuristic_mean_seconds = 0;
   double learned_vs_best_heuristic = 0;  // ratio of means

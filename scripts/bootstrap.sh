@@ -11,6 +11,8 @@ packages=(
   libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libpugixml-dev libglpk-dev coinor-libcbc-dev libeigen3-dev
+  # the learned policy's trainer (src/training/): the PyTorch C++ API
+  libtorch-dev
   # local runtime: topology discovery, OpenCL loader + headers + PoCL (a real OpenCL device on
   # the CPU, used by tests and CI), OpenBLAS and LAPACKE for the CPU kernels, clinfo to inspect
   libhwloc-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libopenblas-dev liblapacke-dev clinfo

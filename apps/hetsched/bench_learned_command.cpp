@@ -41,6 +41,7 @@ void run_bench_learned(BenchLearnedOptions& options) {
                                  {"best_heuristic", s.best_heuristic},
                                  {"worse_fraction", s.worse_fraction},
                                  {"learned_mean_seconds", s.learned_mean_seconds},
+                                 {"lower_bound_mean_seconds", s.lower_bound_mean_seconds},
                                  {"heuristic_mean_seconds", means}});
     }
     out["decisions_per_second"] = r.decisions_per_second;
@@ -49,12 +50,15 @@ void run_bench_learned(BenchLearnedOptions& options) {
   }
   for (const LearnedSettingResult& s : r.settings) {
     std::cout << fmt::format(
-        "{} ({} runs)\n  learned {:.2f} s; best heuristic {} {:.2f} s; "
+        "{} ({} runs)\n  learned {:.4g} s; best heuristic {} {:.4g} s; "
         "learned / best = {:.3f}, worse on {:.0f} % of runs\n",
         s.name, s.runs, s.learned_mean_seconds, s.best_heuristic, s.best_heuristic_mean_seconds,
         s.learned_vs_best_heuristic, 100 * s.worse_fraction);
     for (const auto& [name, mean] : s.heuristic_means)
-      std::cout << fmt::format("    {:<14} {:.2f} s\n", name, mean);
+      std::cout << fmt::format("    {:<14} {:.4g} s\n", name, mean);
+    if (s.lower_bound_mean_seconds > 0)
+      std::cout << fmt::format("    {:<14} {:.4g} s (no policy can beat it)\n", "lower bound",
+                               s.lower_bound_mean_seconds);
   }
   std::cout << fmt::format("learned policy: {:.0f} decisions per second\n", r.decisions_per_second);
 }

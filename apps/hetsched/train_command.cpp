@@ -27,14 +27,15 @@ struct TrainCliOptions {
 nlohmann::ordered_json provenance(const TrainCliOptions& cli, const TrainingResult& result) {
   const TrainingOptions& o = cli.training;
   nlohmann::ordered_json space{{"kind", cli.space}};
-  if (o.space == ScenarioSpaceKind::tiled) {
+  if (o.space != ScenarioSpaceKind::dag_stream) {
     space["tiles"] = {o.tiled.min_tiles, o.tiled.max_tiles};
     space["tile_size"] = o.tiled.tile_size;
     space["cpu_workers"] = o.tiled.cpu_workers;
     space["accelerators"] = o.tiled.accelerator_models;
     space["accelerator_count"] = {o.tiled.min_accelerators, o.tiled.max_accelerators};
     space["noise_sigma"] = o.tiled.noise.sigma;
-  } else {
+  }
+  if (o.space != ScenarioSpaceKind::tiled) {
     space["jobs"] = o.dag_stream.jobs;
     space["tasks"] = {o.dag_stream.min_tasks, o.dag_stream.max_tasks};
     space["noise_sigma"] = o.dag_stream.noise.sigma;
@@ -56,8 +57,9 @@ nlohmann::ordered_json provenance(const TrainCliOptions& cli, const TrainingResu
 }
 
 void run_train(TrainCliOptions& cli) {
-  cli.training.space =
-      cli.space == "tiled" ? ScenarioSpaceKind::tiled : ScenarioSpaceKind::dag_stream;
+  cli.training.space = cli.space == "tiled"        ? ScenarioSpaceKind::tiled
+                       : cli.space == "dag-stream" ? ScenarioSpaceKind::dag_stream
+                                                   : ScenarioSpaceKind::mixed;
   if (auto ok = check_training_options(cli.training); !ok)
     throw InputError(fmt::format("hetsched train: {}", ok.error()));
   std::string curve = "episode,sampled_ratio,validation_ratio\n";
@@ -90,7 +92,7 @@ void add_train_command(CLI::App& app) {
   command->add_option("--out", cli->out, "model file to write (JSON)")->required();
   command->add_option("--curve", cli->curve, "training curve to write (CSV)");
   command->add_option("--space", cli->space, "scenarios trained on")
-      ->check(CLI::IsMember({"tiled", "dag-stream"}))
+      ->check(CLI::IsMember({"tiled", "dag-stream", "mixed"}))
       ->capture_default_str();
   command->add_option("--episodes", o.episodes, "episodes (one scenario each)")
       ->capture_default_str()

@@ -175,6 +175,8 @@ Expected<PolicyNetwork> parse_policy_network(std::string_view text, std::string_
   } catch (const nlohmann::json::parse_error& e) {
     return failure(
         fmt::format("{}: byte {}: not a JSON model file ({})", source, e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {  // a number out of range, ...
+    return failure(fmt::format("{}: not a JSON model file ({})", source, e.what()));
   }
   return ModelReader(source).read(json, feature_names);
 }

@@ -34,7 +34,7 @@ Status check_training_options(const TrainingOptions& o) {
       o.reference_policy == "learned")
     return failure(fmt::format("unknown reference policy '{}' (closest: {})", o.reference_policy,
                                fmt::join(closest_names(o.reference_policy, names), ", ")));
-  if (o.space == ScenarioSpaceKind::tiled) {
+  if (o.space != ScenarioSpaceKind::dag_stream) {
     const TiledScenarioSpace& t = o.tiled;
     if (t.min_tiles < 1 || t.min_tiles > t.max_tiles || t.max_tiles > 64)
       return failure(fmt::format("tiles per side must form a range within 1..64, got {}..{}",
@@ -49,7 +49,8 @@ Status check_training_options(const TrainingOptions& o) {
         return failure(fmt::format("unknown catalog model '{}' (closest: {})", model,
                                    fmt::join(closest_names(model, catalog_model_names()), ", ")));
     if (auto ok = check_duration_noise(t.noise); !ok) return ok;
-  } else {
+  }
+  if (o.space != ScenarioSpaceKind::tiled) {
     const DagStreamScenarioSpace& d = o.dag_stream;
     if (d.jobs == 0 || d.min_tasks == 0 || d.min_tasks > d.max_tasks)
       return failure("the DAG stream space needs jobs and a task range");

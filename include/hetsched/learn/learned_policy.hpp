@@ -16,6 +16,7 @@
 //  - t's upward rank (its critical path to the job's end: Decima's and READYS' graph
 //    summary of what depends on it) over the job's longest, and over the scale;
 //  - log(1 + t's successors);
+//  - log(1 + the work of t's job not yet placed), and log(1 + the job's age);
 //  - the share of devices idle and log(1 + ready tasks per device) at the decision point.
 // The "wait" candidate has its own flag set, the shortest wait of any device, the
 // largest rank ratio of the ready tasks and the two shares.
@@ -32,7 +33,7 @@
 
 namespace hetsched {
 
-inline constexpr std::size_t kDecisionFeatureCount = 13;
+inline constexpr std::size_t kDecisionFeatureCount = 15;
 std::span<const std::string_view> decision_feature_names();
 
 // What the policy saw and chose, decision by decision, for the trainer.
@@ -70,10 +71,16 @@ class LearnedPolicy final : public SchedulingPolicy {
 
  private:
   struct Scratch;
+  // Ready tasks the policy looks at together at most (the window).
+  static constexpr std::size_t kWindow = 16;
+  void grow(const TaskGraph& graph);  // sizes the per-task and per-job state to the graph
+
   PolicyNetwork network_;
   // Per task of the graph, from its job's arrival.
-  std::vector<float> rank_ratio_, rank_scaled_, successors_;
-  std::vector<double> job_scale_;  // per job: mean task run time
+  std::vector<float> rank_ratio_, successors_;
+  std::vector<double> rank_seconds_, mean_run_;
+  // Per job: mean task run time (the scale of its features), work not yet placed.
+  std::vector<double> job_scale_, job_remaining_;
   Rng* rng_ = nullptr;
   DecisionTrace* trace_ = nullptr;
   std::unique_ptr<Scratch> scratch_;

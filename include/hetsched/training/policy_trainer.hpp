@@ -25,7 +25,8 @@
 
 namespace hetsched {
 
-enum class ScenarioSpaceKind : std::uint8_t { tiled, dag_stream };
+// What episodes are drawn from: tiled factorizations, DAG streams, or either at random.
+enum class ScenarioSpaceKind : std::uint8_t { tiled, dag_stream, mixed };
 
 struct TrainingOptions {
   ScenarioSpaceKind space = ScenarioSpaceKind::tiled;

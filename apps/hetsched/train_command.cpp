@@ -40,11 +40,13 @@ nlohmann::ordered_json provenance(const TrainCliOptions& cli, const TrainingResu
     space["tasks"] = {o.dag_stream.min_tasks, o.dag_stream.max_tasks};
     space["noise_sigma"] = o.dag_stream.noise.sigma;
   }
-  return {{"command", fmt::format("hetsched train --space {} --episodes {} --rollouts {} --seed {} "
+  return {{"command", fmt::format("hetsched train --space {} --imitation-episodes {} --episodes {} "
+                                  "--rollouts {} --seed {} "
                                   "--learning-rate {} --hidden {} --out <file>",
-                                  cli.space, o.episodes, o.rollouts, o.seed, o.learning_rate,
-                                  fmt::join(o.hidden, " --hidden "))},
+                                  cli.space, o.imitation_episodes, o.episodes, o.rollouts, o.seed,
+                                  o.learning_rate, fmt::join(o.hidden, " --hidden "))},
           {"space", space},
+          {"imitation_episodes", o.imitation_episodes},
           {"episodes", o.episodes},
           {"rollouts", o.rollouts},
           {"seed", o.seed},
@@ -52,6 +54,7 @@ nlohmann::ordered_json provenance(const TrainCliOptions& cli, const TrainingResu
           {"entropy_weight", o.entropy_weight},
           {"reference_policy", o.reference_policy},
           {"initial_validation_ratio", result.initial_validation_ratio},
+          {"imitation_validation_ratio", result.imitation_validation_ratio},
           {"best_validation_ratio", result.best_validation_ratio},
           {"best_episode", result.best_episode}};
 }
@@ -76,10 +79,11 @@ void run_train(TrainCliOptions& cli) {
                                                   provenance(cli, result).dump()));
   if (!cli.curve.empty()) write_text_file(cli.curve, curve);
   std::cout << fmt::format(
-      "trained {} episodes: validation objective {:.3f} × {} before, {:.3f} at episode {} "
-      "(the model kept); written to {}\n",
-      cli.training.episodes, result.initial_validation_ratio, cli.training.reference_policy,
-      result.best_validation_ratio, result.best_episode, cli.out);
+      "trained: validation objective {:.3f} × {} untrained, {:.3f} after {} imitation "
+      "episodes, {:.3f} at policy-gradient episode {} of {} (the model kept); written to {}\n",
+      result.initial_validation_ratio, cli.training.reference_policy,
+      result.imitation_validation_ratio, cli.training.imitation_episodes,
+      result.best_validation_ratio, result.best_episode, cli.training.episodes, cli.out);
 }
 
 }  // namespace
@@ -97,6 +101,11 @@ void add_train_command(CLI::App& app) {
   command->add_option("--episodes", o.episodes, "episodes (one scenario each)")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000000));
+  command
+      ->add_option("--imitation-episodes", o.imitation_episodes,
+                   "episodes of imitating earliest-finish scheduling first")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 10000000));
   command->add_option("--rollouts", o.rollouts, "runs per episode (their mean is the baseline)")
       ->capture_default_str()
       ->check(CLI::Range(2, 64));

@@ -27,6 +27,8 @@ constexpr std::array<std::string_view, kDecisionFeatureCount> kFeatureNames{
     "rank_ratio",
     "rank_scaled",
     "log_successors",
+    "heft_device",
+    "heft_start_after_now",
     "job_work_left",
     "job_age",
     "idle_share",
@@ -44,6 +46,8 @@ enum Feature : std::size_t {
   rank_ratio,
   rank_scaled,
   log_successors,
+  heft_device,
+  heft_start_after_now,
   job_work_left,
   job_age,
   idle_share,
@@ -86,6 +90,8 @@ void LearnedPolicy::grow(const TaskGraph& graph) {
   rank_seconds_.resize(graph.task_count(), 0);
   successors_.resize(graph.task_count(), 0);
   mean_run_.resize(graph.task_count(), 0);
+  heft_device_.resize(graph.task_count(), kNoDevice);
+  heft_start_.resize(graph.task_count(), 0);
   job_scale_.resize(graph.job_count(), 1);
   job_remaining_.resize(graph.job_count(), 0);
 }
@@ -96,6 +102,17 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
   const DagInstance instance(snapshot.graph, job, snapshot.perf);
   if (instance.task_count() == 0) return;
   const std::vector<double> rank = upward_ranks(instance);
+  // HEFT's plan of the job from now, over what the devices already hold: advice the
+  // network may follow or overrule as the actual durations unfold.
+  const double now = snapshot.now_seconds;
+  std::vector<double> free(snapshot.cluster.device_count());
+  heft_free_.resize(free.size(), 0);
+  for (DeviceId d = 0; d < free.size(); ++d)
+    free[d] = std::max({0.0, snapshot.device_available_seconds[d] - now, heft_free_[d] - now});
+  const StaticSchedule plan = upward_rank_schedule(instance, {.device_free_seconds = free});
+  for (const PlannedTask& p : plan.tasks)
+    if (p.device != kNoDevice)
+      heft_free_[p.device] = std::max(heft_free_[p.device], now + p.finish_seconds);
   double work = 0;
   for (std::uint32_t t = 0; t < instance.task_count(); ++t)
     if (std::isfinite(instance.mean_compute_seconds(t))) work += instance.mean_compute_seconds(t);
@@ -107,6 +124,8 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
     rank_ratio_[g] = bounded(rank[t] / longest);
     rank_seconds_[g] = rank[t];
     successors_[g] = bounded(std::log1p(double(instance.successors(t).size())));
+    heft_device_[g] = plan.tasks[t].device;
+    heft_start_[g] = now + plan.tasks[t].start_seconds;
     mean_run_[g] =
         std::isfinite(instance.mean_compute_seconds(t)) ? instance.mean_compute_seconds(t) : 0;
   }
@@ -178,6 +197,8 @@ void LearnedPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
     row[rank_ratio] = rank_ratio_[t];
     row[rank_scaled] = bounded(std::log1p(rank_seconds_[t] / scale));
     row[log_successors] = successors_[t];
+    row[heft_device] = heft_device_[t] == d ? 1.0f : 0.0f;
+    row[heft_start_after_now] = bounded((heft_start_[t] - now) / scale);
     row[job_work_left] = bounded(std::log1p(job_remaining_[job] / scale));
     row[job_age] = bounded(std::log1p(std::max(0.0, now - graph.job(job).arrival_seconds) / scale));
     row[idle_share] = idle_share_value;
@@ -247,7 +268,12 @@ void LearnedPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
     if (may_wait) s.candidates.push_back(static_cast<std::uint32_t>(W * D));
 
     std::size_t chosen = 0;
-    if (rng_ == nullptr) {
+    if (imitate_) {  // the pair that finishes first
+      for (std::size_t c = 1; c + (may_wait ? 1 : 0) < s.candidates.size(); ++c)
+        if (s.rows[s.candidates[c] * F + finish_after_now] <
+            s.rows[s.candidates[chosen] * F + finish_after_now])
+          chosen = c;
+    } else if (rng_ == nullptr) {
       // The likeliest kind of action, then the likeliest of its kind: wait when the
       // softmax gives waiting more weight than every placement together, else the best
       // pair (the best candidate alone would wait whenever waiting outscores each pair,

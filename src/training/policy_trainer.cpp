@@ -194,6 +194,25 @@ TrainingResult train_learned_policy(const TrainingOptions& options,
   result.initial_validation_ratio = validate();
   result.best_validation_ratio = result.initial_validation_ratio;
   std::vector<Rollout> rollouts(options.rollouts);
+  std::vector<Rollout> teacher(1);
+  for (std::size_t episode = 1; episode <= options.imitation_episodes; ++episode) {
+    const LearningScenario scenario = draw_scenario(options, rng);
+    teacher.front().trace.clear();
+    LearnedPolicy policy(network);
+    policy.imitate_earliest_finish(&teacher.front().trace);
+    run_scenario(scenario, policy);
+    optimizer.zero_grad();
+    episode_loss(torch_net, teacher, {1.0}, 0).backward();
+    optimizer.step();
+    torch_net.copy_to(network);
+  }
+  if (options.imitation_episodes > 0) {
+    result.imitation_validation_ratio = validate();
+    if (result.imitation_validation_ratio < result.best_validation_ratio) {
+      result.best_validation_ratio = result.imitation_validation_ratio;
+      result.network = network;
+    }
+  }
   for (std::size_t episode = 1; episode <= options.episodes; ++episode) {
     const LearningScenario scenario = draw_scenario(options, rng);
     auto reference = make_policy(options.reference_policy, policy_options);

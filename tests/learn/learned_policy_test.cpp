@@ -19,6 +19,7 @@ TrainingOptions tiny_training(std::uint64_t seed) {
   TrainingOptions o;
   o.seed = seed;
   o.episodes = 30;
+  o.imitation_episodes = 0;  // policy gradient alone must improve it
   o.rollouts = 4;
   o.validation_scenarios = 4;
   o.validate_every = 5;
@@ -43,6 +44,15 @@ TEST(LearnedPolicyTraining, ImprovesTheValidationObjective) {
   EXPECT_GT(r.best_episode, 0u);
   ASSERT_EQ(r.curve.size(), 30u);
   for (const TrainingPoint& p : r.curve) EXPECT_TRUE(std::isfinite(p.sampled_ratio));
+}
+
+TEST(LearnedPolicyTraining, ImitatingEarliestFinishImprovesAnUntrainedNetwork) {
+  TrainingOptions o = tiny_training(5);
+  o.imitation_episodes = 20;
+  o.episodes = 1;
+  const TrainingResult r = train_learned_policy(o);
+  EXPECT_LT(r.imitation_validation_ratio, r.initial_validation_ratio);
+  EXPECT_LE(r.best_validation_ratio, r.imitation_validation_ratio);
 }
 
 TEST(LearnedPolicyTraining, SameSeedSameWeights) {
@@ -108,7 +118,7 @@ TEST(LearnedPolicyModelFile, BadFilesAreOneClearError) {
       {R"({"format": "onnx", "version": 1})", "expected \"hetsched-learned-policy\""},
       {other_features, "trained on the features [sleep"},
       {huge_weight, "number overflow"},
-      {short_weights, "layers[0].weights: expected a list of 240 numbers"},
+      {short_weights, "layers[0].weights: expected a list of 272 numbers"},
   };
   for (const Case& c : cases) {
     const auto parsed = parse_policy_network(c.text, "model.json", names());

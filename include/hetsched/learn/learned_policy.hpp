@@ -16,6 +16,8 @@
 //  - t's upward rank (its critical path to the job's end: Decima's and READYS' graph
 //    summary of what depends on it) over the job's longest, and over the scale;
 //  - log(1 + t's successors);
+//  - whether d is the device HEFT's plan of t's job (made at its arrival, over what the
+//    devices held then) gives t, and when that plan starts t, after now;
 //  - log(1 + the work of t's job not yet placed), and log(1 + the job's age);
 //  - the share of devices idle and log(1 + ready tasks per device) at the decision point.
 // The "wait" candidate has its own flag set, the shortest wait of any device, the
@@ -33,7 +35,7 @@
 
 namespace hetsched {
 
-inline constexpr std::size_t kDecisionFeatureCount = 15;
+inline constexpr std::size_t kDecisionFeatureCount = 17;
 std::span<const std::string_view> decision_feature_names();
 
 // What the policy saw and chose, decision by decision, for the trainer.
@@ -67,6 +69,12 @@ class LearnedPolicy final : public SchedulingPolicy {
     rng_ = rng;
     trace_ = trace;
   }
+  // Training from a teacher: choose as earliest-finish list scheduling would (the pair of
+  // the window that finishes first; never wait), recording that choice.
+  void imitate_earliest_finish(DecisionTrace* trace) {
+    imitate_ = true;
+    trace_ = trace;
+  }
   const PolicyNetwork& network() const { return network_; }
 
  private:
@@ -79,10 +87,14 @@ class LearnedPolicy final : public SchedulingPolicy {
   // Per task of the graph, from its job's arrival.
   std::vector<float> rank_ratio_, successors_;
   std::vector<double> rank_seconds_, mean_run_;
+  std::vector<DeviceId> heft_device_;  // HEFT's plan of the job at its arrival
+  std::vector<double> heft_start_;
+  std::vector<double> heft_free_;  // per device: when the plans made so far leave it
   // Per job: mean task run time (the scale of its features), work not yet placed.
   std::vector<double> job_scale_, job_remaining_;
   Rng* rng_ = nullptr;
   DecisionTrace* trace_ = nullptr;
+  bool imitate_ = false;
   std::unique_ptr<Scratch> scratch_;
 };
 

@@ -1,5 +1,7 @@
-// train_learned_policy: trains the learned policy's network in the twin by policy
-// gradient — REINFORCE with a per-episode baseline, as Decima trains its scheduler. Each
+// train_learned_policy: trains the learned policy's network in the twin — first by
+// imitation of earliest-finish list scheduling (a warm start: the network learns to choose
+// the pair that finishes first), then by policy gradient — REINFORCE with a per-episode
+// baseline, as Decima trains its scheduler. Each
 // episode draws a scenario, runs the policy on it `rollouts` times (the same actual
 // durations each time: only the policy's sampled choices differ), scores each rollout by
 // its mean job completion time over a reference heuristic's on the same scenario, and
@@ -33,6 +35,9 @@ struct TrainingOptions {
   TiledScenarioSpace tiled;
   DagStreamScenarioSpace dag_stream;
   std::size_t episodes = 200;
+  // The first episodes teach the network earliest-finish list scheduling (its choices'
+  // log-likelihood, one run each) before policy gradient improves on it.
+  std::size_t imitation_episodes = 50;
   std::size_t rollouts = 4;  // per episode
   std::uint64_t seed = 1;
   double learning_rate = 3e-3;
@@ -59,6 +64,7 @@ struct TrainingResult {
   PolicyNetwork network;
   std::vector<TrainingPoint> curve;
   double initial_validation_ratio = 0;
+  double imitation_validation_ratio = 0;  // after the imitation episodes
   double best_validation_ratio = 0;
   std::size_t best_episode = 0;
 };

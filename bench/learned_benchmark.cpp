@@ -195,9 +195,9 @@ LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& param
   Rng rng(params.seed);
   LearnedBenchmarkResult result;
 
-  SettingRuns tiled_runs{.name =
-                             "tiled Cholesky/LU/QR, 8-32 tiles, 4 CPU workers + 2-4 GPUs, "
-                             "sigma 0.2"};
+  SettingRuns tiled_runs{
+      .name = fmt::format("tiled Cholesky/LU/QR, {} tiles, 4 CPU workers + 2-4 GPUs, sigma 0.2",
+                          fmt::join(sizes, "/"))};
   for (TiledFactorization kind : kinds)
     for (std::uint32_t tiles : sizes)
       for (const auto& gpus : gpu_sets) bench.run(tiled_runs, tiled(kind, tiles, 4, gpus), rng);
@@ -212,10 +212,13 @@ LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& param
   }
   result.settings.push_back(summarize(stream_runs, params));
 
-  SettingRuns held_out{.name = "held out: 24-tile Cholesky/LU/QR on 8 CPU workers + H100 + T4"};
+  const std::uint32_t held_out_tiles = params.quick ? 12 : 24;
+  SettingRuns held_out{
+      .name = fmt::format("held out: {}-tile Cholesky/LU/QR on 8 CPU workers + H100 + T4",
+                          held_out_tiles)};
   const std::vector<std::string> other_gpus{"H100-SXM", "T4"};
   for (TiledFactorization kind : kinds)
-    bench.run(held_out, tiled(kind, params.quick ? 12 : 24, 8, other_gpus), rng);
+    bench.run(held_out, tiled(kind, held_out_tiles, 8, other_gpus), rng);
   result.settings.push_back(summarize(held_out, params));
 
   result.decisions_per_second = bench.decisions_per_second();

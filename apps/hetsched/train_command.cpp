@@ -40,11 +40,15 @@ nlohmann::ordered_json provenance(const TrainCliOptions& cli, const TrainingResu
     space["tasks"] = {o.dag_stream.min_tasks, o.dag_stream.max_tasks};
     space["noise_sigma"] = o.dag_stream.noise.sigma;
   }
-  return {{"command", fmt::format("hetsched train --space {} --imitation-episodes {} --episodes {} "
-                                  "--rollouts {} --seed {} "
-                                  "--learning-rate {} --hidden {} --out <file>",
-                                  cli.space, o.imitation_episodes, o.episodes, o.rollouts, o.seed,
-                                  o.learning_rate, fmt::join(o.hidden, " --hidden "))},
+  return {{"command",
+           fmt::format("hetsched train --space {} --imitation-episodes {} --episodes {} "
+                       "--rollouts {} --validate-every {} --validation {} --seed {} "
+                       "--learning-rate {} --entropy-weight {} --reference {} --min-tiles {} "
+                       "--max-tiles {} --noise-sigma {} --hidden {} --out <file>",
+                       cli.space, o.imitation_episodes, o.episodes, o.rollouts, o.validate_every,
+                       o.validation_scenarios, o.seed, o.learning_rate, o.entropy_weight,
+                       o.reference_policy, o.tiled.min_tiles, o.tiled.max_tiles,
+                       o.tiled.noise.sigma, fmt::join(o.hidden, " --hidden "))},
           {"space", space},
           {"imitation_episodes", o.imitation_episodes},
           {"episodes", o.episodes},

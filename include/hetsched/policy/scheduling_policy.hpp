@@ -89,8 +89,6 @@ class SchedulingPolicy {
 // seeded by it) and free-form tuning the user passed on the command line.
 struct PolicyOptions {
   std::uint64_t seed = 1;
-  // "learned": its model file (empty: the model the repository ships, built in).
-  std::string learned_model;
   double time_budget_seconds = 1.0;    // for policies that search
   std::uint64_t iteration_budget = 0;  // 0: bounded by time only
   // Energy-aware policies ("energy-aware", "pareto"): for a job without a deadline,
@@ -99,6 +97,8 @@ struct PolicyOptions {
   // "pareto": weights of (makespan, energy, cost) used to pick one schedule of the
   // front, each objective normalised to [0, 1] over the front.
   std::array<double, 3> objective_weights{1.0, 1.0, 0.0};
+  // "learned": its model file (empty: the model the repository ships, built in).
+  std::string learned_model;
 };
 
 }  // namespace hetsched

@@ -1,27 +1,33 @@
 // LearnedPolicy ("learned" in the registry): an online policy whose choices come from a
-// network trained in the twin (hetsched train). At each decision point it scores every
-// (ready task, device that can run it) pair — and one more candidate, "wait", whenever
-// some device still has work, so that a task may hold out for a better device instead of
-// queueing behind a worse one — from the features below, and takes the best; then it
-// scores again the pairs the choice changed (the chosen device's column) and goes on
-// until every ready task is placed or "wait" wins. During training it samples the
-// candidates by softmax instead and records what it saw and chose (DecisionTrace).
+// network trained in the twin (hetsched train). At each decision point it orders the ready
+// tasks — the job with the least work left first (what mean completion time rewards), then
+// by upward rank — and looks at the first 16 (its window). It scores every pair of a window
+// task and a device that can run it, and one more candidate, "wait", whenever some device
+// still has work (a task may then hold out for a better device instead of queueing behind
+// a worse one), and takes the best pair — or waits, when under the softmax waiting
+// outweighs every placement together. The next ready task enters the window, the pairs the
+// choice changed (the chosen device's column) are scored again, and so on until every
+// ready task is placed or it waits. During training it samples the candidates by softmax
+// instead, or imitates earliest-finish choices, and records what it saw and chose
+// (DecisionTrace).
 //
 // What it sees of a pair (task t, device d), times over the job's mean task run time
 // (its scale), so that one network serves small and large tiles and clusters alike:
 //  - the finish t would have on d (the later of d's predicted free time and t's inputs'
 //    arrival, plus its run time) after now, and beyond t's best finish on any device;
 //  - t's run time on d, and its log ratio over t's run time on its fastest device;
-//  - how long d is busy, and how long t's inputs take to reach d;
+//  - how long d is busy, how long t's inputs take to reach d, the share of t's input
+//    bytes already on d;
 //  - t's upward rank (its critical path to the job's end: Decima's and READYS' graph
 //    summary of what depends on it) over the job's longest, and over the scale;
 //  - log(1 + t's successors);
-//  - whether d is the device HEFT's plan of t's job (made at its arrival, over what the
-//    devices held then) gives t, and when that plan starts t, after now;
+//  - whether d is the device HEFT's plan of t's job gives t, and when that plan starts t,
+//    after now (the plan is made at the job's arrival, over what the devices and the
+//    earlier jobs' plans hold);
 //  - log(1 + the work of t's job not yet placed), and log(1 + the job's age);
 //  - the share of devices idle and log(1 + ready tasks per device) at the decision point.
 // The "wait" candidate has its own flag set, the shortest wait of any device, the
-// largest rank ratio of the ready tasks and the two shares.
+// largest rank ratio of the window's tasks and the two shares.
 #pragma once
 
 #include <array>

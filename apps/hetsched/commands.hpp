@@ -30,6 +30,10 @@ void add_serve_command(CLI::App& app);
 void add_bench_service_command(CLI::App& bench);
 void add_bench_input_command(CLI::App& bench);
 void add_bench_report_command(CLI::App& bench);
+// `train` runs in a program of its own, hetsched-train beside hetsched, which links libtorch
+// (whose start-up would otherwise slow every command): hetsched's `train` hands its
+// arguments over to it; hetsched-train adds the real `train`.
+void add_train_forwarding_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_bench_learned_command(CLI::App& bench);
 

@@ -9,7 +9,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/learn/learned_policy.hpp"
-#include "hetsched/training/policy_trainer.hpp"
+#include "hetsched/trainer/policy_trainer.hpp"
 #include "option_checks.hpp"
 
 namespace hetsched::cli {

@@ -1,4 +1,4 @@
-#include "hetsched/training/policy_trainer.hpp"
+#include "hetsched/trainer/policy_trainer.hpp"
 
 #include <fmt/format.h>
 #include <torch/torch.h>

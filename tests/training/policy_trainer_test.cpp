@@ -1,0 +1,112 @@
+// The trainer (hetsched-train's library, libtorch): a few seconds of training improve the
+// policy on its validation set, by policy gradient and by imitation; the same seed gives
+// the same weights; a saved model makes the same decisions; settings it cannot train on are
+// refused with a reason.
+#include "hetsched/trainer/policy_trainer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/learn/learned_policy.hpp"
+
+namespace hetsched {
+namespace {
+
+TrainingOptions tiny_training(std::uint64_t seed) {
+  TrainingOptions o;
+  o.seed = seed;
+  o.episodes = 30;
+  o.imitation_episodes = 0;  // policy gradient alone must improve it
+  o.rollouts = 4;
+  o.validation_scenarios = 4;
+  o.validate_every = 5;
+  o.tiled.min_tiles = 3;
+  o.tiled.max_tiles = 5;
+  return o;
+}
+
+const TrainingResult& trained() {
+  static const TrainingResult result = train_learned_policy(tiny_training(3));
+  return result;
+}
+
+std::vector<std::string_view> names() {
+  const auto span = decision_feature_names();
+  return {span.begin(), span.end()};
+}
+
+TEST(LearnedPolicyTraining, ImprovesTheValidationObjective) {
+  const TrainingResult& r = trained();
+  EXPECT_LT(r.best_validation_ratio, r.initial_validation_ratio);
+  EXPECT_GT(r.best_episode, 0u);
+  ASSERT_EQ(r.curve.size(), 30u);
+  for (const TrainingPoint& p : r.curve) EXPECT_TRUE(std::isfinite(p.sampled_ratio));
+}
+
+TEST(LearnedPolicyTraining, ImitatingEarliestFinishImprovesAnUntrainedNetwork) {
+  TrainingOptions o = tiny_training(5);
+  o.imitation_episodes = 20;
+  o.episodes = 1;
+  const TrainingResult r = train_learned_policy(o);
+  EXPECT_LT(r.imitation_validation_ratio, r.initial_validation_ratio);
+  EXPECT_LE(r.best_validation_ratio, r.imitation_validation_ratio);
+}
+
+TEST(LearnedPolicyTraining, SameSeedSameWeights) {
+  const TrainingResult again = train_learned_policy(tiny_training(3));
+  const auto& a = trained().network.layers();
+  const auto& b = again.network.layers();
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(a[k].weights, b[k].weights);
+    EXPECT_EQ(a[k].bias, b[k].bias);
+  }
+  EXPECT_EQ(again.best_validation_ratio, trained().best_validation_ratio);
+}
+
+TEST(LearnedPolicyTraining, SavedModelMakesTheSameDecisions) {
+  const std::string text = policy_network_to_json(trained().network, names(), "");
+  auto loaded = parse_policy_network(text, "saved.json", names());
+  ASSERT_TRUE(loaded) << loaded.error();
+  Rng rng(9);
+  TiledScenarioSpace space;
+  space.min_tiles = 6;
+  space.max_tiles = 6;
+  for (int i = 0; i < 3; ++i) {
+    const LearningScenario scenario = draw_tiled_scenario(space, rng);
+    LearnedPolicy original(trained().network), copy(*loaded);
+    DecisionTrace first, second;
+    original.explore(nullptr, &first);
+    copy.explore(nullptr, &second);
+    EXPECT_EQ(run_scenario(scenario, original).objective_seconds,
+              run_scenario(scenario, copy).objective_seconds);
+    ASSERT_FALSE(first.decisions.empty());
+    ASSERT_EQ(first.decisions.size(), second.decisions.size());
+    for (std::size_t d = 0; d < first.decisions.size(); ++d)
+      EXPECT_EQ(first.decisions[d].chosen, second.decisions[d].chosen);
+  }
+}
+
+TEST(LearnedPolicyTraining, RefusesSettingsItCannotTrainOn) {
+  TrainingOptions o = tiny_training(1);
+  o.rollouts = 1;
+  EXPECT_FALSE(check_training_options(o));
+  o = tiny_training(1);
+  o.tiled.accelerator_models = {"A1000"};
+  const auto status = check_training_options(o);
+  ASSERT_FALSE(status);
+  EXPECT_NE(status.error().find("A100-80GB"), std::string::npos) << status.error();
+  o = tiny_training(1);
+  o.reference_policy = "learned";
+  EXPECT_FALSE(check_training_options(o));
+  o.reference_policy = "heft";
+  o.tiled.min_tiles = 9;
+  o.tiled.max_tiles = 3;
+  EXPECT_FALSE(check_training_options(o));
+  EXPECT_THROW(train_learned_policy(o), InputError);
+}
+
+}  // namespace
+}  // namespace hetsched

@@ -10,6 +10,8 @@
 #include <map>
 
 #include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/core/input_error.hpp"
+#include "hetsched/learn/learned_policy.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/training/learning_scenario.hpp"
@@ -132,11 +134,10 @@ double makespan_lower_bound(const LearningScenario& scenario) {
 class Bench {
  public:
   Bench(const LearnedBenchmarkParams& params, std::size_t scenarios)
-      : params_(params), total_runs_(scenarios * params.draws) {
+      : params_(params), total_runs_(scenarios * params.draws), network_(load(params.model)) {
     options_.seed = params.seed;
     options_.iteration_budget = params.ils_iterations;
     options_.time_budget_seconds = 1e9;  // bounded by iterations: deterministic plans
-    options_.learned_model = params.model;
   }
 
   // Runs every policy on `draws` noise draws of the scenario.
@@ -145,8 +146,8 @@ class Bench {
     for (std::size_t draw = 0; draw < params_.draws; ++draw) {
       scenario.simulation.seed = rng.next_u64();
       if (params_.progress) params_.progress(done_runs_++, total_runs_);
-      auto learned = make_policy("learned", options_);
-      const ScenarioOutcome outcome = run_scenario(scenario, *learned);
+      LearnedPolicy learned(network_);
+      const ScenarioOutcome outcome = run_scenario(scenario, learned);
       runs.learned.push_back(outcome.objective_seconds);
       if (scenario.workload.jobs.size() == 1) runs.bound.push_back(makespan_lower_bound(scenario));
       learned_tasks_ += outcome.tasks;
@@ -162,8 +163,17 @@ class Bench {
   }
 
  private:
+  // The model, read once before any run: a bad file is refused before anything is run.
+  static PolicyNetwork load(const std::string& model) {
+    if (model.empty()) return builtin_policy_network();
+    auto network = read_policy_network(model, decision_feature_names());
+    if (!network) throw InputError(network.error());
+    return std::move(*network);
+  }
+
   const LearnedBenchmarkParams& params_;
   std::size_t total_runs_ = 0, done_runs_ = 0;
+  PolicyNetwork network_;
   PolicyOptions options_;
   std::size_t learned_tasks_ = 0;
   double learned_seconds_ = 0;

@@ -5,9 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "hetsched/core/input_error.hpp"
 #include "hetsched/core/progress.hpp"
-#include "hetsched/learn/learned_policy.hpp"
 #include "learned_benchmark.hpp"
 
 namespace hetsched::cli {
@@ -20,11 +18,6 @@ struct BenchLearnedOptions {
 };
 
 void run_bench_learned(BenchLearnedOptions& options) {
-  if (!options.params.model.empty()) {  // a bad model file is refused before any run
-    if (auto network = read_policy_network(options.params.model, decision_feature_names());
-        !network)
-      throw InputError(network.error());
-  }
   Progress progress("bench learned", options.quiet);
   options.params.progress = [&](std::size_t done, std::size_t total) {
     progress.update(done, total);

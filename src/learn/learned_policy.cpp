@@ -68,11 +68,15 @@ struct LearnedPolicy::Scratch {
   std::vector<TaskIndex> order;      // the ready tasks in the order they enter the window
   std::vector<TaskIndex> slot_task;  // per slot; kNoTask when empty
   std::vector<double> run_seconds;   // per pair; infinity where d cannot run the task
-  std::vector<double> best_finish;   // per slot, when its task entered
-  std::vector<double> fastest;       // per slot
-  std::vector<float> rows;           // per pair, then the wait row at the end
-  std::vector<float> scores;         // per pair, then the wait score
-  std::vector<double> weights;       // sampling
+  // Per pair, fixed for the decision point (a ready task's producers are all done): when
+  // the task's inputs can be on the device, and the share of their bytes already there.
+  std::vector<double> inputs_ready;
+  std::vector<float> inputs_local;
+  std::vector<double> best_finish;  // per slot, when its task entered
+  std::vector<double> fastest;      // per slot
+  std::vector<float> rows;          // per pair, then the wait row at the end
+  std::vector<float> scores;        // per pair, then the wait score
+  std::vector<double> weights;      // sampling
   std::vector<std::uint32_t> candidates;
 };
 
@@ -161,6 +165,8 @@ void LearnedPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
 
   s.slot_task.assign(W, kNoTask);
   s.run_seconds.assign(W * D, kInfinity);
+  s.inputs_ready.assign(W * D, 0);
+  s.inputs_local.assign(W * D, 0);
   s.best_finish.assign(W, kInfinity);
   s.fastest.assign(W, kInfinity);
   s.rows.assign((W * D + 1) * F, 0.0f);
@@ -168,9 +174,9 @@ void LearnedPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
 
   // A pair's finish and its row of features; the row's score.
   auto finish_of = [&](std::size_t i, DeviceId d) {
-    const double start = std::max({now, snapshot.device_available_seconds[d],
-                                   snapshot.data_ready_seconds(s.slot_task[i], d)});
-    return start + s.run_seconds[i * D + d];
+    const std::size_t p = i * D + d;
+    return std::max({now, snapshot.device_available_seconds[d], s.inputs_ready[p]}) +
+           s.run_seconds[p];
   };
   auto fill_pair = [&](std::size_t i, DeviceId d) {
     const std::size_t p = i * D + d;
@@ -178,13 +184,8 @@ void LearnedPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
     const JobIndex job = graph.job_of(t);
     const double scale = job_scale_[job];
     const double available = std::max(now, snapshot.device_available_seconds[d]);
-    const double inputs = snapshot.data_ready_seconds(t, d);
-    const double finish = std::max(available, inputs) + s.run_seconds[p];
-    double local = 0, total = 0;
-    for (const Dependency& dep : graph.predecessors(t)) {
-      total += dep.bytes;
-      if (snapshot.placement[dep.task] == d) local += dep.bytes;
-    }
+    const double inputs = s.inputs_ready[p];
+    const double finish = finish_of(i, d);
     float* row = &s.rows[p * F];
     row[wait] = 0;
     row[finish_after_now] = bounded((finish - now) / scale);
@@ -193,7 +194,7 @@ void LearnedPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
     row[log_run_time_over_fastest] = bounded(std::log(s.run_seconds[p] / s.fastest[i]));
     row[device_busy] = bounded((available - now) / scale);
     row[input_wait] = bounded((std::max(inputs, now) - now) / scale);
-    row[inputs_on_device] = total > 0 ? static_cast<float>(local / total) : 0.0f;
+    row[inputs_on_device] = s.inputs_local[p];
     row[rank_ratio] = rank_ratio_[t];
     row[rank_scaled] = bounded(std::log1p(rank_seconds_[t] / scale));
     row[log_successors] = successors_[t];
@@ -223,9 +224,18 @@ void LearnedPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
       s.slot_task[i] = t;
       s.fastest[i] = fastest;
       s.best_finish[i] = kInfinity;
-      for (DeviceId d = 0; d < D; ++d)
-        if (std::isfinite(s.run_seconds[i * D + d]))
-          s.best_finish[i] = std::min(s.best_finish[i], finish_of(i, d));
+      double total = 0;
+      for (const Dependency& dep : graph.predecessors(t)) total += dep.bytes;
+      for (DeviceId d = 0; d < D; ++d) {
+        const std::size_t p = i * D + d;
+        if (!std::isfinite(s.run_seconds[p])) continue;
+        s.inputs_ready[p] = snapshot.data_ready_seconds(t, d);
+        double local = 0;
+        for (const Dependency& dep : graph.predecessors(t))
+          if (snapshot.placement[dep.task] == d) local += dep.bytes;
+        s.inputs_local[p] = total > 0 ? static_cast<float>(local / total) : 0.0f;
+        s.best_finish[i] = std::min(s.best_finish[i], finish_of(i, d));
+      }
       for (DeviceId d = 0; d < D; ++d)
         if (std::isfinite(s.run_seconds[i * D + d]))
           fill_pair(i, d);

@@ -282,13 +282,22 @@ TEST(ControlPlane, RestartReloadsEveryJobAndRelaunchesWhatTheEngineLost) {
 }
 
 // A real SQLite store whose writes can be refused, as a full disk or a lost etcd would.
+// Submissions can be let through while everything else is refused, so a job is accepted
+// and then makes no step of progress until the store answers again (refusing only after
+// the submission returned would race the scheduling thread, which may finish the job
+// first).
 class RefusingStore final : public StateStore {
  public:
   explicit RefusingStore(const std::string& path) : inner_(path) {}
   std::atomic<bool> refuse{false};
+  std::atomic<bool> let_submissions_through{false};
   std::string_view name() const override { return "refusing sqlite"; }
   void put(std::span<const StoredRecord> records) override {
-    if (refuse) throw StateStoreError("the disk is full (refused by the test)");
+    const bool all_submissions = std::all_of(
+        records.begin(), records.end(),
+        [](const StoredRecord& r) { return r.key.starts_with(kServiceSubmissionPrefix); });
+    if (refuse && !(let_submissions_through && all_submissions))
+      throw StateStoreError("the disk is full (refused by the test)");
     inner_.put(records);
   }
   std::optional<std::string> get(std::string_view key) override { return inner_.get(key); }
@@ -309,9 +318,12 @@ TEST(ControlPlane, FailingStepsAreRetriedWithBackoffShownAndCountedThenRecover) 
   SoleLeader leader("http://127.0.0.1:1");
   ControlPlane plane(store, engine, leader, ControlPlaneOptions{});
   plane.start();
-  const std::uint64_t id = plane.submit(kFourGpuTasks)[0];  // stored before the refusals
+  store.let_submissions_through = true;
   store.refuse = true;
+  const std::uint64_t id = plane.submit(kFourGpuTasks)[0];  // accepted; its steps are refused
   ASSERT_TRUE(eventually([&] { return plane.step_health().failures_total >= 3; }));
+  EXPECT_NE(plane.job(id)->state, ServiceJobState::completed);
+  store.let_submissions_through = false;
   const ControlPlane::StepHealth failing = plane.step_health();
   EXPECT_TRUE(failing.failing);
   EXPECT_NE(failing.error.find("disk is full"), std::string::npos) << failing.error;

@@ -13,6 +13,8 @@ packages=(
   libpugixml-dev libglpk-dev coinor-libcbc-dev libeigen3-dev
   # the learned policy's trainer (src/training/): the PyTorch C++ API
   libtorch-dev
+  # the learned run-time predictor (src/perf/regression_forest.cpp): gradient-boosted trees
+  libxgboost-dev
   # local runtime: topology discovery, OpenCL loader + headers + PoCL (a real OpenCL device on
   # the CPU, used by tests and CI), OpenBLAS and LAPACKE for the CPU kernels, clinfo to inspect
   libhwloc-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libopenblas-dev liblapacke-dev clinfo

@@ -17,6 +17,7 @@ namespace {
 
 struct CalibrateOptions {
   std::string out = "hetsched-perf-model.json";
+  std::string measurements;  // every timed run, for hetsched fit-predictor
   unsigned repetitions = 3;
   bool quick = false;
   bool no_opencl = false;
@@ -45,6 +46,8 @@ void run_calibrate(const CalibrateOptions& options) {
   HistoryRegressionModel model(devices.cluster(), roofline);
   const CalibrationReport report = calibrate(devices, model, calibration);
   model.save(options.out, devices.fingerprint());
+  if (!options.measurements.empty())
+    write_measurements(options.measurements, devices.fingerprint(), report.measurements);
   if (options.format == "json") {
     nlohmann::ordered_json out;
     out["file"] = options.out;
@@ -86,6 +89,8 @@ void add_calibrate_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "calibrate", "measure every kernel on every local device and fit the learned perf model");
   command->add_option("--out", options->out, "calibration file to write")->capture_default_str();
+  command->add_option("--measurements", options->measurements,
+                      "also write every timed run to this file (for hetsched fit-predictor)");
   command->add_option("--repetitions", options->repetitions, "timed runs per size")
       ->capture_default_str()
       ->check(finite_range(1, 100));

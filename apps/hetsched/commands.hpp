@@ -18,6 +18,7 @@ void add_bench_dag_command(CLI::App& bench);
 void add_bench_cluster_command(CLI::App& bench);
 void add_devices_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
+void add_fit_predictor_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_bench_runtime_command(CLI::App& bench);
 void add_pareto_command(CLI::App& app);
@@ -36,5 +37,6 @@ void add_bench_report_command(CLI::App& bench);
 void add_train_forwarding_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_bench_learned_command(CLI::App& bench);
+void add_bench_predictor_command(CLI::App& bench);
 
 }  // namespace hetsched::cli

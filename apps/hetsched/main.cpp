@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   hetsched::cli::add_pareto_command(app);
   hetsched::cli::add_devices_command(app);
   hetsched::cli::add_calibrate_command(app);
+  hetsched::cli::add_fit_predictor_command(app);
   hetsched::cli::add_run_command(app);
   hetsched::cli::add_kube_extender_command(app);
   hetsched::cli::add_serve_command(app);
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   hetsched::cli::add_bench_input_command(*bench);
   hetsched::cli::add_bench_report_command(*bench);
   hetsched::cli::add_bench_learned_command(*bench);
+  hetsched::cli::add_bench_predictor_command(*bench);
   hetsched::cli::check_every_seed(app);
   return hetsched::cli::run_command_line(app, argc, argv);
 }

@@ -10,6 +10,7 @@
 
 #include "hetsched/core/quantile.hpp"
 #include "hetsched/core/rng.hpp"
+#include "hetsched/perf/roofline_model.hpp"
 
 namespace hetsched {
 
@@ -120,6 +121,7 @@ CalibrationReport calibrate(LocalDevices& devices, HistoryRegressionModel& model
       targets.push_back(d.id);
     }
   CalibrationReport report;
+  const RooflineModel roofline(devices.cluster());
   std::vector<double> all_errors;
   std::uint64_t seed = 1;
   for (KernelId kernel : kernels) {
@@ -146,15 +148,20 @@ CalibrationReport calibrate(LocalDevices& devices, HistoryRegressionModel& model
         }
         return seconds;
       };
-      auto record = [&](std::uint32_t n, const std::vector<double>& seconds) {
+      auto record = [&](std::uint32_t n, const std::vector<double>& seconds, bool held_out) {
         const auto dag = single_kernel_dag(kernel, n, 0);
-        for (double s : seconds) model.record(dag->workload().jobs[0].tasks[0], device, s);
+        const Task& task = dag->workload().jobs[0].tasks[0];
+        for (double s : seconds) {
+          model.record(task, device, s);
+          report.measurements.push_back(describe_execution(task, device, roofline, s));
+          report.measurements.back().held_out = held_out;
+        }
         fit.samples += seconds.size();
       };
       for (std::uint32_t n : plan.training) {
         const auto seconds = measure(n);
         if (!fit.failure.empty()) break;
-        record(n, seconds);
+        record(n, seconds, false);
       }
       // Held-out sizes are all predicted from the training fit before any joins the history.
       std::vector<double> errors;
@@ -172,7 +179,7 @@ CalibrationReport calibrate(LocalDevices& devices, HistoryRegressionModel& model
         held_out.emplace_back(n, std::move(seconds));
         ++fit.held_out_sizes;
       }
-      for (const auto& [n, seconds] : held_out) record(n, seconds);
+      for (const auto& [n, seconds] : held_out) record(n, seconds, true);
       fit.median_relative_error = nearest_rank_quantile(errors, 0.5);
       fit.p95_relative_error = nearest_rank_quantile(errors, 0.95);
       all_errors.insert(all_errors.end(), errors.begin(), errors.end());

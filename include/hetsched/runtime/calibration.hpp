@@ -4,7 +4,8 @@
 // StarPU's calibration runs do. Sizes are split into a training set and held-out
 // sizes in between: the regression is fitted on the training sizes, and its
 // relative error on the held-out sizes (median and 95th percentile) is reported
-// before those measurements join the history too.
+// before those measurements join the history too. Every measurement is also kept, for
+// fitting a RuntimePredictor.
 #pragma once
 
 #include <functional>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "hetsched/perf/history_regression_model.hpp"
+#include "hetsched/perf/runtime_measurement.hpp"
 #include "hetsched/runtime/local_machine.hpp"
 #include "hetsched/runtime/runtime_dag.hpp"
 
@@ -37,6 +39,9 @@ struct CalibrationFit {
 
 struct CalibrationReport {
   std::vector<CalibrationFit> fits;
+  // Every timed repetition, described for the learned run-time predictor (held-out sizes
+  // marked), in the order measured.
+  std::vector<RuntimeMeasurement> measurements;
   double median_relative_error = 0;  // over every held-out prediction
   double p95_relative_error = 0;
 };

@@ -1,0 +1,94 @@
+// RuntimePredictor: run times learned from measured executions, with an uncertainty.
+//
+// It learns how far the roofline is off: the target is ln(measured / roofline seconds),
+// fitted by gradient-boosted trees (RegressionForest) over the kernel (its name and class),
+// the precision, the device (its model, kind, peak rates and bandwidth), the task's work and
+// bytes and the roofline's own prediction. A prediction is the roofline's seconds times e
+// to the fitted log-ratio, so where the trees know little they fall back towards the mean
+// correction, and P-states still stretch what the roofline stretches.
+//
+// The uncertainty comes from out-of-fold errors: the measurements are split into folds by
+// (kernel, device model, size), so that every size is predicted by trees that never saw it;
+// a second, smaller forest learns the absolute log error of those predictions, and a
+// prediction's σ (of the log seconds, as for a log-normal) is √(π/2) times it. The 95 %
+// interval is e^(±1.96σ) around the prediction. The out-of-fold errors are also the
+// cross-validated error stored with the model.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetsched/perf/regression_forest.hpp"
+#include "hetsched/perf/runtime_measurement.hpp"
+
+namespace hetsched {
+
+struct RuntimePrediction {
+  double seconds = 0;
+  double log_sigma = 0;  // σ of ln(seconds)
+  double low_seconds = 0;  // the 95 % interval
+  double high_seconds = 0;
+};
+
+struct RuntimePredictorOptions {
+  ForestOptions mean{300, 4, 0.08, 1.0, 1.0, 1};
+  ForestOptions spread{100, 3, 0.08, 2.0, 1.0, 1};
+  unsigned folds = 5;
+  std::uint64_t seed = 1;  // the fold split and both forests
+};
+
+// Relative errors |predicted − measured| / measured over some predictions.
+struct PredictionErrors {
+  std::size_t count = 0;
+  double median = 0;
+  double p95 = 0;
+  double interval_coverage = 0;  // share of measurements inside the 95 % interval
+};
+
+class RuntimePredictor {
+ public:
+  static constexpr int kFormatVersion = 1;
+  static constexpr std::size_t kFeatureCount = 12;
+  static const std::array<std::string_view, kFeatureCount>& feature_names();
+
+  // Fits from the measurements with seconds and a roofline prediction above 0 (others are
+  // skipped). Throws InputError when fewer than 2 × folds such measurements remain.
+  static RuntimePredictor fit(const std::vector<RuntimeMeasurement>& measurements,
+                              const RuntimePredictorOptions& options);
+
+  // The prediction for a described execution (its `seconds` is not read).
+  RuntimePrediction predict(const RuntimeMeasurement& execution) const;
+
+  // Whether the fit saw measurements of this kernel on this device model.
+  bool knows(std::string_view kernel, std::string_view device_model) const;
+
+  // The out-of-fold errors of the fit.
+  const PredictionErrors& cross_validation() const { return cross_validation_; }
+  std::size_t measurement_count() const { return measurement_count_; }
+
+  // Saves as JSON (format "hetsched-runtime-predictor"); throws InputError when the file
+  // cannot be written.
+  void save(const std::string& path) const;
+  // Reads a saved predictor; a missing, corrupt, truncated or other-version file, or one
+  // made for another feature layout, is an InputError naming the file and what is wrong.
+  static RuntimePredictor load(const std::string& path);
+
+  // The errors of the predictions of `measurements` (interval coverage from this model's σ).
+  PredictionErrors errors_on(const std::vector<RuntimeMeasurement>& measurements) const;
+
+ private:
+  std::array<float, kFeatureCount> features(const RuntimeMeasurement& execution) const;
+  std::string pair_key(std::string_view kernel, std::string_view device_model) const;
+
+  std::vector<std::string> kernels_;        // vocabulary: index = feature value
+  std::vector<std::string> device_models_;  // vocabulary
+  std::vector<std::string> pairs_;          // "kernel\tdevice model", sorted
+  RegressionForest mean_;
+  RegressionForest spread_;
+  PredictionErrors cross_validation_;
+  std::size_t measurement_count_ = 0;
+};
+
+}  // namespace hetsched

@@ -46,11 +46,13 @@ PredictorSetting compare(const std::string& name, const Measurements& train,
     history.record(m.kernel, m.device_model, m.bytes, m.seconds);
   const RuntimePredictor boosted = RuntimePredictor::fit(train, options);
   PredictorSetting setting{name, train.size(), test.size(), {}};
-  setting.models.push_back(
-      {"roofline", point_errors(test, [](const RuntimeMeasurement& m) { return m.roofline_seconds; })});
-  setting.models.push_back({"history-regression", point_errors(test, [&](const RuntimeMeasurement& m) {
-                              return history_prediction(history, m);
+  setting.models.push_back({"roofline", point_errors(test, [](const RuntimeMeasurement& m) {
+                              return m.roofline_seconds;
                             })});
+  setting.models.push_back(
+      {"history-regression", point_errors(test, [&](const RuntimeMeasurement& m) {
+         return history_prediction(history, m);
+       })});
   setting.models.push_back({"boosted-trees", boosted.errors_on(test)});
   return setting;
 }
@@ -103,9 +105,11 @@ PredictorBenchmarkResult run_predictor_benchmark(const PredictorBenchmarkParams&
     };
     PredictorSetting setting{"unseen pairs", fitted, roofline.size(), {}};
     setting.models.push_back({"roofline", errors(roofline, 0.0)});
-    setting.models.push_back({"history-regression", errors(roofline, 0.0)});  // has no data: roofline
     setting.models.push_back(
-        {"boosted-trees", errors(boosted, boosted.empty() ? 0.0 : double(inside) / double(boosted.size()))});
+        {"history-regression", errors(roofline, 0.0)});  // has no data: roofline
+    setting.models.push_back(
+        {"boosted-trees",
+         errors(boosted, boosted.empty() ? 0.0 : double(inside) / double(boosted.size()))});
     result.settings.push_back(std::move(setting));
   }
   return result;

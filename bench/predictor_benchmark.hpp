@@ -26,7 +26,7 @@ struct ModelErrors {
 
 struct PredictorSetting {
   std::string name;
-  std::size_t fitted = 0;     // measurements fitted on (per fit, for unseen pairs: all but one pair)
+  std::size_t fitted = 0;  // measurements fitted on (per fit, for unseen pairs: all but one pair)
   std::size_t predicted = 0;  // held-out measurements predicted
   std::vector<ModelErrors> models;
 };

@@ -41,11 +41,11 @@ void run_bench_predictor(const BenchPredictorOptions& options) {
     std::cout << fmt::format("  {:<20} {:>8} {:>8} {:>10}\n", "model", "median", "p95",
                              "in 95% CI");
     for (const ModelErrors& m : s.models)
-      std::cout << fmt::format(
-          "  {:<20} {:>7.1f}% {:>7.1f}% {:>10}\n", m.model, 100 * m.errors.median,
-          100 * m.errors.p95,
-          m.model == "boosted-trees" ? fmt::format("{:.0f}%", 100 * m.errors.interval_coverage)
-                                     : std::string("-"));
+      std::cout << fmt::format("  {:<20} {:>7.1f}% {:>7.1f}% {:>10}\n", m.model,
+                               100 * m.errors.median, 100 * m.errors.p95,
+                               m.model == "boosted-trees"
+                                   ? fmt::format("{:.0f}%", 100 * m.errors.interval_coverage)
+                                   : std::string("-"));
   }
 }
 
@@ -60,6 +60,17 @@ void add_bench_predictor_command(CLI::App& bench) {
       ->capture_default_str();
   command->add_option("--seed", options->params.fit.seed, "seed of the folds and the trees")
       ->capture_default_str();
+  command->add_option("--rounds", options->params.fit.mean.rounds, "boosting rounds (trees)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 5000));
+  command->add_option("--depth", options->params.fit.mean.max_depth, "depth of each tree")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 12));
+  command
+      ->add_option("--min-child-weight", options->params.fit.mean.min_child_weight,
+                   "fewest measurements per leaf")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1000.0));
   command->add_option("--format", options->format, "output on stdout")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

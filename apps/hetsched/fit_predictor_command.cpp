@@ -47,8 +47,9 @@ void add_fit_predictor_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "fit-predictor",
       "learn run times from measured executions (gradient-boosted trees, with uncertainty)");
-  command->add_option("--measurements", options->measurements,
-                      "measurement file (hetsched calibrate --measurements)")
+  command
+      ->add_option("--measurements", options->measurements,
+                   "measurement file (hetsched calibrate --measurements)")
       ->required();
   command->add_option("--out", options->out, "predictor file to write")->capture_default_str();
   command->add_option("--seed", options->fit.seed, "seed of the folds and the trees")

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.hpp"
 #include "hetsched/core/input_error.hpp"
@@ -11,6 +12,7 @@
 #include "hetsched/io/report_writer.hpp"
 #include "hetsched/io/runtime_dag_file.hpp"
 #include "hetsched/perf/history_regression_model.hpp"
+#include "hetsched/perf/learned_runtime_model.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/runtime/local_backend.hpp"
@@ -30,6 +32,7 @@ struct RunOptions {
   std::uint32_t size = 128;
   std::string policy = "greedy-eft";
   std::string perf_model;
+  std::string predictor;  // a learned run-time predictor (hetsched fit-predictor)
   unsigned cpu_workers = 0;
   bool no_opencl = false;
   bool no_cuda = false;
@@ -102,7 +105,15 @@ void run_run(const RunOptions& options) {
     learned = std::make_unique<HistoryRegressionModel>(devices.cluster(), roofline);
     learned->load(options.perf_model, devices.fingerprint());
   }
-  const PerfModel& perf = learned ? static_cast<const PerfModel&>(*learned) : roofline;
+  std::optional<RuntimePredictor> predictor;
+  std::unique_ptr<LearnedRuntimeModel> predicted_runtimes;
+  if (!options.predictor.empty()) {
+    predictor = RuntimePredictor::load(options.predictor);
+    predicted_runtimes = std::make_unique<LearnedRuntimeModel>(roofline, *predictor);
+  }
+  const PerfModel& perf = predicted_runtimes ? static_cast<const PerfModel&>(*predicted_runtimes)
+                          : learned          ? static_cast<const PerfModel&>(*learned)
+                                             : roofline;
 
   // What the simulator predicts for this DAG under the same policy and model.
   auto sim_policy = make_policy(options.policy, PolicyOptions{options.seed});
@@ -218,8 +229,13 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str()
       ->check(finite_range(16, 4096));
   command->add_option("--policy", options->policy, "scheduling policy")->capture_default_str();
-  command->add_option("--perf-model", options->perf_model,
-                      "calibration file from `hetsched calibrate` (updated with this run)");
+  CLI::Option* perf_model =
+      command->add_option("--perf-model", options->perf_model,
+                          "calibration file from `hetsched calibrate` (updated with this run)");
+  command
+      ->add_option("--predictor", options->predictor,
+                   "learned run-time predictor from `hetsched fit-predictor`")
+      ->excludes(perf_model);
   command->add_option("--cpu-workers", options->cpu_workers, "CPU workers (0: one per core)")
       ->capture_default_str()
       ->check(finite_range(0, 1024));

@@ -55,8 +55,9 @@ RegressionForest RegressionForest::fit(std::span<const float> rows, std::size_t 
         fmt::format("RegressionForest::fit: {} values for {} rows of {} features", rows.size(),
                     targets.size(), feature_count));
   DMatrixHandle raw_matrix = nullptr;
-  check_xgboost(XGDMatrixCreateFromMat(rows.data(), targets.size(), feature_count, NAN, &raw_matrix),
-                "XGDMatrixCreateFromMat");
+  check_xgboost(
+      XGDMatrixCreateFromMat(rows.data(), targets.size(), feature_count, NAN, &raw_matrix),
+      "XGDMatrixCreateFromMat");
   const std::unique_ptr<void, MatrixDeleter> matrix(raw_matrix);
   check_xgboost(XGDMatrixSetFloatInfo(raw_matrix, "label", targets.data(), targets.size()),
                 "XGDMatrixSetFloatInfo");
@@ -88,8 +89,22 @@ RegressionForest RegressionForest::fit(std::span<const float> rows, std::size_t 
   check_xgboost(XGBoosterSaveModelToBuffer(raw_booster, R"({"format": "json"})", &length, &buffer),
                 "XGBoosterSaveModelToBuffer");
   auto forest = from_xgboost_json(std::string_view(buffer, length), feature_count);
-  if (!forest) throw std::runtime_error("XGBoost wrote a model this reader does not know: " +
-                                        forest.error());
+  if (!forest)
+    throw std::runtime_error("XGBoost wrote a model this reader does not know: " + forest.error());
+  // The walk must answer as the library does: checked on the rows just fitted, so that a
+  // library whose model format or split rule changed is caught here, not in a schedule.
+  bst_ulong count = 0;
+  const float* library = nullptr;
+  check_xgboost(XGBoosterPredict(raw_booster, raw_matrix, 0, 0, 0, &count, &library),
+                "XGBoosterPredict");
+  for (std::size_t i = 0; i < count && i < targets.size(); ++i) {
+    const double ours = forest->predict(rows.subspan(i * feature_count, feature_count));
+    if (std::abs(ours - library[i]) > 1e-4 * (1.0 + std::abs(library[i])))
+      throw std::runtime_error(fmt::format(
+          "the tree walk predicts {} for row {}, XGBoost {}: its model format is not the one "
+          "this reader knows",
+          ours, i, library[i]));
+  }
   return std::move(*forest);
 }
 
@@ -129,9 +144,8 @@ nlohmann::json RegressionForest::to_json() const {
                      {"threshold", std::move(threshold)},
                      {"default_left", std::move(default_left)}});
   }
-  return {{"base_score", base_score_},
-          {"feature_count", feature_count_},
-          {"trees", std::move(trees)}};
+  return {
+      {"base_score", base_score_}, {"feature_count", feature_count_}, {"trees", std::move(trees)}};
 }
 
 Expected<RegressionForest> RegressionForest::from_json(const nlohmann::json& json,
@@ -145,8 +159,8 @@ Expected<RegressionForest> RegressionForest::from_json(const nlohmann::json& jso
     return fail("base_score", "a finite number");
   forest.base_score_ = base->get<double>();
   const auto* features = member(json, "feature_count");
-  if (features == nullptr || !features->is_number_unsigned() || features->get<std::size_t>() == 0 ||
-      features->get<std::size_t>() > 4096)
+  if (features == nullptr || !features->is_number_integer() || features->get<std::int64_t>() < 1 ||
+      features->get<std::int64_t>() > 4096)
     return fail("feature_count", "a whole number from 1 to 4096");
   forest.feature_count_ = features->get<std::size_t>();
   const auto* trees = member(json, "trees");
@@ -173,7 +187,9 @@ Expected<RegressionForest> RegressionForest::from_json(const nlohmann::json& jso
       const bool leaf = left[n] < 0;
       // A child lies after its parent (XGBoost numbers nodes breadth first), so every walk
       // ends at a leaf.
-      auto child_ok = [&](double c) { return c > double(n) && c < double(count) && c == std::floor(c); };
+      auto child_ok = [&](double c) {
+        return c > double(n) && c < double(count) && c == std::floor(c);
+      };
       if (!leaf && (!child_ok(left[n]) || !child_ok(right[n])))
         return fail(fmt::format("{} node {}", at, n), "children after the node, within the tree");
       if (!leaf && (feature[n] < 0 || feature[n] >= double(forest.feature_count_) ||

@@ -86,8 +86,8 @@ std::vector<RuntimeMeasurement> read_measurements(const std::string& path) {
     return InputError(SourcePosition{path}, fmt::format("{}: expected {}", where, expected));
   };
   if (!root.is_object() || root.value("format", "") != kFormat)
-    throw bad("format", fmt::format("\"{}\" (written by hetsched calibrate --measurements)",
-                                    kFormat));
+    throw bad("format",
+              fmt::format("\"{}\" (written by hetsched calibrate --measurements)", kFormat));
   if (!root.contains("version") || root["version"] != kVersion)
     throw bad("version", std::to_string(kVersion));
   if (!root.contains("measurements") || !root["measurements"].is_array())
@@ -116,8 +116,9 @@ std::vector<RuntimeMeasurement> read_measurements(const std::string& path) {
       const std::string value = text_of(name);
       const auto parsed = parse(value);
       if (!parsed)
-        throw InputError(SourcePosition{path},
-                         fmt::format("{}.{}: {}", at, name, unknown_name_message(name, value, names)));
+        throw InputError(
+            SourcePosition{path},
+            fmt::format("{}.{}: {}", at, name, unknown_name_message(name, value, names)));
       return *parsed;
     };
     RuntimeMeasurement m;

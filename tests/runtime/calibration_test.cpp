@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -31,6 +32,17 @@ TEST(CalibrationTest, QuickCalibrationFitsEveryKernelAndRoundTrips) {
     EXPECT_EQ(fit.held_out_sizes, 2u);
     EXPECT_GE(fit.median_relative_error, 0.0);
     EXPECT_LE(fit.median_relative_error, fit.p95_relative_error);
+  }
+  // Every timed run is kept for the learned predictor, described as the models see it.
+  ASSERT_EQ(report.measurements.size(), 5 * report.fits.size());
+  EXPECT_EQ(std::count_if(report.measurements.begin(), report.measurements.end(),
+                          [](const RuntimeMeasurement& m) { return m.held_out; }),
+            static_cast<std::ptrdiff_t>(2 * report.fits.size()));
+  for (const RuntimeMeasurement& m : report.measurements) {
+    EXPECT_TRUE(m.kernel == "gemm" || m.kernel == "reduction") << m.kernel;
+    EXPECT_GT(m.seconds, 0.0);
+    EXPECT_GT(m.roofline_seconds, 0.0);
+    EXPECT_GT(m.bytes, 0.0);
   }
   // Every calibrated size is now in the history; an unseen size gets a positive prediction.
   const auto dag = single_kernel_dag(KernelId::gemm, 40, 1);

@@ -68,7 +68,7 @@ class RegressionForest {
   };
   double base_score_ = 0;
   std::size_t feature_count_ = 0;
-  std::vector<Node> nodes_;            // all trees, one after another
+  std::vector<Node> nodes_;           // all trees, one after another
   std::vector<std::uint32_t> roots_;  // the first node of each tree
 };
 

@@ -1,25 +1,32 @@
 // RuntimePredictor: run times learned from measured executions, with an uncertainty.
 //
-// It learns how far the roofline is off: the target is ln(measured / roofline seconds),
-// fitted by gradient-boosted trees (RegressionForest) over the kernel (its name and class),
-// the precision, the device (its model, kind, peak rates and bandwidth), the task's work and
-// bytes and the roofline's own prediction. A prediction is the roofline's seconds times e
-// to the fitted log-ratio, so where the trees know little they fall back towards the mean
-// correction, and P-states still stretch what the roofline stretches.
+// Gradient-boosted trees (RegressionForest) learn how far the roofline is off,
+// ln(measured / roofline seconds), from the kernel (its name and class), the precision, the
+// device (its model, kind, peak rates and bandwidth), the task's work and bytes, the
+// roofline's prediction and, where the (kernel, device model) pair was measured at two sizes
+// or more, StarPU's non-linear regression of that pair (a·sizeᵇ + c fitted to its mean times,
+// fit_power_law). A prediction is the roofline's seconds times e to the fitted log-ratio, so
+// P-states stretch it as they stretch the roofline. Every measurement is learned twice, with
+// its pair's regression and without it (missing), so the same trees answer for pairs never
+// measured, from what the other pairs taught them about the kernel and the device.
 //
-// The uncertainty comes from out-of-fold errors: the measurements are split into folds by
-// (kernel, device model, size), so that every size is predicted by trees that never saw it;
-// a second, smaller forest learns the absolute log error of those predictions, and a
-// prediction's σ (of the log seconds, as for a log-normal) is √(π/2) times it. The 95 %
-// interval is e^(±1.96σ) around the prediction. The out-of-fold errors are also the
-// cross-validated error stored with the model.
+// The uncertainty comes from out-of-fold errors of two kinds: folds of whole sizes (every
+// repetition of a (kernel, device model, size) in one fold, so each size is predicted by a
+// regression and trees that never saw it) and folds of whole pairs (each pair predicted from
+// the others). A second, smaller forest learns the absolute log error of those predictions
+// from the same features, so a pair never measured gets the wider spread such pairs showed;
+// a prediction's σ (of the log seconds, as for a log-normal) is √(π/2) times it, and the
+// 95 % interval is e^(±1.96σ) around the prediction. The out-of-fold errors are also the
+// cross-validated errors stored with the model.
 #pragma once
 
 #include <array>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "hetsched/perf/history_regression_model.hpp"
 #include "hetsched/perf/regression_forest.hpp"
 #include "hetsched/perf/runtime_measurement.hpp"
 
@@ -27,13 +34,13 @@ namespace hetsched {
 
 struct RuntimePrediction {
   double seconds = 0;
-  double log_sigma = 0;  // σ of ln(seconds)
+  double log_sigma = 0;    // σ of ln(seconds)
   double low_seconds = 0;  // the 95 % interval
   double high_seconds = 0;
 };
 
 struct RuntimePredictorOptions {
-  ForestOptions mean{300, 4, 0.08, 1.0, 1.0, 1};
+  ForestOptions mean{300, 6, 0.08, 3.0, 1.0, 1};
   ForestOptions spread{100, 3, 0.08, 2.0, 1.0, 1};
   unsigned folds = 5;
   std::uint64_t seed = 1;  // the fold split and both forests
@@ -50,7 +57,7 @@ struct PredictionErrors {
 class RuntimePredictor {
  public:
   static constexpr int kFormatVersion = 1;
-  static constexpr std::size_t kFeatureCount = 12;
+  static constexpr std::size_t kFeatureCount = 13;
   static const std::array<std::string_view, kFeatureCount>& feature_names();
 
   // Fits from the measurements with seconds and a roofline prediction above 0 (others are
@@ -64,8 +71,12 @@ class RuntimePredictor {
   // Whether the fit saw measurements of this kernel on this device model.
   bool knows(std::string_view kernel, std::string_view device_model) const;
 
-  // The out-of-fold errors of the fit.
+  // The out-of-fold errors of the fit: at sizes of measured pairs that the fold did not see,
+  // and on pairs the fold did not see.
   const PredictionErrors& cross_validation() const { return cross_validation_; }
+  const PredictionErrors& unseen_pair_cross_validation() const {
+    return unseen_pair_cross_validation_;
+  }
   std::size_t measurement_count() const { return measurement_count_; }
 
   // Saves as JSON (format "hetsched-runtime-predictor"); throws InputError when the file
@@ -79,15 +90,22 @@ class RuntimePredictor {
   PredictionErrors errors_on(const std::vector<RuntimeMeasurement>& measurements) const;
 
  private:
-  std::array<float, kFeatureCount> features(const RuntimeMeasurement& execution) const;
-  std::string pair_key(std::string_view kernel, std::string_view device_model) const;
+  using Regressions = std::map<std::string, PowerLawFit>;  // by pair key
+  static std::string pair_key(std::string_view kernel, std::string_view device_model);
+  // The pair's regression at the execution's size; NaN where the pair has none.
+  static double regression_seconds(const Regressions& regressions,
+                                   const RuntimeMeasurement& execution);
+  std::array<float, kFeatureCount> features(const RuntimeMeasurement& execution,
+                                            const Regressions& regressions) const;
 
   std::vector<std::string> kernels_;        // vocabulary: index = feature value
   std::vector<std::string> device_models_;  // vocabulary
   std::vector<std::string> pairs_;          // "kernel\tdevice model", sorted
+  Regressions regressions_;
   RegressionForest mean_;
   RegressionForest spread_;
   PredictionErrors cross_validation_;
+  PredictionErrors unseen_pair_cross_validation_;
   std::size_t measurement_count_ = 0;
 };
 

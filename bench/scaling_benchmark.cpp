@@ -1,6 +1,9 @@
 #include "scaling_benchmark.hpp"
 
+#include <algorithm>
 #include <cmath>
+
+#include "hetsched/core/rng.hpp"
 
 namespace hetsched {
 
@@ -21,10 +24,42 @@ ScalingBenchmarkResult run_scaling_benchmark(const ScalingBenchmarkParams& p) {
   config.mode = ScalingMode::reactive;
   r.reactive = simulate_elastic_pool(p.traffic, p.node, config, p.slo_wait_seconds, p.seed);
   config.mode = ScalingMode::predictive;
+  config.forecaster = ForecasterKind::holt_winters;
   r.predictive = simulate_elastic_pool(p.traffic, p.node, config, p.slo_wait_seconds, p.seed);
+  config.forecaster = ForecasterKind::boosted_trees;
+  r.predictive_learned =
+      simulate_elastic_pool(p.traffic, p.node, config, p.slo_wait_seconds, p.seed);
   r.reactive_cost_vs_static = r.reactive.cost_usd / r.static_peak.cost_usd;
   r.predictive_cost_vs_static = r.predictive.cost_usd / r.static_peak.cost_usd;
+  r.predictive_learned_cost_vs_static = r.predictive_learned.cost_usd / r.static_peak.cost_usd;
+
+  const std::vector<double> series =
+      arrivals_per_bin(p.traffic, p.autoscaler.forecast_bin_seconds, p.seed);
+  const auto season =
+      static_cast<std::size_t>(p.autoscaler.season_seconds / p.autoscaler.forecast_bin_seconds);
+  r.forecast_bins_ahead = static_cast<std::size_t>(std::ceil(
+                              (p.node.startup_seconds + p.autoscaler.decision_interval_seconds) /
+                              p.autoscaler.forecast_bin_seconds)) +
+                          1;
+  const std::size_t first_scored =
+      std::max(forecaster_warm_up_bins(ForecasterKind::holt_winters, season),
+               forecaster_warm_up_bins(ForecasterKind::boosted_trees, season));
+  r.holt_winters_accuracy = evaluate_forecaster(ForecasterKind::holt_winters, series, season,
+                                                r.forecast_bins_ahead, first_scored, p.seed);
+  r.boosted_accuracy = evaluate_forecaster(ForecasterKind::boosted_trees, series, season,
+                                           r.forecast_bins_ahead, first_scored, p.seed);
   return r;
+}
+
+std::vector<double> arrivals_per_bin(const DailyTraffic& traffic, double bin_seconds,
+                                     std::uint64_t seed) {
+  std::vector<double> bins(
+      static_cast<std::size_t>(std::ceil(traffic.duration_seconds() / bin_seconds)), 0.0);
+  Rng rng(seed);  // as the pool seeds its arrivals: the same arrivals it serves
+  for (double t = next_traffic_arrival(traffic, 0.0, rng); std::isfinite(t);
+       t = next_traffic_arrival(traffic, t, rng))
+    bins[std::min(bins.size() - 1, static_cast<std::size_t>(t / bin_seconds))] += 1;
+  return bins;
 }
 
 }  // namespace hetsched

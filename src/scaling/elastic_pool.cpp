@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
+#include <memory>
 #include <numbers>
+#include <numeric>
 
 #include "hetsched/core/quantile.hpp"
 #include "hetsched/core/rng.hpp"
 #include "hetsched/sim/event_queue.hpp"
-#include "holt_winters.hpp"
 
 namespace hetsched {
 
@@ -48,9 +50,65 @@ void AutoscalerConfig::validate(const SourcePosition& where) const {
 }
 
 double DailyTraffic::rate_at(double t) const {
+  if (!rate_profile.empty()) {
+    const auto bin = static_cast<std::size_t>(std::max(0.0, t / rate_profile_bin_seconds));
+    return mean_rate_per_second * rate_profile[std::min(bin, rate_profile.size() - 1)];
+  }
   const double day = 86400.0;
   const double phase = 2 * std::numbers::pi * (t - (peak_hour - 6.0) * 3600.0) / day;
   return std::max(0.0, mean_rate_per_second * (1 + amplitude * std::sin(phase)));
+}
+
+double DailyTraffic::peak_rate() const {
+  if (rate_profile.empty()) return mean_rate_per_second * (1 + amplitude);
+  return mean_rate_per_second * *std::max_element(rate_profile.begin(), rate_profile.end());
+}
+
+double DailyTraffic::duration_seconds() const {
+  return rate_profile.empty() ? days * 86400.0
+                              : double(rate_profile.size()) * rate_profile_bin_seconds;
+}
+
+std::vector<double> arrival_rate_profile(std::vector<double> arrival_seconds, double bin_seconds,
+                                         double dense_fraction) {
+  if (arrival_seconds.empty() || !(bin_seconds > 0)) return {};
+  std::sort(arrival_seconds.begin(), arrival_seconds.end());
+  const double start = arrival_seconds.front();
+  std::vector<double> counts(
+      static_cast<std::size_t>((arrival_seconds.back() - start) / bin_seconds) + 1, 0.0);
+  for (double t : arrival_seconds) counts[static_cast<std::size_t>((t - start) / bin_seconds)] += 1;
+  const double mean = double(arrival_seconds.size()) / double(counts.size());
+  // The dense part: from the first day whose arrivals reach dense_fraction of a mean day.
+  const std::size_t day = std::max<std::size_t>(1, static_cast<std::size_t>(86400 / bin_seconds));
+  std::size_t first = 0;
+  double window = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    window += counts[i];
+    if (i >= day) window -= counts[i - day];
+    if (i + 1 >= std::min(day, counts.size()) && window >= dense_fraction * mean * double(day)) {
+      first = i + 1 - std::min(day, i + 1);
+      while (counts[first] == 0) ++first;  // the day's first arrival
+      break;
+    }
+  }
+  std::vector<double> profile(counts.begin() + static_cast<std::ptrdiff_t>(first), counts.end());
+  const double dense_mean = std::accumulate(profile.begin(), profile.end(), 0.0) /
+                            double(std::max<std::size_t>(profile.size(), 1));
+  for (double& p : profile) p /= dense_mean;
+  return profile;
+}
+
+double next_traffic_arrival(const DailyTraffic& traffic, double after, Rng& rng) {
+  // Thinning (Lewis & Shedler 1979): candidates at the peak rate, kept with probability
+  // rate(t) / peak.
+  const double peak = traffic.peak_rate();
+  const double horizon = traffic.duration_seconds();
+  if (!(peak > 0)) return std::numeric_limits<double>::infinity();
+  for (double t = after;;) {
+    t += rng.exponential(1.0 / peak);
+    if (t >= horizon) return std::numeric_limits<double>::infinity();
+    if (rng.uniform() * peak < traffic.rate_at(t)) return t;
+  }
 }
 
 namespace {
@@ -72,6 +130,15 @@ struct PoolNode {
   std::vector<std::uint32_t> running;
 };
 
+// The bins the predictive autoscaler looks ahead: a node asked for now serves from the end
+// of its start-up, until the decision after that.
+std::size_t forecast_bins(const NodeType& type, const AutoscalerConfig& config) {
+  return static_cast<std::size_t>(
+             std::ceil((type.startup_seconds + config.decision_interval_seconds) /
+                       config.forecast_bin_seconds)) +
+         1;
+}
+
 class PoolSimulation {
  public:
   PoolSimulation(const DailyTraffic& traffic, const NodeType& type, const AutoscalerConfig& config,
@@ -80,11 +147,15 @@ class PoolSimulation {
         type_(type),
         config_(config),
         slo_(slo),
-        rng_(seed),
-        forecaster_(static_cast<std::size_t>(config.season_seconds / config.forecast_bin_seconds)) {
+        rng_(seed ^ 0x9e3779b97f4a7c15ULL),
+        arrival_rng_(seed),
+        forecaster_(make_arrival_forecaster(
+            config.forecaster,
+            static_cast<std::size_t>(config.season_seconds / config.forecast_bin_seconds),
+            forecast_bins(type, config), seed)) {
     result_.mode = config.mode;
     result_.slo_wait_seconds = slo;
-    horizon_ = traffic.days * 86400.0;
+    horizon_ = traffic.duration_seconds();
     bin_end_ = config.forecast_bin_seconds;
   }
 
@@ -137,16 +208,8 @@ class PoolSimulation {
   }
 
   void schedule_next_arrival(double after) {
-    // Thinning (Lewis & Shedler 1979): candidates at the peak rate, kept with
-    // probability rate(t) / peak.
-    const double peak = traffic_.peak_rate();
-    double t = after;
-    while (true) {
-      t += rng_.exponential(1.0 / peak);
-      if (t >= horizon_) return;
-      if (rng_.uniform() * peak < traffic_.rate_at(t)) break;
-    }
-    events_.schedule(t, arrival, 0);
+    const double t = next_traffic_arrival(traffic_, after, arrival_rng_);
+    if (t < horizon_) events_.schedule(t, arrival, 0);
   }
 
   std::uint32_t add_node(bool ready_now, bool spot) {
@@ -276,7 +339,7 @@ class PoolSimulation {
   void autoscale() {
     // Close the forecast bins that ended.
     while (now_ >= bin_end_) {
-      forecaster_.observe(double(arrivals_in_bin_));
+      forecaster_->observe(double(arrivals_in_bin_));
       arrivals_in_bin_ = 0;
       bin_end_ += config_.forecast_bin_seconds;
     }
@@ -296,15 +359,11 @@ class PoolSimulation {
     const std::uint32_t current = ready + booting;
 
     std::optional<std::uint32_t> predicted;
-    if (config_.mode == ScalingMode::predictive && forecaster_.ready() && completed_count_ > 0) {
+    if (config_.mode == ScalingMode::predictive && forecaster_->ready() && completed_count_ > 0) {
       const double service = completed_service_ / double(completed_count_);
-      const auto bins = static_cast<std::size_t>(
-                            std::ceil((type_.startup_seconds + config_.decision_interval_seconds) /
-                                      config_.forecast_bin_seconds)) +
-                        1;
       double busiest = 0;
-      for (std::size_t h = 1; h <= bins; ++h)
-        busiest = std::max(busiest, *forecaster_.forecast(h) / config_.forecast_bin_seconds);
+      for (std::size_t h = 1; h <= forecast_bins(type_, config_); ++h)
+        busiest = std::max(busiest, *forecaster_->forecast(h) / config_.forecast_bin_seconds);
       predicted = static_cast<std::uint32_t>(
           std::ceil(busiest * service / (slots * config_.target_utilization)));
     }
@@ -367,8 +426,9 @@ class PoolSimulation {
   const NodeType& type_;
   const AutoscalerConfig& config_;
   double slo_;
-  Rng rng_;
-  HoltWinters forecaster_;
+  Rng rng_;          // service times, spot revocations
+  Rng arrival_rng_;  // arrivals alone, so that they are the traffic's draw for the seed
+  std::unique_ptr<ArrivalForecaster> forecaster_;
   EventQueue events_;
   double now_ = 0, horizon_ = 0;
   std::vector<Request> requests_;

@@ -13,17 +13,19 @@
 #include <optional>
 #include <vector>
 
+#include "hetsched/scaling/arrival_forecaster.hpp"
+
 namespace hetsched {
 
-class HoltWinters {
+class HoltWinters final : public ArrivalForecaster {
  public:
   HoltWinters(std::size_t season_length, double alpha = 0.3, double beta = 0.01,
               double gamma = 0.3);
 
-  void observe(double value);
-  bool ready() const { return initialised_; }
+  void observe(double value) override;
+  bool ready() const override { return initialised_; }
   // Forecast `steps_ahead` bins after the last observed one (1 = the next bin).
-  std::optional<double> forecast(std::size_t steps_ahead) const;
+  std::optional<double> forecast(std::size_t steps_ahead) const override;
   std::size_t observed() const { return observed_; }
 
  private:

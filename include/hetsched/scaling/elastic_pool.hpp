@@ -32,6 +32,8 @@
 #include <vector>
 
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/core/rng.hpp"
+#include "hetsched/scaling/arrival_forecaster.hpp"
 
 namespace hetsched {
 
@@ -61,21 +63,39 @@ struct AutoscalerConfig {
   double spot_fraction = 0;  // of the nodes added, the share bought as spot
   double forecast_bin_seconds = 300;
   double season_seconds = 86400;
+  ForecasterKind forecaster = ForecasterKind::holt_winters;  // predictive mode
   // Throws InputError: min > max, a target outside (0, 1], thresholds out of order...
   void validate(const SourcePosition& where = {}) const;
 };
 
 // Requests with a daily pattern: a Poisson process whose rate follows
 // mean · (1 + amplitude · sin(2π·(t − peak_hour_shift)/day)), service times exponential.
+// With a rate profile (e.g. a trace's arrivals per hour, arrival_rate_profile), the rate
+// is instead mean · profile[t / profile bin] (the profile's mean is 1), and the traffic
+// lasts as long as the profile.
 struct DailyTraffic {
   double mean_rate_per_second = 2.0;
   double amplitude = 0.8;
   double peak_hour = 14;  // the hour of the day with the most requests
   double mean_service_seconds = 20;
   double days = 3;
+  std::vector<double> rate_profile;  // relative rates, mean 1; empty: the sine
+  double rate_profile_bin_seconds = 3600;
   double rate_at(double seconds) const;
-  double peak_rate() const { return mean_rate_per_second * (1 + amplitude); }
+  double peak_rate() const;
+  double duration_seconds() const;
 };
+
+// The traffic's next arrival after `after` (infinity when none is left before its end),
+// drawn from `rng`: the pool draws its arrivals so, from a generator of their own seeded
+// with the pool's seed, so a generator seeded alike replays them.
+double next_traffic_arrival(const DailyTraffic& traffic, double after, Rng& rng);
+
+// Relative arrival rates per bin of `bin_seconds` (mean 1) from arrival times, from the
+// first day whose arrivals reach `dense_fraction` of the mean day to the last arrival (a
+// trace's sparse beginning left out).
+std::vector<double> arrival_rate_profile(std::vector<double> arrival_seconds, double bin_seconds,
+                                         double dense_fraction = 0.25);
 
 struct ElasticPoolResult {
   ScalingMode mode = ScalingMode::reactive;

@@ -96,6 +96,8 @@ Problem make_problem(const RunOptions& o) {
 
 void run_run(const RunOptions& options) {
   Problem problem = make_problem(options);  // bad input fails before any device is opened
+  std::optional<RuntimePredictor> predictor;
+  if (!options.predictor.empty()) predictor = RuntimePredictor::load(options.predictor);
   LocalDevices devices(LocalDevicesOptions{options.cpu_workers, !options.no_opencl, true,
                                            !options.no_opencl && !options.no_cuda});
   if (!devices.notice().empty()) std::cerr << "hetsched: " << devices.notice() << "\n";
@@ -105,12 +107,8 @@ void run_run(const RunOptions& options) {
     learned = std::make_unique<HistoryRegressionModel>(devices.cluster(), roofline);
     learned->load(options.perf_model, devices.fingerprint());
   }
-  std::optional<RuntimePredictor> predictor;
   std::unique_ptr<LearnedRuntimeModel> predicted_runtimes;
-  if (!options.predictor.empty()) {
-    predictor = RuntimePredictor::load(options.predictor);
-    predicted_runtimes = std::make_unique<LearnedRuntimeModel>(roofline, *predictor);
-  }
+  if (predictor) predicted_runtimes = std::make_unique<LearnedRuntimeModel>(roofline, *predictor);
   const PerfModel& perf = predicted_runtimes ? static_cast<const PerfModel&>(*predicted_runtimes)
                           : learned          ? static_cast<const PerfModel&>(*learned)
                                              : roofline;

@@ -147,3 +147,49 @@ TEST(Cli, BenchSimRunsEveryTaskWhenThereAreFewerTasksThanJobs) {
 }
 
 }  // namespace
+
+namespace hetsched {
+namespace {
+
+TEST(Cli, PredictorFilesThatAreMissingOrCorruptAreOneLineAndStatus2) {
+  const CommandResult missing = run_cli("fit-predictor --measurements /nonexistent/m.json");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(line_count(missing.err), 1u) << missing.err;
+  EXPECT_NE(missing.err.find("/nonexistent/m.json"), std::string::npos) << missing.err;
+  const auto corrupt = std::filesystem::temp_directory_path() /
+                       ("hetsched_predictor_cli_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(corrupt) << R"({"format": "hetsched-runtime-predictor", "version": 1, "featu)";
+  const CommandResult bad =
+      run_cli("run --dag empty --tasks 10 --no-opencl --predictor " + corrupt.string());
+  std::filesystem::remove(corrupt);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(line_count(bad.err), 1u) << bad.err;
+  EXPECT_NE(bad.err.find("not a JSON predictor file"), std::string::npos) << bad.err;
+  // A file of measurements that is not one.
+  const CommandResult wrong =
+      run_cli("bench predictor --measurements " + std::string(HETSCHED_DATA_DIR) +
+              "/models/learned_policy.json");
+  EXPECT_EQ(wrong.status, 2);
+  EXPECT_EQ(line_count(wrong.err), 1u) << wrong.err;
+  EXPECT_NE(wrong.err.find("hetsched-measurements"), std::string::npos) << wrong.err;
+}
+
+TEST(Cli, FitPredictorFitsTheShippedMeasurementsAndRunUsesThePredictor) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("hetsched_predictor_fit_" + std::to_string(::getpid()) + ".json");
+  const CommandResult fit = run_cli(
+      "fit-predictor --rounds 40 --format json --measurements " + std::string(HETSCHED_DATA_DIR) +
+      "/measurements/epyc-pocl-calibration.json --out " + out.string());
+  ASSERT_EQ(fit.status, 0) << fit.err;
+  const auto report = nlohmann::json::parse(fit.out);
+  EXPECT_EQ(report.at("measurements"), 630);
+  EXPECT_GT(report.at("interval_coverage").get<double>(), 0.5);
+  const CommandResult run =
+      run_cli("run --dag empty --tasks 20 --no-opencl --format json --predictor " + out.string());
+  std::filesystem::remove(out);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out).at("perf_model"), "learned-runtime");
+}
+
+}  // namespace
+}  // namespace hetsched

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "predictor_benchmark.hpp"
+#include "predictor_options.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -58,19 +59,7 @@ void add_bench_predictor_command(CLI::App& bench) {
       "the learned run-time predictor against the roofline and history regression, held out");
   command->add_option("--measurements", options->params.measurements, "measurement file")
       ->capture_default_str();
-  command->add_option("--seed", options->params.fit.seed, "seed of the folds and the trees")
-      ->capture_default_str();
-  command->add_option("--rounds", options->params.fit.mean.rounds, "boosting rounds (trees)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 5000));
-  command->add_option("--depth", options->params.fit.mean.max_depth, "depth of each tree")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 12));
-  command
-      ->add_option("--min-child-weight", options->params.fit.mean.min_child_weight,
-                   "fewest measurements per leaf")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1000.0));
+  add_predictor_fit_options(command, options->params.fit);
   command->add_option("--format", options->format, "output on stdout")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

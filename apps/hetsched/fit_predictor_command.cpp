@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "hetsched/perf/runtime_predictor.hpp"
+#include "predictor_options.hpp"
 
 namespace hetsched::cli {
 namespace {
@@ -52,14 +53,7 @@ void add_fit_predictor_command(CLI::App& app) {
                    "measurement file (hetsched calibrate --measurements)")
       ->required();
   command->add_option("--out", options->out, "predictor file to write")->capture_default_str();
-  command->add_option("--seed", options->fit.seed, "seed of the folds and the trees")
-      ->capture_default_str();
-  command->add_option("--rounds", options->fit.mean.rounds, "boosting rounds (trees)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 5000));
-  command->add_option("--depth", options->fit.mean.max_depth, "depth of each tree")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 12));
+  add_predictor_fit_options(command, options->fit);
   command->add_option("--format", options->format, "output on stdout")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

@@ -136,6 +136,12 @@ void add_bench_scaling_command(CLI::App& bench) {
   command->add_option("--slo-wait-seconds", p.slo_wait_seconds, "SLO on queueing delay")
       ->capture_default_str()
       ->check(finite_non_negative);
+  command
+      ->add_option("--forecast-quantile", p.autoscaler.forecast_quantile,
+                   "predictive pools size for the forecast raised by this quantile of actual / "
+                   "forecast over the last day (0: the forecast as it is)")
+      ->capture_default_str()
+      ->check(finite_range(0, 1));
   command->add_option("--seed", p.seed, "seed")->capture_default_str();
   command
       ->add_option("--traffic", options->traffic,

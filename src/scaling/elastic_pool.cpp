@@ -6,6 +6,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <map>
 #include <memory>
 #include <numbers>
 #include <numeric>
@@ -44,6 +45,9 @@ void AutoscalerConfig::validate(const SourcePosition& where) const {
     throw InputError(where,
                      "autoscaler: decision interval, forecast bin and season must be more "
                      "than 0 (season at least one bin), cooldown 0 or more");
+  if (!(forecast_quantile >= 0 && forecast_quantile <= 1))
+    throw InputError(where, fmt::format("autoscaler: forecast quantile must be in [0, 1], got {}",
+                                        forecast_quantile));
   if (!(spot_fraction >= 0 && spot_fraction <= 1))
     throw InputError(
         where, fmt::format("autoscaler: spot fraction must be in [0, 1], got {}", spot_fraction));
@@ -336,10 +340,40 @@ class PoolSimulation {
     }
   }
 
+  // A closed bin: the forecaster learns it, the forecasts made for it are scored, and the
+  // next bins' forecasts are recorded for scoring in turn.
+  void observe_bin(double arrivals) {
+    forecaster_->observe(arrivals);
+    if (config_.mode != ScalingMode::predictive || !(config_.forecast_quantile > 0)) return;
+    const std::size_t bin = bins_closed_++;
+    const std::size_t season =
+        static_cast<std::size_t>(config_.season_seconds / config_.forecast_bin_seconds);
+    if (const auto made = pending_forecasts_.find(bin); made != pending_forecasts_.end()) {
+      for (double forecast : made->second)
+        forecast_ratios_.push_back((arrivals + 1) / (std::max(forecast, 0.0) + 1));
+      pending_forecasts_.erase(made);
+      while (forecast_ratios_.size() > season * forecast_bins(type_, config_))
+        forecast_ratios_.pop_front();
+    }
+    if (!forecaster_->ready()) return;
+    for (std::size_t h = 1; h <= forecast_bins(type_, config_); ++h)
+      pending_forecasts_[bin + h].push_back(*forecaster_->forecast(h));
+  }
+
+  // The factor the forecast is raised by: the forecast_quantile of actual / forecast over
+  // the latest season's bins, at least 1 (1 until a season of forecasts has been scored).
+  double forecast_margin() const {
+    const std::size_t season =
+        static_cast<std::size_t>(config_.season_seconds / config_.forecast_bin_seconds);
+    if (!(config_.forecast_quantile > 0) || forecast_ratios_.size() < season) return 1.0;
+    std::vector<double> ratios(forecast_ratios_.begin(), forecast_ratios_.end());
+    return std::max(1.0, nearest_rank_quantile(ratios, config_.forecast_quantile));
+  }
+
   void autoscale() {
     // Close the forecast bins that ended.
     while (now_ >= bin_end_) {
-      forecaster_->observe(double(arrivals_in_bin_));
+      observe_bin(double(arrivals_in_bin_));
       arrivals_in_bin_ = 0;
       bin_end_ += config_.forecast_bin_seconds;
     }
@@ -364,6 +398,7 @@ class PoolSimulation {
       double busiest = 0;
       for (std::size_t h = 1; h <= forecast_bins(type_, config_); ++h)
         busiest = std::max(busiest, *forecaster_->forecast(h) / config_.forecast_bin_seconds);
+      busiest *= forecast_margin();
       predicted = static_cast<std::uint32_t>(
           std::ceil(busiest * service / (slots * config_.target_utilization)));
     }
@@ -442,6 +477,11 @@ class PoolSimulation {
   double low_since_ = -1;
   double bin_end_ = 0;
   std::uint64_t arrivals_in_bin_ = 0;
+  std::size_t bins_closed_ = 0;
+  // Forecasts made for bins still to close (bin index → forecasts), and actual / forecast
+  // of the latest season's closed bins.
+  std::map<std::size_t, std::vector<double>> pending_forecasts_;
+  std::deque<double> forecast_ratios_;
   double completed_service_ = 0;
   std::uint64_t completed_count_ = 0;
   std::vector<double> waits_;

@@ -128,5 +128,22 @@ TEST(ElasticPool, PredictiveOnTheLearnedForecasterLosesNothingAndSeesTheTraffics
   EXPECT_EQ(static_cast<std::uint64_t>(total), r.requests);
 }
 
+TEST(ElasticPool, AForecastRaisedByItsErrorQuantileBuysNodesAndSparesWaits) {
+  ScalingBenchmarkParams p;
+  p.traffic.mean_rate_per_second = 0.25;
+  p.traffic.days = 4;
+  p.node.slots = 2;
+  p.autoscaler.mode = ScalingMode::predictive;
+  p.autoscaler.forecast_quantile = 0;
+  const ElasticPoolResult plain = simulate_elastic_pool(p.traffic, p.node, p.autoscaler, 60, 3);
+  p.autoscaler.forecast_quantile = 0.9;
+  const ElasticPoolResult raised = simulate_elastic_pool(p.traffic, p.node, p.autoscaler, 60, 3);
+  EXPECT_EQ(raised.requests, plain.requests);  // the same arrivals
+  EXPECT_GT(raised.node_hours, plain.node_hours);
+  EXPECT_LE(raised.slo_violations, plain.slo_violations);
+  p.autoscaler.forecast_quantile = 1.5;
+  EXPECT_THROW(p.autoscaler.validate(), InputError);
+}
+
 }  // namespace
 }  // namespace hetsched

@@ -17,10 +17,12 @@
 //    (or a queue) scales out to the demand at the target utilisation at once;
 //    utilisation below `scale_in_utilization` for `scale_in_cooldown_seconds`
 //    scales in (hysteresis: two thresholds and a cooldown);
-//  - predictive: a Holt-Winters forecast of arrivals (daily season) sizes the pool
-//    for the busiest bin between now and now + start-up delay + decision interval,
-//    so nodes are booted before the demand arrives; a queue still triggers the
-//    reactive rule. Before a full day has been seen, it behaves as reactive.
+//  - predictive: a forecast of arrivals (Holt-Winters with a daily season, or boosted
+//    trees: AutoscalerConfig::forecaster) sizes the pool for the busiest bin between now
+//    and now + start-up delay + decision interval, raised by a quantile of how far actual
+//    arrivals exceeded the forecasts over the last day (forecast_quantile), so nodes are
+//    booted before the demand arrives; a queue still triggers the reactive rule. Before
+//    a full day has been seen, it behaves as reactive.
 // Nodes boot for `startup_seconds` (billed), are billed per second with a minimum
 // period, and a scale-in drains a node (no new work; removed when its requests are
 // done). Spot nodes cost less and are revoked at random; their requests go back to
@@ -64,6 +66,9 @@ struct AutoscalerConfig {
   double forecast_bin_seconds = 300;
   double season_seconds = 86400;
   ForecasterKind forecaster = ForecasterKind::holt_winters;  // predictive mode
+  // Predictive mode sizes for the forecast raised by this quantile of actual / forecast
+  // over the latest season (0: the forecast as it is).
+  double forecast_quantile = 0.9;
   // Throws InputError: min > max, a target outside (0, 1], thresholds out of order...
   void validate(const SourcePosition& where = {}) const;
 };

@@ -12,14 +12,18 @@ namespace hetsched::cli {
 namespace {
 
 struct FitPredictorOptions {
-  std::string measurements;
+  std::vector<std::string> measurements;
   std::string out = "hetsched-predictor.json";
   RuntimePredictorOptions fit;
   std::string format = "table";
 };
 
 void run_fit_predictor(const FitPredictorOptions& options) {
-  const std::vector<RuntimeMeasurement> measurements = read_measurements(options.measurements);
+  std::vector<RuntimeMeasurement> measurements;
+  for (const std::string& path : options.measurements) {
+    std::vector<RuntimeMeasurement> more = read_measurements(path);
+    measurements.insert(measurements.end(), more.begin(), more.end());
+  }
   const RuntimePredictor predictor = RuntimePredictor::fit(measurements, options.fit);
   predictor.save(options.out);
   const PredictionErrors& cv = predictor.cross_validation();
@@ -50,7 +54,7 @@ void add_fit_predictor_command(CLI::App& app) {
       "learn run times from measured executions (gradient-boosted trees, with uncertainty)");
   command
       ->add_option("--measurements", options->measurements,
-                   "measurement file (hetsched calibrate --measurements)")
+                   "measurement file (hetsched calibrate or run --measurements); repeatable")
       ->required();
   command->add_option("--out", options->out, "predictor file to write")->capture_default_str();
   add_predictor_fit_options(command, options->fit);

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -32,7 +33,8 @@ struct RunOptions {
   std::uint32_t size = 128;
   std::string policy = "greedy-eft";
   std::string perf_model;
-  std::string predictor;  // a learned run-time predictor (hetsched fit-predictor)
+  std::string predictor;     // a learned run-time predictor (hetsched fit-predictor)
+  std::string measurements;  // every task's measured run appended here
   unsigned cpu_workers = 0;
   bool no_opencl = false;
   bool no_cuda = false;
@@ -98,6 +100,9 @@ void run_run(const RunOptions& options) {
   Problem problem = make_problem(options);  // bad input fails before any device is opened
   std::optional<RuntimePredictor> predictor;
   if (!options.predictor.empty()) predictor = RuntimePredictor::load(options.predictor);
+  std::vector<RuntimeMeasurement> history;  // what --measurements holds, appended to after the run
+  if (!options.measurements.empty() && std::filesystem::exists(options.measurements))
+    history = read_measurements(options.measurements);
   LocalDevices devices(LocalDevicesOptions{options.cpu_workers, !options.no_opencl, true,
                                            !options.no_opencl && !options.no_cuda});
   if (!devices.notice().empty()) std::cerr << "hetsched: " << devices.notice() << "\n";
@@ -127,6 +132,13 @@ void run_run(const RunOptions& options) {
   const LocalRunReport run = backend.run();
   const double error = problem.check();
   if (learned) learned->save(options.perf_model, devices.fingerprint());  // online update kept
+  if (!options.measurements.empty()) {  // the runtime's history, for hetsched fit-predictor
+    for (const TaskRecord& r : run.report.schedule)
+      history.push_back(describe_execution(backend.graph().task(r.task),
+                                           devices.cluster().device(r.device), roofline,
+                                           r.finish_seconds - r.start_seconds));
+    write_measurements(options.measurements, devices.fingerprint(), history);
+  }
 
   if (!options.out_dir.empty()) {
     ReportFolder folder(options.out_dir,
@@ -234,6 +246,8 @@ void add_run_command(CLI::App& app) {
       ->add_option("--predictor", options->predictor,
                    "learned run-time predictor from `hetsched fit-predictor`")
       ->excludes(perf_model);
+  command->add_option("--measurements", options->measurements,
+                      "append every task's measured run to this file (for hetsched fit-predictor)");
   command->add_option("--cpu-workers", options->cpu_workers, "CPU workers (0: one per core)")
       ->capture_default_str()
       ->check(finite_range(0, 1024));

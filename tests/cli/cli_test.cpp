@@ -14,6 +14,7 @@
 #include <string>
 
 #include "../support/cli_runner.hpp"
+#include "hetsched/core/text_file.hpp"
 
 namespace {
 
@@ -189,6 +190,24 @@ TEST(Cli, FitPredictorFitsTheShippedMeasurementsAndRunUsesThePredictor) {
   std::filesystem::remove(out);
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(nlohmann::json::parse(run.out).at("perf_model"), "learned-runtime");
+}
+
+TEST(Cli, RunAppendsEveryTasksMeasuredRunAndRefusesACorruptHistoryBeforeRunning) {
+  const auto history = std::filesystem::temp_directory_path() /
+                       ("hetsched_run_history_" + std::to_string(::getpid()) + ".json");
+  const std::string run =
+      "run --dag empty --tasks 20 --no-opencl --measurements " + history.string();
+  ASSERT_EQ(run_cli(run).status, 0);
+  ASSERT_EQ(run_cli(run).status, 0);
+  auto rows = nlohmann::json::parse(hetsched::read_text_file(history.string())).at("measurements");
+  EXPECT_EQ(rows.size(), 40u);
+  for (const auto& row : rows) EXPECT_GE(row.at("seconds").get<double>(), 0.0);
+  std::ofstream(history) << "{not json";
+  const CommandResult bad = run_cli(run);
+  std::filesystem::remove(history);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(line_count(bad.err), 1u) << bad.err;
+  EXPECT_NE(bad.err.find("not a JSON measurement file"), std::string::npos) << bad.err;
 }
 
 }  // namespace

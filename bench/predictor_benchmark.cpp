@@ -6,7 +6,6 @@
 #include <map>
 #include <set>
 
-#include "hetsched/core/quantile.hpp"
 #include "hetsched/perf/history_regression_model.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 
@@ -22,9 +21,7 @@ PredictionErrors point_errors(const Measurements& test,
   std::vector<double> relative;
   for (const RuntimeMeasurement& m : test)
     if (m.seconds > 0) relative.push_back(std::abs(predict(m) - m.seconds) / m.seconds);
-  if (relative.empty()) return {};
-  return {relative.size(), nearest_rank_quantile(relative, 0.5),
-          nearest_rank_quantile(relative, 0.95), 0.0};
+  return summarize_errors(std::move(relative), 0);
 }
 
 // The history regression (power law per kernel and device model) fitted on `train`; where it
@@ -99,17 +96,11 @@ PredictorBenchmarkResult run_predictor_benchmark(const PredictorBenchmarkParams&
         inside += m.seconds >= p.low_seconds && m.seconds <= p.high_seconds;
       }
     }
-    auto errors = [](std::vector<double> e, double coverage) {
-      return PredictionErrors{e.size(), nearest_rank_quantile(e, 0.5),
-                              nearest_rank_quantile(e, 0.95), coverage};
-    };
     PredictorSetting setting{"unseen pairs", fitted, roofline.size(), {}};
-    setting.models.push_back({"roofline", errors(roofline, 0.0)});
-    setting.models.push_back(
-        {"history-regression", errors(roofline, 0.0)});  // has no data: roofline
-    setting.models.push_back(
-        {"boosted-trees",
-         errors(boosted, boosted.empty() ? 0.0 : double(inside) / double(boosted.size()))});
+    setting.models.push_back({"roofline", summarize_errors(roofline, 0)});
+    // The history regression has nothing on a pair never measured: it answers with the roofline.
+    setting.models.push_back({"history-regression", summarize_errors(roofline, 0)});
+    setting.models.push_back({"boosted-trees", summarize_errors(std::move(boosted), inside)});
     result.settings.push_back(std::move(setting));
   }
   return result;

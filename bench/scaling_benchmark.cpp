@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "hetsched/core/rng.hpp"
+#include "hetsched/stream/alibaba_trace.hpp"
 
 namespace hetsched {
 
@@ -37,10 +38,7 @@ ScalingBenchmarkResult run_scaling_benchmark(const ScalingBenchmarkParams& p) {
       arrivals_per_bin(p.traffic, p.autoscaler.forecast_bin_seconds, p.seed);
   const auto season =
       static_cast<std::size_t>(p.autoscaler.season_seconds / p.autoscaler.forecast_bin_seconds);
-  r.forecast_bins_ahead = static_cast<std::size_t>(std::ceil(
-                              (p.node.startup_seconds + p.autoscaler.decision_interval_seconds) /
-                              p.autoscaler.forecast_bin_seconds)) +
-                          1;
+  r.forecast_bins_ahead = predictive_lookahead_bins(p.node, p.autoscaler);
   const std::size_t first_scored =
       std::max(forecaster_warm_up_bins(ForecasterKind::holt_winters, season),
                forecaster_warm_up_bins(ForecasterKind::boosted_trees, season));
@@ -49,6 +47,14 @@ ScalingBenchmarkResult run_scaling_benchmark(const ScalingBenchmarkParams& p) {
   r.boosted_accuracy = evaluate_forecaster(ForecasterKind::boosted_trees, series, season,
                                            r.forecast_bins_ahead, first_scored, p.seed);
   return r;
+}
+
+std::vector<double> alibaba_hourly_rate_profile(const std::string& data_dir) {
+  std::vector<double> arrivals;
+  for (const AlibabaPod& pod :
+       load_alibaba_pods(data_dir + "/alibaba-gpu-2023/openb_pod_list_default.csv"))
+    arrivals.push_back(pod.creation_seconds);
+  return arrival_rate_profile(std::move(arrivals), 3600);
 }
 
 std::vector<double> arrivals_per_bin(const DailyTraffic& traffic, double bin_seconds,

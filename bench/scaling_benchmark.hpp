@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "hetsched/scaling/elastic_pool.hpp"
@@ -33,6 +34,10 @@ struct ScalingBenchmarkResult {
   ForecastAccuracy holt_winters_accuracy, boosted_accuracy;
   std::size_t forecast_bins_ahead = 0;
 };
+
+// The Alibaba GPU trace's pod arrivals per hour as a rate profile (arrival_rate_profile) of
+// `data_dir`/alibaba-gpu-2023/openb_pod_list_default.csv.
+std::vector<double> alibaba_hourly_rate_profile(const std::string& data_dir);
 
 // Arrivals per bin of the traffic for the seed: the arrivals the pool serves.
 std::vector<double> arrivals_per_bin(const DailyTraffic& traffic, double bin_seconds,

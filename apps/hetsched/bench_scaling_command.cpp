@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "hetsched/stream/alibaba_trace.hpp"
 #include "option_checks.hpp"
 #include "scaling_benchmark.hpp"
 
@@ -42,11 +41,7 @@ nlohmann::ordered_json mode_json(const ElasticPoolResult& r) {
 void run_bench_scaling(BenchScalingOptions& options) {
   ScalingBenchmarkParams& p = options.params;
   if (options.traffic == "alibaba") {  // the shape of the trace's arrivals, hour by hour
-    std::vector<double> arrivals;
-    for (const AlibabaPod& pod :
-         load_alibaba_pods(options.data_dir + "/alibaba-gpu-2023/openb_pod_list_default.csv"))
-      arrivals.push_back(pod.creation_seconds);
-    p.traffic.rate_profile = arrival_rate_profile(std::move(arrivals), 3600);
+    p.traffic.rate_profile = alibaba_hourly_rate_profile(options.data_dir);
     p.traffic.rate_profile_bin_seconds = 3600;
   }
   const ScalingBenchmarkResult r = run_scaling_benchmark(p);

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numbers>
@@ -26,6 +25,11 @@ constexpr double kInterval95 = 1.959963984540054;
 constexpr double kSmallestLogSigma = 0.01;
 
 float log_scale(double x) { return static_cast<float>(std::log10(1.0 + std::max(0.0, x))); }
+
+// The key of a (kernel, device model) pair in the predictor's tables.
+std::string pair_key(std::string_view kernel, std::string_view device_model) {
+  return fmt::format("{}\t{}", kernel, device_model);
+}
 
 bool usable(const RuntimeMeasurement& m) {
   return m.seconds > 0 && std::isfinite(m.seconds) && m.roofline_seconds > 0 &&
@@ -63,10 +67,6 @@ RuntimePredictor::feature_names() {
   return names;
 }
 
-std::string RuntimePredictor::pair_key(std::string_view kernel, std::string_view device_model) {
-  return fmt::format("{}\t{}", kernel, device_model);
-}
-
 double RuntimePredictor::regression_seconds(const Regressions& regressions,
                                             const RuntimeMeasurement& m) {
   const auto law = regressions.find(pair_key(m.kernel, m.device_model));
@@ -97,13 +97,11 @@ namespace {
 using Rows = std::vector<const RuntimeMeasurement*>;
 
 // The power law of each pair with two sizes or more, fitted to its mean time per size.
-std::map<std::string, PowerLawFit> fit_regressions(
-    const Rows& rows, const std::vector<bool>& use,
-    const std::function<std::string(const RuntimeMeasurement&)>& key) {
+std::map<std::string, PowerLawFit> fit_regressions(const Rows& rows, const std::vector<bool>& use) {
   std::map<std::string, std::map<double, std::pair<double, std::size_t>>> sums;
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (use[i]) {
-      auto& [sum, count] = sums[key(*rows[i])][rows[i]->bytes];
+      auto& [sum, count] = sums[pair_key(rows[i]->kernel, rows[i]->device_model)][rows[i]->bytes];
       sum += rows[i]->seconds;
       ++count;
     }
@@ -187,7 +185,7 @@ RuntimePredictor RuntimePredictor::fit(const std::vector<RuntimeMeasurement>& me
     for (std::size_t fold = 0; fold < std::min(folds, groups); ++fold) {
       std::vector<bool> train(n);
       for (std::size_t i = 0; i < n; ++i) train[i] = fold_of[group[i]] != fold;
-      const Regressions regressions = fit_regressions(rows, train, key);
+      const Regressions regressions = fit_regressions(rows, train);
       Table fitted, held;
       std::vector<std::size_t> held_rows;
       for (std::size_t i = 0; i < n; ++i) {
@@ -212,9 +210,7 @@ RuntimePredictor RuntimePredictor::fit(const std::vector<RuntimeMeasurement>& me
         relative.push_back(std::abs(seconds - rows[i]->seconds) / rows[i]->seconds);
       }
     }
-    errors.count = relative.size();
-    errors.median = nearest_rank_quantile(relative, 0.5);
-    errors.p95 = nearest_rank_quantile(relative, 0.95);
+    errors = summarize_errors(std::move(relative), 0);  // coverage: once the spread is fitted
   };
   std::map<std::tuple<std::string, std::string, double>, std::size_t> size_groups;
   std::map<std::string, std::size_t> pair_groups;
@@ -249,7 +245,7 @@ RuntimePredictor RuntimePredictor::fit(const std::vector<RuntimeMeasurement>& me
   predictor.unseen_pair_cross_validation_.interval_coverage = coverage(size_rows, spread.y.size());
 
   // The trees and the regressions kept are fitted on every row.
-  predictor.regressions_ = fit_regressions(rows, std::vector<bool>(n, true), key);
+  predictor.regressions_ = fit_regressions(rows, std::vector<bool>(n, true));
   Table table;
   for (std::size_t i = 0; i < n; ++i) add_twice(table, predictor.regressions_, i);
   ForestOptions mean_options = options.mean;
@@ -282,9 +278,13 @@ PredictionErrors RuntimePredictor::errors_on(
     relative.push_back(std::abs(p.seconds - m.seconds) / m.seconds);
     inside += m.seconds >= p.low_seconds && m.seconds <= p.high_seconds;
   }
+  return summarize_errors(std::move(relative), inside);
+}
+
+PredictionErrors summarize_errors(std::vector<double> relative, std::size_t inside_interval) {
   if (relative.empty()) return {};
   return {relative.size(), nearest_rank_quantile(relative, 0.5),
-          nearest_rank_quantile(relative, 0.95), double(inside) / double(relative.size())};
+          nearest_rank_quantile(relative, 0.95), double(inside_interval) / double(relative.size())};
 }
 
 void RuntimePredictor::save(const std::string& path) const {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace hetsched {
 
@@ -20,10 +19,7 @@ double BoostedForecaster::level(std::size_t t) const {
 std::array<float, BoostedForecaster::kFeatureCount> BoostedForecaster::features(
     std::size_t t, std::size_t h) const {
   const std::size_t s = season_;
-  const double last_season =
-      std::accumulate(history_.begin() + static_cast<std::ptrdiff_t>(t + 1 - s),
-                      history_.begin() + static_cast<std::ptrdiff_t>(t + 1), 0.0) /
-      double(s);
+  const double last_season = (prefix_[t + 1] - prefix_[t + 1 - s]) / double(s);
   const double base = level(t) + 1;
   auto relative = [&](double value) { return static_cast<float>(std::log((value + 1) / base)); };
   return {relative(history_[t]),
@@ -63,6 +59,7 @@ void BoostedForecaster::refit() {
 
 void BoostedForecaster::observe(double arrivals) {
   history_.push_back(arrivals);
+  prefix_.push_back(prefix_.back() + arrivals);
   if (!forest_) until_fitted_.observe(arrivals);
   if (history_.size() >= warm_up_bins(season_) &&
       (!forest_ || history_.size() >= fitted_at_ + season_))

@@ -44,6 +44,7 @@ class BoostedForecaster final : public ArrivalForecaster {
   std::size_t season_, horizon_;
   std::uint64_t seed_;
   std::vector<double> history_;
+  std::vector<double> prefix_{0.0};  // prefix_[i]: the sum of history_[0 .. i)
   std::optional<RegressionForest> forest_;
   HoltWinters until_fitted_;   // answers until the first fit
   std::size_t fitted_at_ = 0;  // history_.size() at the last fit

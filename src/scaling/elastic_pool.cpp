@@ -115,6 +115,13 @@ double next_traffic_arrival(const DailyTraffic& traffic, double after, Rng& rng)
   }
 }
 
+std::size_t predictive_lookahead_bins(const NodeType& type, const AutoscalerConfig& config) {
+  return static_cast<std::size_t>(
+             std::ceil((type.startup_seconds + config.decision_interval_seconds) /
+                       config.forecast_bin_seconds)) +
+         1;
+}
+
 namespace {
 
 enum PoolEvent : std::uint32_t { arrival, completion, node_ready, decide, revocation };
@@ -134,15 +141,6 @@ struct PoolNode {
   std::vector<std::uint32_t> running;
 };
 
-// The bins the predictive autoscaler looks ahead: a node asked for now serves from the end
-// of its start-up, until the decision after that.
-std::size_t forecast_bins(const NodeType& type, const AutoscalerConfig& config) {
-  return static_cast<std::size_t>(
-             std::ceil((type.startup_seconds + config.decision_interval_seconds) /
-                       config.forecast_bin_seconds)) +
-         1;
-}
-
 class PoolSimulation {
  public:
   PoolSimulation(const DailyTraffic& traffic, const NodeType& type, const AutoscalerConfig& config,
@@ -153,10 +151,10 @@ class PoolSimulation {
         slo_(slo),
         rng_(seed ^ 0x9e3779b97f4a7c15ULL),
         arrival_rng_(seed),
-        forecaster_(make_arrival_forecaster(
-            config.forecaster,
-            static_cast<std::size_t>(config.season_seconds / config.forecast_bin_seconds),
-            forecast_bins(type, config), seed)) {
+        season_bins_(static_cast<std::size_t>(config.season_seconds / config.forecast_bin_seconds)),
+        lookahead_bins_(predictive_lookahead_bins(type, config)),
+        forecaster_(
+            make_arrival_forecaster(config.forecaster, season_bins_, lookahead_bins_, seed)) {
     result_.mode = config.mode;
     result_.slo_wait_seconds = slo;
     horizon_ = traffic.duration_seconds();
@@ -340,34 +338,27 @@ class PoolSimulation {
     }
   }
 
-  // A closed bin: the forecaster learns it, the forecasts made for it are scored, and the
-  // next bins' forecasts are recorded for scoring in turn.
+  // A closed bin: the forecaster learns it, the forecasts made for it are scored (and the
+  // margin with them), and the next bins' forecasts are recorded for scoring in turn.
   void observe_bin(double arrivals) {
     forecaster_->observe(arrivals);
     if (config_.mode != ScalingMode::predictive || !(config_.forecast_quantile > 0)) return;
     const std::size_t bin = bins_closed_++;
-    const std::size_t season =
-        static_cast<std::size_t>(config_.season_seconds / config_.forecast_bin_seconds);
     if (const auto made = pending_forecasts_.find(bin); made != pending_forecasts_.end()) {
       for (double forecast : made->second)
         forecast_ratios_.push_back((arrivals + 1) / (std::max(forecast, 0.0) + 1));
       pending_forecasts_.erase(made);
-      while (forecast_ratios_.size() > season * forecast_bins(type_, config_))
-        forecast_ratios_.pop_front();
+      while (forecast_ratios_.size() > season_bins_ * lookahead_bins_) forecast_ratios_.pop_front();
+      // The forecast_quantile of actual / forecast over the latest season, at least 1 (1 until
+      // a season of forecasts has been scored).
+      if (forecast_ratios_.size() >= season_bins_) {
+        std::vector<double> ratios(forecast_ratios_.begin(), forecast_ratios_.end());
+        forecast_margin_ = std::max(1.0, nearest_rank_quantile(ratios, config_.forecast_quantile));
+      }
     }
     if (!forecaster_->ready()) return;
-    for (std::size_t h = 1; h <= forecast_bins(type_, config_); ++h)
+    for (std::size_t h = 1; h <= lookahead_bins_; ++h)
       pending_forecasts_[bin + h].push_back(*forecaster_->forecast(h));
-  }
-
-  // The factor the forecast is raised by: the forecast_quantile of actual / forecast over
-  // the latest season's bins, at least 1 (1 until a season of forecasts has been scored).
-  double forecast_margin() const {
-    const std::size_t season =
-        static_cast<std::size_t>(config_.season_seconds / config_.forecast_bin_seconds);
-    if (!(config_.forecast_quantile > 0) || forecast_ratios_.size() < season) return 1.0;
-    std::vector<double> ratios(forecast_ratios_.begin(), forecast_ratios_.end());
-    return std::max(1.0, nearest_rank_quantile(ratios, config_.forecast_quantile));
   }
 
   void autoscale() {
@@ -396,9 +387,9 @@ class PoolSimulation {
     if (config_.mode == ScalingMode::predictive && forecaster_->ready() && completed_count_ > 0) {
       const double service = completed_service_ / double(completed_count_);
       double busiest = 0;
-      for (std::size_t h = 1; h <= forecast_bins(type_, config_); ++h)
+      for (std::size_t h = 1; h <= lookahead_bins_; ++h)
         busiest = std::max(busiest, *forecaster_->forecast(h) / config_.forecast_bin_seconds);
-      busiest *= forecast_margin();
+      busiest *= forecast_margin_;
       predicted = static_cast<std::uint32_t>(
           std::ceil(busiest * service / (slots * config_.target_utilization)));
     }
@@ -461,8 +452,10 @@ class PoolSimulation {
   const NodeType& type_;
   const AutoscalerConfig& config_;
   double slo_;
-  Rng rng_;          // service times, spot revocations
-  Rng arrival_rng_;  // arrivals alone, so that they are the traffic's draw for the seed
+  Rng rng_;                     // service times, spot revocations
+  Rng arrival_rng_;             // arrivals alone, so that they are the traffic's draw for the seed
+  std::size_t season_bins_;     // forecast bins per season
+  std::size_t lookahead_bins_;  // predictive_lookahead_bins
   std::unique_ptr<ArrivalForecaster> forecaster_;
   EventQueue events_;
   double now_ = 0, horizon_ = 0;
@@ -482,6 +475,7 @@ class PoolSimulation {
   // of the latest season's closed bins.
   std::map<std::size_t, std::vector<double>> pending_forecasts_;
   std::deque<double> forecast_ratios_;
+  double forecast_margin_ = 1.0;  // what the predictive target is raised by
   double completed_service_ = 0;
   std::uint64_t completed_count_ = 0;
   std::vector<double> waits_;

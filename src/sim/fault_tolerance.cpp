@@ -488,8 +488,8 @@ void FaultTolerance::loop_decided() {
           continue;
         const Device& dev = sim_.cluster_.device(r);
         if (!can_run(task, dev)) continue;
-        if (sim_.perf_.task_seconds(task, dev, 0) == kCannotRun) continue;
-        const double run = sim_.actual_seconds(t, r, 0);
+        const double run = sim_.actual_seconds(t, r, 0);  // kCannotRun stays kCannotRun
+        if (run == kCannotRun) continue;
         const double slow_r = sim_.now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
         FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, sim_.now_, run * slow_r, from);
         copy.device = r;
@@ -908,8 +908,8 @@ void FaultTolerance::check_clone(TaskIndex t) {
     if (!holds_device(r)) continue;  // it has queued work of its own
     const Device& dev = sim_.cluster_.device(r);
     if (!can_run(task, dev)) continue;
-    if (sim_.perf_.task_seconds(task, dev, 0) == kCannotRun) continue;
-    const double run = sim_.actual_seconds(t, r, 0);
+    const double run = sim_.actual_seconds(t, r, 0);  // kCannotRun stays kCannotRun
+    if (run == kCannotRun) continue;
     const double slow_r = sim_.now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
     FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, sim_.now_, run * slow_r, from);
     copy.device = r;

@@ -112,12 +112,18 @@ TEST(ArrivalRateProfile, CountsPerBinWithTheSparseBeginningCutAndMeanOne) {
   EXPECT_DOUBLE_EQ(traffic.rate_at(1e9), 6.0);  // past the end: the last bin's
 }
 
-TEST(ElasticPool, PredictiveOnTheLearnedForecasterLosesNothingAndSeesTheTrafficsDraw) {
+// Four days of a daily pattern on a predictive pool of 2-slot nodes.
+ScalingBenchmarkParams four_small_days(double rate_per_second) {
   ScalingBenchmarkParams p;
-  p.traffic.mean_rate_per_second = 0.2;
+  p.traffic.mean_rate_per_second = rate_per_second;
   p.traffic.days = 4;
   p.node.slots = 2;
   p.autoscaler.mode = ScalingMode::predictive;
+  return p;
+}
+
+TEST(ElasticPool, PredictiveOnTheLearnedForecasterLosesNothingAndSeesTheTrafficsDraw) {
+  ScalingBenchmarkParams p = four_small_days(0.2);
   p.autoscaler.forecaster = ForecasterKind::boosted_trees;
   const ElasticPoolResult r = simulate_elastic_pool(p.traffic, p.node, p.autoscaler, 60, 7);
   EXPECT_EQ(r.completed, r.requests);
@@ -129,11 +135,7 @@ TEST(ElasticPool, PredictiveOnTheLearnedForecasterLosesNothingAndSeesTheTraffics
 }
 
 TEST(ElasticPool, AForecastRaisedByItsErrorQuantileBuysNodesAndSparesWaits) {
-  ScalingBenchmarkParams p;
-  p.traffic.mean_rate_per_second = 0.25;
-  p.traffic.days = 4;
-  p.node.slots = 2;
-  p.autoscaler.mode = ScalingMode::predictive;
+  ScalingBenchmarkParams p = four_small_days(0.25);
   p.autoscaler.forecast_quantile = 0;
   const ElasticPoolResult plain = simulate_elastic_pool(p.traffic, p.node, p.autoscaler, 60, 3);
   p.autoscaler.forecast_quantile = 0.9;

@@ -5,6 +5,8 @@
 // roofline's.
 #pragma once
 
+#include <optional>
+
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/perf/runtime_predictor.hpp"
 
@@ -29,6 +31,9 @@ class LearnedRuntimeModel final : public PerfModel {
   double predict_seconds(const Task& task, const Device& device, std::size_t pstate) const override;
 
  private:
+  // The task described at the nominal P-state, where the predictor knows its pair.
+  std::optional<RuntimeMeasurement> nominal_execution(const Task& task, const Device& device) const;
+
   const RooflineModel& roofline_;
   const RuntimePredictor& predictor_;
 };

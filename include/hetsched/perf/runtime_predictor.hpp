@@ -54,6 +54,10 @@ struct PredictionErrors {
   double interval_coverage = 0;  // share of measurements inside the 95 % interval
 };
 
+// The errors of `relative` (|predicted − measured| / measured, one per prediction), of which
+// `inside_interval` fell inside their 95 % interval.
+PredictionErrors summarize_errors(std::vector<double> relative, std::size_t inside_interval);
+
 class RuntimePredictor {
  public:
   static constexpr int kFormatVersion = 1;
@@ -91,7 +95,6 @@ class RuntimePredictor {
 
  private:
   using Regressions = std::map<std::string, PowerLawFit>;  // by pair key
-  static std::string pair_key(std::string_view kernel, std::string_view device_model);
   // The pair's regression at the execution's size; NaN where the pair has none.
   static double regression_seconds(const Regressions& regressions,
                                    const RuntimeMeasurement& execution);

@@ -120,6 +120,10 @@ struct ElasticPoolResult {
   std::uint64_t drains = 0;
 };
 
+// The forecast bins the predictive autoscaler looks ahead: a node asked for now serves from
+// the end of its start-up until the decision after that.
+std::size_t predictive_lookahead_bins(const NodeType& type, const AutoscalerConfig& config);
+
 ElasticPoolResult simulate_elastic_pool(const DailyTraffic& traffic, const NodeType& node,
                                         const AutoscalerConfig& config, double slo_wait_seconds,
                                         std::uint64_t seed);

@@ -23,6 +23,10 @@ function(hetsched_module name)
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cpp)
   add_library(hetsched_${name} STATIC ${sources} ${arg_SOURCES})
   target_include_directories(hetsched_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include)
+  # Compiled in batches of eight files: the headers they share (nlohmann/json, httplib, fmt)
+  # are compiled once per batch instead of once per file. File-local helpers of one module
+  # thus need distinct names, and a class with linkage may not hold an anonymous type.
+  set_target_properties(hetsched_${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
   list(TRANSFORM arg_DEPENDS PREPEND hetsched_ OUTPUT_VARIABLE dependency_targets)
   target_link_libraries(hetsched_${name} PUBLIC ${dependency_targets} PRIVATE ${arg_LIBS})
   set_property(GLOBAL APPEND PROPERTY HETSCHED_MODULES ${name})

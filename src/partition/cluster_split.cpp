@@ -7,7 +7,7 @@
 namespace hetsched {
 namespace {
 
-Task scaled(const Task& per_item, double items) {
+Task scaled_per_item(const Task& per_item, double items) {
   Task t = per_item;
   t.flops *= items;
   t.bytes *= items;
@@ -26,7 +26,7 @@ ClusterSplit split_over_cluster(const PerfModel& perf, const std::vector<DeviceI
   request.min_chunk_items = work.min_chunk_items;
   request.integral_items = work.integral_items;
   // Rates from the model on the whole task (so launch overhead counts once).
-  const Task whole = scaled(work.per_item, work.total_items);
+  const Task whole = scaled_per_item(work.per_item, work.total_items);
   std::string excluded;
   for (DeviceId id : candidates) {
     if (id >= cluster.device_count()) {
@@ -67,7 +67,7 @@ Job split_to_job(const PerfModel& perf, const ClusterSplit& split, const Divisib
   for (std::size_t i = 0; i < split.devices.size(); ++i) {
     if (!split.split.used[i]) continue;
     const double items = split.split.items[i];
-    Task part = scaled(work.per_item, items);
+    Task part = scaled_per_item(work.per_item, items);
     part.name = fmt::format("{}/part{}@{}", work.name, job.tasks.size(),
                             cluster.device(split.devices[i]).name);
     part.input_bytes = items * work.item_input_bytes;

@@ -10,7 +10,7 @@
 namespace hetsched {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kNoFinish = std::numeric_limits<double>::infinity();
 
 // Equal-finish split over the devices in `subset`; infinity when a part would fall
 // below the minimum chunk (or below zero).
@@ -24,7 +24,7 @@ double equal_finish_time(const DataParallelSplitRequest& r, const std::vector<st
   const double finish = (r.total_items + startup_sum) / inverse_sum;
   for (std::size_t i : subset) {
     const double x = (finish - r.devices[i].startup_seconds) / r.devices[i].seconds_per_item;
-    if (x < std::max(r.min_chunk_items, 0.0) || x <= 0) return kInfinity;
+    if (x < std::max(r.min_chunk_items, 0.0) || x <= 0) return kNoFinish;
     if (items) (*items)[i] = x;
   }
   return finish;
@@ -58,7 +58,7 @@ DataParallelSplit split_data_parallel(const DataParallelSplitRequest& r) {
     return out;
   }
   std::vector<std::size_t> best_subset;
-  double best = kInfinity;
+  double best = kNoFinish;
   auto consider = [&](const std::vector<std::size_t>& subset) {
     const double t = equal_finish_time(r, subset, nullptr);
     if (t < best) best = t, best_subset = subset;
@@ -93,7 +93,7 @@ DataParallelSplit split_data_parallel(const DataParallelSplitRequest& r) {
     for (std::size_t i : best_subset) assigned += out.items[i] = std::floor(out.items[i]);
     for (double left = std::round(r.total_items - assigned); left > 0; --left) {
       std::size_t pick = best_subset.front();
-      double pick_finish = kInfinity;
+      double pick_finish = kNoFinish;
       for (std::size_t i : best_subset) {
         const double f =
             r.devices[i].startup_seconds + (out.items[i] + 1) * r.devices[i].seconds_per_item;

@@ -12,7 +12,7 @@ namespace {
 
 constexpr double kMebibyte = 1024.0 * 1024.0;
 
-Task scaled(const Task& per_byte, double bytes) {
+Task scaled_per_byte(const Task& per_byte, double bytes) {
   Task t = per_byte;
   t.flops *= bytes;
   t.bytes *= bytes;
@@ -24,7 +24,7 @@ Task scaled(const Task& per_byte, double bytes) {
 // `bytes` of it so the roofline's compute/memory balance is that of the whole.
 double seconds_per_byte(const PerfModel& perf, const Task& per_byte, const Device& d,
                         double bytes) {
-  const Task probe = scaled(per_byte, bytes);
+  const Task probe = scaled_per_byte(per_byte, bytes);
   const double seconds = perf.task_seconds(probe, d, 0);
   if (seconds == kCannotRun) return kCannotRun;
   return std::max(0.0, seconds - d.spec.launch_overhead_seconds) / bytes;
@@ -237,7 +237,7 @@ Job map_reduce_to_job(const PerfModel& perf, const MapReducePlan& plan, const Ma
   std::vector<double> mapper_output;
   for (std::size_t i = 0; i < plan.devices.size(); ++i) {
     if (plan.map_bytes[i] <= 0) continue;
-    Task map = scaled(spec.map_per_byte, plan.map_bytes[i]);
+    Task map = scaled_per_byte(spec.map_per_byte, plan.map_bytes[i]);
     map.name =
         fmt::format("{}/map{}@{}", spec.name, mappers.size(), cluster.device(plan.devices[i]).name);
     // The part beyond what the device's share of the stored blocks holds comes from
@@ -252,7 +252,7 @@ Job map_reduce_to_job(const PerfModel& perf, const MapReducePlan& plan, const Ma
   const double shuffled = spec.input_bytes * spec.map_output_ratio;
   for (std::size_t i = 0; i < plan.devices.size(); ++i) {
     if (plan.reduce_share[i] <= 0) continue;
-    Task reduce = scaled(spec.reduce_per_byte, plan.reduce_share[i] * shuffled);
+    Task reduce = scaled_per_byte(spec.reduce_per_byte, plan.reduce_share[i] * shuffled);
     reduce.name = fmt::format("{}/reduce{}@{}", spec.name, reducers.size(),
                               cluster.device(plan.devices[i]).name);
     reduce.cost_seconds.assign(cluster.device_count(), kCannotRun);

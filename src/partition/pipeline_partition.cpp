@@ -7,7 +7,7 @@
 
 namespace hetsched {
 namespace {
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kUnplaceable = std::numeric_limits<double>::infinity();
 
 double layer_memory(const PipelineLayer& l, const PipelineOptions& o) {
   return l.parameter_bytes * o.optimizer_memory_factor +
@@ -24,12 +24,12 @@ double pipeline_stage_seconds(const std::vector<PipelineLayer>& layers, std::siz
     flops += layers[i].flops;
     memory += layer_memory(layers[i], options);
   }
-  if (memory > device.memory_bytes || !(device.flops_per_second > 0)) return kInfinity;
+  if (memory > device.memory_bytes || !(device.flops_per_second > 0)) return kUnplaceable;
   double seconds = flops / device.flops_per_second;
   if (end < layers.size() && layers[end - 1].activation_bytes > 0)
     seconds += device.link_latency_seconds +
                (device.link_bandwidth > 0 ? layers[end - 1].activation_bytes / device.link_bandwidth
-                                          : kInfinity);
+                                          : kUnplaceable);
   return seconds;
 }
 
@@ -58,7 +58,8 @@ PipelinePartition partition_pipeline(const std::vector<PipelineLayer>& layers,
       return out;
     }
   // best[k][j]: least bottleneck placing layers [0, j) on devices [0, k).
-  std::vector<std::vector<double>> best(k_count + 1, std::vector<double>(l_count + 1, kInfinity));
+  std::vector<std::vector<double>> best(k_count + 1,
+                                        std::vector<double>(l_count + 1, kUnplaceable));
   std::vector<std::vector<std::size_t>> cut(k_count + 1, std::vector<std::size_t>(l_count + 1, 0));
   best[0][0] = 0;
   for (std::size_t k = 1; k <= k_count; ++k) {
@@ -66,14 +67,14 @@ PipelinePartition partition_pipeline(const std::vector<PipelineLayer>& layers,
       best[k][j] = best[k - 1][j];  // device k−1 idle
       cut[k][j] = j;
       for (std::size_t i = 0; i < j; ++i) {
-        if (best[k - 1][i] == kInfinity) continue;
+        if (best[k - 1][i] == kUnplaceable) continue;
         const double stage = pipeline_stage_seconds(layers, i, j, devices[k - 1], options);
         const double value = std::max(best[k - 1][i], stage);
         if (value < best[k][j]) best[k][j] = value, cut[k][j] = i;
       }
     }
   }
-  if (best[k_count][l_count] == kInfinity) {
+  if (best[k_count][l_count] == kUnplaceable) {
     out.message = "the layers do not fit the devices' memory in any contiguous split";
     return out;
   }

@@ -15,7 +15,7 @@ namespace hetsched {
 
 namespace {
 
-constexpr const char* kFormat = "hetsched-measurements";
+constexpr const char* kMeasurementsFormat = "hetsched-measurements";
 constexpr int kVersion = 1;
 
 }  // namespace
@@ -63,7 +63,7 @@ void write_measurements(const std::string& path, const std::string& machine,
                     {"seconds", m.seconds},
                     {"held_out", m.held_out}});
   nlohmann::ordered_json root;
-  root["format"] = kFormat;
+  root["format"] = kMeasurementsFormat;
   root["version"] = kVersion;
   root["machine"] = machine;
   root["measurements"] = std::move(rows);
@@ -85,9 +85,9 @@ std::vector<RuntimeMeasurement> read_measurements(const std::string& path) {
   auto bad = [&](const std::string& where, const std::string& expected) {
     return InputError(SourcePosition{path}, fmt::format("{}: expected {}", where, expected));
   };
-  if (!root.is_object() || root.value("format", "") != kFormat)
-    throw bad("format",
-              fmt::format("\"{}\" (written by hetsched calibrate --measurements)", kFormat));
+  if (!root.is_object() || root.value("format", "") != kMeasurementsFormat)
+    throw bad("format", fmt::format("\"{}\" (written by hetsched calibrate --measurements)",
+                                    kMeasurementsFormat));
   if (!root.contains("version") || root["version"] != kVersion)
     throw bad("version", std::to_string(kVersion));
   if (!root.contains("measurements") || !root["measurements"].is_array())

@@ -19,7 +19,7 @@ namespace hetsched {
 
 namespace {
 
-constexpr const char* kFormat = "hetsched-runtime-predictor";
+constexpr const char* kPredictorFormat = "hetsched-runtime-predictor";
 constexpr double kInterval95 = 1.959963984540054;
 // A floor under the learned spread, so that no interval collapses to a point.
 constexpr double kSmallestLogSigma = 0.01;
@@ -289,7 +289,7 @@ PredictionErrors summarize_errors(std::vector<double> relative, std::size_t insi
 
 void RuntimePredictor::save(const std::string& path) const {
   nlohmann::ordered_json root;
-  root["format"] = kFormat;
+  root["format"] = kPredictorFormat;
   root["version"] = kFormatVersion;
   root["features"] = feature_names();
   root["kernels"] = kernels_;
@@ -330,8 +330,9 @@ RuntimePredictor RuntimePredictor::load(const std::string& path) {
     return InputError(SourcePosition{path},
                       fmt::format("{}: expected {}; {}", where, expected, advice));
   };
-  if (!root.is_object() || root.value("format", "") != kFormat)
-    throw bad("format", fmt::format("\"{}\" (written by hetsched fit-predictor)", kFormat));
+  if (!root.is_object() || root.value("format", "") != kPredictorFormat)
+    throw bad("format",
+              fmt::format("\"{}\" (written by hetsched fit-predictor)", kPredictorFormat));
   if (!root.contains("version") || root["version"] != kFormatVersion)
     throw bad("version", std::to_string(kFormatVersion));
   auto strings = [&](const char* name) {

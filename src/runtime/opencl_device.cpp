@@ -43,20 +43,6 @@ T device_value(cl_device_id device, cl_device_info what) {
   return value;
 }
 
-struct BufferCopy {
-  cl_mem memory = nullptr;
-  std::size_t bytes = 0;
-  std::uint64_t version = 0;  // 0: holds nothing valid; else the version uploaded or being uploaded
-  cl_event upload = nullptr;  // the upload of `version` on the transfer queue, until known done
-};
-
-// A prefetch upload issued while a kernel ran, and that kernel's interval (device clock).
-struct OverlapProbe {
-  cl_event upload = nullptr;
-  cl_ulong kernel_start = 0;
-  cl_ulong kernel_end = 0;
-};
-
 constexpr std::size_t kTile = 16;
 
 std::size_t round_up(std::size_t value, std::size_t multiple) {
@@ -66,6 +52,20 @@ std::size_t round_up(std::size_t value, std::size_t multiple) {
 }  // namespace
 
 struct OpenClDevice::Impl {
+  struct BufferCopy {
+    cl_mem memory = nullptr;
+    std::size_t bytes = 0;
+    std::uint64_t version =
+        0;  // 0: holds nothing valid; else the version uploaded or being uploaded
+    cl_event upload = nullptr;  // the upload of `version` on the transfer queue, until known done
+  };
+  // A prefetch upload issued while a kernel ran, and that kernel's interval (device clock).
+  struct OverlapProbe {
+    cl_event upload = nullptr;
+    cl_ulong kernel_start = 0;
+    cl_ulong kernel_end = 0;
+  };
+
   cl_device_id device = nullptr;
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;           // kernels and read-backs, in order
@@ -201,7 +201,7 @@ std::vector<std::unique_ptr<OpenClDevice>> OpenClDevice::open_all(std::string& n
 
 Status OpenClDevice::upload(std::uint32_t handle, DataRegistry& data) {
   Impl& m = *impl_;
-  BufferCopy& copy = m.copies[handle];
+  Impl::BufferCopy& copy = m.copies[handle];
   cl_int err = CL_SUCCESS;
   if (!copy.memory) {
     copy.memory = clCreateBuffer(m.context, CL_MEM_READ_WRITE,
@@ -236,7 +236,7 @@ void OpenClDevice::prefetch(const KernelCall& next, DataRegistry& data, bool ker
     if (!kernel_in_flight) continue;
     ++transfers_.uploads_during_kernel;
     if (m.profiling && m.first_kernel && m.last_kernel) {
-      OverlapProbe probe;
+      Impl::OverlapProbe probe;
       probe.upload = m.copies[h].upload;
       clRetainEvent(probe.upload);
       m.probes.push_back(probe);  // the kernel's interval is filled in once it is known
@@ -247,7 +247,7 @@ void OpenClDevice::prefetch(const KernelCall& next, DataRegistry& data, bool ker
 void OpenClDevice::measure_overlaps(bool wait) {
   Impl& m = *impl_;
   std::size_t kept = 0;
-  for (OverlapProbe& p : m.probes) {
+  for (Impl::OverlapProbe& p : m.probes) {
     cl_int status = CL_QUEUED;
     clGetEventInfo(p.upload, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
     if (status > CL_COMPLETE && wait) {
@@ -337,7 +337,7 @@ Status OpenClDevice::stage_inputs(const KernelCall& call, DataRegistry& data,
     const HandleId h = call.handles[i];
     if (call.access[i] != Access::write && m.copies[h].version != data.version(h))
       if (Status uploaded = upload(h, data); !uploaded) return uploaded;
-    BufferCopy& copy = m.copies[h];
+    Impl::BufferCopy& copy = m.copies[h];
     if (!copy.memory) {
       copy.memory = clCreateBuffer(m.context, CL_MEM_READ_WRITE,
                                    std::max<std::size_t>(data.bytes(h), 8), nullptr, &err);
@@ -569,7 +569,7 @@ Status OpenClDevice::complete(const KernelCall& call, DataRegistry& data,
   measure_overlaps(false);
   for (std::size_t i = 0; i < call.handle_count; ++i) {
     const HandleId h = call.handles[i];
-    BufferCopy& copy = m.copies[h];
+    Impl::BufferCopy& copy = m.copies[h];
     if (call.access[i] != Access::read) {
       data.bump_version(h);
       copy.version = data.version(h);

@@ -52,7 +52,9 @@
 #include "service_event_stream.hpp"
 
 namespace hetsched {
-namespace {
+// The connection guard's parts. A named namespace, not an anonymous one: GuardedHttpServer,
+// declared in the header, holds them, and a class with linkage may not hold a type without.
+namespace connection_guard {
 
 using Json = nlohmann::ordered_json;
 
@@ -462,7 +464,9 @@ std::chrono::milliseconds to_milliseconds(double seconds) {
   return std::chrono::milliseconds(std::max<long long>(1, std::llround(seconds * 1000)));
 }
 
-}  // namespace
+}  // namespace connection_guard
+
+using namespace connection_guard;
 
 class GuardedHttpServer final : public httplib::Server {
  public:

@@ -136,16 +136,17 @@ void SchedulingLoop::assign(const Assignment& a) {
                                   policy_->name(), a.task, a.device));
   const std::string_view policy_name = policy_of(a.task).name();
   const Task& task = graph_.task(a.task);
-  const Device& device = cluster_.device(a.device);
+  // The checks need the spec alone: its class's stand-in, whose record stays in cache.
+  const DeviceSpec& spec = cluster_.spec_stand_in(a.device).spec;
   if (down_[a.device]) {  // the policy did not see the device is out: offered again later
     ++refused_count_;
     return;
   }
   if (placement_[a.task] != kUnplaced)
     throw PolicyError(fmt::format("policy '{}' placed task '{}' twice", policy_name, task.name));
-  if (!can_run(task, device) || a.pstate >= device.spec.pstates.size())
+  if (!can_run(task, spec) || a.pstate >= spec.pstates.size())
     throw PolicyError(fmt::format("policy '{}' placed task '{}' on {} which cannot run it",
-                                  policy_name, task.name, device.name));
+                                  policy_name, task.name, cluster_.device(a.device).name));
   placement_[a.task] = a.device;
   pstate_[a.task] = a.pstate;
   if (state_[a.task] != TaskState::running) state_[a.task] = TaskState::placed;
@@ -153,7 +154,7 @@ void SchedulingLoop::assign(const Assignment& a) {
     finish_[a.task] = a.predicted_finish_seconds;
   } else {
     const ClusterSnapshot view = snapshot(now_);
-    const double run = perf_.task_seconds(task, device, a.pstate);
+    const double run = perf_.task_seconds(task, cluster_.device(a.device), a.pstate);
     const double earliest = view.data_ready_seconds(a.task, a.device);
     const double start = a.planned_start_seconds == kAppend
                              ? std::max(device_available_[a.device], earliest)

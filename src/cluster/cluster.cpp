@@ -20,11 +20,13 @@ NodeId Cluster::add_node(Node node, const std::vector<DeviceSpec>& devices) {
                      [&](DeviceId first) { return devices_[first].spec == device.spec; });
     spec_class_of_device_.push_back(static_cast<std::uint32_t>(same - spec_class_device_.begin()));
     if (same == spec_class_device_.end()) spec_class_device_.push_back(device.id);
+    node_of_device_.push_back(id);
     devices_.push_back(std::move(device));
   }
   const auto [rack, added] =
       rack_by_name_.emplace(node.rack, static_cast<std::uint32_t>(rack_names_.size()));
   rack_of_node_.push_back(rack->second);
+  nic_bandwidth_of_node_.push_back(node.nic_bandwidth);
   if (added) rack_names_.push_back(node.rack);
   nodes_.push_back(std::move(node));
   return id;
@@ -39,7 +41,7 @@ double Cluster::path_latency(NodeId from, NodeId to) const {
 
 double Cluster::path_bandwidth(NodeId from, NodeId to) const {
   if (from == to) return nodes_[from].link.bandwidth;
-  double bandwidth = std::min(nodes_[from].nic_bandwidth, nodes_[to].nic_bandwidth);
+  double bandwidth = std::min(nic_bandwidth_of_node_[from], nic_bandwidth_of_node_[to]);
   if (rack_of_node_[from] != rack_of_node_[to])
     bandwidth = std::min(bandwidth, network_.inter_rack_bandwidth);
   return bandwidth;
@@ -47,14 +49,14 @@ double Cluster::path_bandwidth(NodeId from, NodeId to) const {
 
 double Cluster::transfer_seconds(double bytes, DeviceId from, DeviceId to) const {
   if (from == to || bytes <= 0) return 0.0;
-  const NodeId a = devices_[from].node;
-  const NodeId b = devices_[to].node;
+  const NodeId a = node_of_device_[from];
+  const NodeId b = node_of_device_[to];
   return path_latency(a, b) + bytes / path_bandwidth(a, b);
 }
 
 double Cluster::host_to_device_seconds(double bytes, NodeId from, DeviceId to) const {
   if (bytes <= 0) return 0.0;
-  const NodeId b = devices_[to].node;
+  const NodeId b = node_of_device_[to];
   return path_latency(from, b) + bytes / path_bandwidth(from, b);
 }
 
@@ -64,7 +66,7 @@ double Cluster::host_to_device_seconds(double bytes, NodeId from, DeviceId to) c
 Cluster::RemoteInputBounds Cluster::remote_host_to_device_lower_bounds(
     double bytes, NodeId from, double destination_nic) const {
   if (bytes <= 0) return {};
-  const double bandwidth = std::min(nodes_[from].nic_bandwidth, destination_nic);
+  const double bandwidth = std::min(nic_bandwidth_of_node_[from], destination_nic);
   return {network_.latency_seconds + bytes / bandwidth,
           network_.latency_seconds + network_.inter_rack_latency_seconds +
               bytes / std::min(bandwidth, network_.inter_rack_bandwidth)};

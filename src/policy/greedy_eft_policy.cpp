@@ -148,7 +148,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
         if (task.input_bytes > 0) near_.push_back(data_node);
         for (const Dependency& p : snapshot.graph.predecessors(t)) {
           if (snapshot.placement[p.task] == kUnplaced) continue;
-          const NodeId holder = snapshot.cluster.device(snapshot.placement[p.task]).node;
+          const NodeId holder = snapshot.cluster.node_of(snapshot.placement[p.task]);
           if (std::find(near_.begin(), near_.end(), holder) == near_.end()) near_.push_back(holder);
         }
         for (NodeId n : near_)
@@ -261,7 +261,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
       const double output = std::max(now, snapshot.finish_seconds[p.task]) +
                             snapshot.perf
                                 .remote_host_to_device_lower_bounds(
-                                    p.bytes, snapshot.cluster.device(holder).node, widest_nic)
+                                    p.bytes, snapshot.cluster.node_of(holder), widest_nic)
                                 .same_rack;
       arrive = {std::max(arrive.other_racks, output), std::max(arrive.data_rack, output)};
     }

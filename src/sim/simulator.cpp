@@ -23,7 +23,8 @@ Simulator::Simulator(const Cluster& cluster, const Workload& workload, const Per
       options_(std::move(options)),
       own_loop_(std::make_unique<SchedulingLoop>(cluster, graph_, perf, policy, *this)),
       loop_(*own_loop_),
-      noise_(options_.noise, options_.seed) {
+      noise_(options_.noise, options_.seed),
+      model_predicts_by_spec_(perf.predicts_by_spec()) {
   if (auto ok = check_duration_noise(options_.noise); !ok) throw InputError(ok.error());
   if (options_.thermal.enabled) add_extension<ThermalThrottling>();
   if (options_.power_capped()) add_extension<PowerCapping>();
@@ -39,7 +40,8 @@ Simulator::Simulator(const Cluster& cluster, TaskGraph& graph, const PerfModel& 
       options_(std::move(options)),
       loop_(loop),
       observer_(&observer),
-      noise_(options_.noise, options_.seed) {
+      noise_(options_.noise, options_.seed),
+      model_predicts_by_spec_(perf.predicts_by_spec()) {
   if (auto ok = check_duration_noise(options_.noise); !ok) throw InputError(ok.error());
   if (options_.faults.enabled)
     throw InputError("the open-world simulator (the service's twin) does not inject faults");
@@ -61,7 +63,7 @@ void Simulator::cluster_grew() {
     DeviceState& device = devices_.emplace_back(&queue_memory_);
     device.watts = spec.idle_watts;
     cluster_watts_ += spec.idle_watts;
-    node_watts_[cluster_.device(d).node] += spec.idle_watts;
+    node_watts_[cluster_.node_of(d)] += spec.idle_watts;
   }
   for (const auto& extension : extensions_) extension->devices_added(static_cast<DeviceId>(first));
   report_.peak_power_watts = std::max(report_.peak_power_watts, cluster_watts_);
@@ -84,7 +86,7 @@ void Simulator::launch(const Assignment& a) {
     send_input(a.task, graph_.job(graph_.job_of(a.task)).data_node, kUnplaced, task.input_bytes);
   for (const Dependency& p : graph_.predecessors(a.task))
     if (loop_.state(p.task) == TaskState::finished)
-      send_input(a.task, cluster_.device(loop_.placement(p.task)).node, loop_.placement(p.task),
+      send_input(a.task, cluster_.node_of(loop_.placement(p.task)), loop_.placement(p.task),
                  p.bytes);
   try_start(a.device);
 }
@@ -96,7 +98,7 @@ void Simulator::send_input(TaskIndex consumer, NodeId from_node, DeviceId from_d
                            double bytes) {
   const DeviceId to = loop_.placement(consumer);
   if (from_device == to || bytes <= 0) return;
-  const NodeId to_node = cluster_.device(to).node;
+  const NodeId to_node = cluster_.node_of(to);
   double start = now_, arrival;
   if (from_node == to_node) {
     arrival = now_ + cluster_.path_latency(from_node, to_node) +
@@ -154,7 +156,7 @@ void Simulator::try_start(DeviceId d) {
     }
   }
   const Task& task = graph_.task(t);
-  const Device& dev = cluster_.device(d);
+  const Device& dev = model_device(task, d);
   device.queue.pop_front();
   device.busy = true;
   double seconds = actual_seconds(t, d, pstate);
@@ -179,7 +181,7 @@ void Simulator::set_device_watts(DeviceId d, double watts) {
   DeviceState& device = devices_[d];
   for (const auto& extension : extensions_) extension->device_power_changing(d);
   cluster_watts_ += watts - device.watts;
-  double& node = node_watts_[cluster_.device(d).node];
+  double& node = node_watts_[cluster_.node_of(d)];
   node += watts - device.watts;
   device.watts = watts;
   report_.peak_power_watts = std::max(report_.peak_power_watts, cluster_watts_);
@@ -194,9 +196,9 @@ void Simulator::set_device_watts(DeviceId d, double watts) {
 
 void Simulator::change_running_pstate(DeviceId d, std::uint8_t pstate) {
   DeviceState& device = devices_[d];
-  const Device& dev = cluster_.device(d);
   const TaskIndex t = device.running;
   const Task& task = graph_.task(t);
+  const Device& dev = model_device(task, d);
   TaskRun& run = runs_[t];
   device.done_fraction += (now_ - device.segment_start) / device.segment_seconds;
   run.joules -= device.watts * (run.expected_finish - now_);
@@ -212,7 +214,13 @@ void Simulator::change_running_pstate(DeviceId d, std::uint8_t pstate) {
 }
 
 double Simulator::actual_seconds(TaskIndex t, DeviceId d, std::uint8_t pstate) const {
-  return perf_.task_seconds(graph_.task(t), cluster_.device(d), pstate) * noise_.factor(t);
+  const Task& task = graph_.task(t);
+  return perf_.task_seconds(task, model_device(task, d), pstate) * noise_.factor(t);
+}
+
+const Device& Simulator::model_device(const Task& task, DeviceId d) const {
+  return model_predicts_by_spec_ && task.cost_seconds.empty() ? cluster_.spec_stand_in(d)
+                                                              : cluster_.device(d);
 }
 
 void Simulator::finish(TaskIndex t) {
@@ -220,7 +228,7 @@ void Simulator::finish(TaskIndex t) {
   const DeviceId d = loop_.placement(t);
   DeviceState& device = devices_[d];
   device.busy = false;
-  set_device_watts(d, cluster_.device(d).spec.idle_watts);
+  set_device_watts(d, cluster_.spec_stand_in(d).spec.idle_watts);
   TaskRun& run = runs_[t];
   run.finish = now_;
   device.busy_seconds += now_ - run.start;
@@ -235,7 +243,7 @@ void Simulator::finish(TaskIndex t) {
     --runs_[s.task].unfinished_predecessors;
     const DeviceId consumer_device = loop_.placement(s.task);
     if (consumer_device == kUnplaced) continue;
-    send_input(s.task, cluster_.device(d).node, d, s.bytes);
+    send_input(s.task, cluster_.node_of(d), d, s.bytes);
     if (consumer_device != d) try_start(consumer_device);
   }
   try_start(d);
@@ -291,7 +299,7 @@ std::optional<TaskIndex> Simulator::stop(DeviceId d) {
   device.busy = false;
   device.busy_seconds += ran;
   device.busy_joules += device.watts * ran;
-  set_device_watts(d, cluster_.device(d).spec.idle_watts);
+  set_device_watts(d, cluster_.spec_stand_in(d).spec.idle_watts);
   try_start(d);
   return t;
 }

@@ -67,6 +67,9 @@ class Cluster {
   std::size_t device_count() const { return devices_.size(); }
   std::size_t node_count() const { return nodes_.size(); }
   std::uint32_t rack_index(NodeId node) const { return rack_of_node_[node]; }
+  // A device's node, read from a dense array: hot paths of a large run (a transfer, a
+  // device's draw) need it without touching the device's record (a few cache lines).
+  NodeId node_of(DeviceId id) const { return node_of_device_[id]; }
   // Devices of equal spec share a class (numbered by first appearance), so whatever
   // depends on a device only through its spec is worked out once per class.
   std::uint32_t spec_class(DeviceId id) const { return spec_class_of_device_[id]; }
@@ -74,6 +77,11 @@ class Cluster {
   // The first device of a class, which stands for all of them.
   DeviceId spec_class_device(std::uint32_t spec_class) const {
     return spec_class_device_[spec_class];
+  }
+  // The device that stands for `id`'s class: what depends only on the spec is read from
+  // it, whose record stays in cache while thousands of devices share it.
+  const Device& spec_stand_in(DeviceId id) const {
+    return devices_[spec_class_device_[spec_class_of_device_[id]]];
   }
   std::size_t rack_count() const { return rack_names_.size(); }
   Network& network() { return network_; }
@@ -108,6 +116,8 @@ class Cluster {
   std::vector<std::string> rack_names_;
   std::unordered_map<std::string, std::uint32_t> rack_by_name_;  // a fleet has thousands
   std::vector<Device> devices_;
+  std::vector<NodeId> node_of_device_;
+  std::vector<double> nic_bandwidth_of_node_;  // dense, as node_of_device_
   std::vector<std::uint32_t> spec_class_of_device_;
   std::vector<DeviceId> spec_class_device_;
   Network network_;

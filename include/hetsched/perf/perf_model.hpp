@@ -53,9 +53,10 @@ class PerfModel {
     return cluster_->remote_host_to_device_lower_bounds(bytes, from, destination_nic);
   }
 
-  // True when the model's own prediction depends on a device only through its spec, so
-  // devices of one spec class (Cluster::spec_class) get the same seconds for a task
-  // without explicit costs; callers may then ask once per class.
+  // True when the model's own prediction and its power depend on a device only through
+  // its spec, so devices of one spec class (Cluster::spec_class) get the same seconds and
+  // watts for a task without explicit costs; callers may then ask once per class (or ask
+  // about the class's stand-in, Cluster::spec_stand_in).
   virtual bool predicts_by_spec() const { return false; }
 
   const Cluster& cluster() const { return *cluster_; }

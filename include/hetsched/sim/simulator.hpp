@@ -147,6 +147,10 @@ class Simulator final : public Backend {
   // How long the task really runs on the device at the P-state: the model's prediction
   // times the task's noise factor.
   double actual_seconds(TaskIndex task, DeviceId device, std::uint8_t pstate) const;
+  // The device the perf model is asked about for the task on `device`: its class's
+  // stand-in where the model predicts by spec alone (the same answer, from a record that
+  // stays in cache on a cluster of thousands of devices), else the device itself.
+  const Device& model_device(const Task& task, DeviceId device) const;
 
   // Adds a feature outside the kernel; its events get the next range of kinds.
   template <typename Extension>
@@ -181,6 +185,7 @@ class Simulator final : public Backend {
   std::vector<double> node_watts_;  // per node: its devices' current draw
   RunReport report_;
   DurationNoise noise_;
+  bool model_predicts_by_spec_;
   // Features outside the kernel (thermal throttling, power caps, faults and recovery),
   // called at its fixed points. They are the kernel's own features and, as its friends,
   // read and change its state.

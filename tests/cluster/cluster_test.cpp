@@ -1,8 +1,12 @@
 // Cluster: the mean transfer between distinct devices, computed per node and rack in
-// O(nodes log nodes), equals the mean over every ordered pair of devices.
+// O(nodes log nodes), equals the mean over every ordered pair of devices; the dense
+// lookups the hot paths use agree with the device and node records.
 #include "hetsched/cluster/cluster.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
 
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/cluster/device_catalog.hpp"
@@ -56,6 +60,40 @@ TEST(Cluster, MeanPairTransferEqualsTheMeanOverEveryPairOfDevices) {
   Cluster one;
   one.add_node(Node{}, {gpu});
   EXPECT_EQ(one.mean_pair_transfer().latency_seconds, 0.0);  // no pair at all
+}
+
+TEST(Cluster, DenseLookupsAgreeWithTheDeviceAndNodeRecords) {
+  Cluster cluster;
+  const DeviceSpec gpu = *find_catalog_part("H100-SXM");
+  DeviceSpec slow_gpu = gpu;
+  slow_gpu.memory_bandwidth /= 2;  // another spec class of the same model
+  const DeviceSpec cpu = *find_catalog_part("EPYC-9654");
+  const double nics[] = {12.5e9, 50e9, 3e9, 25e9};
+  for (int n = 0; n < 4; ++n) {
+    Node node;
+    node.name = "n" + std::to_string(n);
+    node.rack = n < 2 ? "r0" : "r1";
+    node.nic_bandwidth = nics[n];
+    std::vector<DeviceSpec> devices = {n % 2 == 0 ? gpu : slow_gpu, cpu, gpu};
+    cluster.add_node(std::move(node), devices);
+  }
+  ASSERT_EQ(cluster.spec_class_count(), 3u);
+  for (const Device& d : cluster.devices()) {
+    EXPECT_EQ(cluster.node_of(d.id), d.node);
+    const Device& stand_in = cluster.spec_stand_in(d.id);
+    EXPECT_EQ(stand_in.spec, d.spec) << d.name;
+    EXPECT_EQ(cluster.spec_class(stand_in.id), cluster.spec_class(d.id));
+    EXPECT_LE(stand_in.id, d.id);  // the class's first device
+  }
+  for (NodeId a = 0; a < cluster.node_count(); ++a)
+    for (NodeId b = 0; b < cluster.node_count(); ++b) {
+      if (a == b) continue;
+      const double spine = cluster.rack_index(a) != cluster.rack_index(b)
+                               ? cluster.network().inter_rack_bandwidth
+                               : std::numeric_limits<double>::infinity();
+      EXPECT_EQ(cluster.path_bandwidth(a, b),
+                std::min({cluster.node(a).nic_bandwidth, cluster.node(b).nic_bandwidth, spine}));
+    }
 }
 
 }  // namespace

@@ -166,8 +166,7 @@ class GreedyEftPolicy final : public SchedulingPolicy {
         for (const Dependency& p : snapshot.graph.predecessors(t)) {
           const DeviceId holder = snapshot.placement[p.task];
           if (holder == kUnplaced) continue;
-          const Device& device = snapshot.cluster.device(holder);
-          consider(snapshot, t, holder, snapshot.perf.task_seconds(task, device, 0), best);
+          consider(snapshot, t, holder, run_of_group_[snapshot.cluster.spec_class(holder)], best);
         }
       } else {
         for (const Device& d : snapshot.cluster.devices())

@@ -8,6 +8,7 @@
 
 #include <set>
 
+#include "document_readers.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/text_file.hpp"
 #include "input_document.hpp"
@@ -116,15 +117,19 @@ bool read_block_yaml_root(std::string_view text, RootFields& root) {
   return true;
 }
 
-// Any other YAML: the full reader's tree, whose root keys are read.
+// The root keys of a parsed document.
+void read_document_root(const io_detail::InputDocument& document, RootFields& root) {
+  const io_detail::InputNode node = document.root();
+  if (!node.is_map()) return;
+  root.root_is_map = true;
+  for (std::size_t i = 0; i < node.size(); ++i)
+    root.add(node.key_at(i).scalar(), node.value_at(i).scalar());
+}
+
+// Any other YAML: the full reader's tree.
 void read_yaml_root(std::string_view text, RootFields& root) {
   try {
-    const io_detail::InputDocument document(text, "");
-    const io_detail::InputNode node = document.root();
-    if (!node.is_map()) return;
-    root.root_is_map = true;
-    for (std::size_t i = 0; i < node.size(); ++i)
-      root.add(node.key_at(i).scalar(), node.value_at(i).scalar());
+    read_document_root(io_detail::InputDocument(text, ""), root);
   } catch (const InputError&) {
     // the loader reports it, with its position
   }
@@ -149,6 +154,11 @@ ConfigKind kind_of(const RootFields& root) {
   return ConfigKind::unknown;
 }
 
+ConfigFileSummary summary_of(const RootFields& root) {
+  const ConfigKind kind = kind_of(root);
+  return {kind, kind == ConfigKind::workload ? root.cluster : std::string()};
+}
+
 }  // namespace
 
 ConfigFileSummary summarize_config_text(std::string_view text) {
@@ -161,8 +171,18 @@ ConfigFileSummary summarize_config_text(std::string_view text) {
   } else if (!read_block_yaml_root(text, root)) {
     read_yaml_root(text, root);
   }
-  const ConfigKind kind = kind_of(root);
-  return {kind, kind == ConfigKind::workload ? root.cluster : std::string()};
+  return summary_of(root);
+}
+
+ConfigFileSummary io_detail::summarize_document(const InputDocument& document) {
+  RootFields root;
+  read_document_root(document, root);
+  return summary_of(root);
+}
+
+bool io_detail::kind_needs_a_parse(std::string_view text) {
+  const std::string_view body = without_leading_space(text);
+  return !body.empty() && body.front() == '{';
 }
 
 ConfigKind detect_config_kind_of_text(std::string_view text) {

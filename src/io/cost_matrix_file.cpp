@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "document_readers.hpp"
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
@@ -139,8 +140,12 @@ void reject_matrix_cycles(const CostMatrix& m, const std::vector<SourcePosition>
 }  // namespace
 
 CostMatrix parse_cost_matrix(const std::string& text, const std::string& file) {
-  const io_detail::InputDocument document =
-      io_detail::parse_document(text, file, "'devices', 'tasks' and optionally 'name' and 'edges'");
+  return io_detail::read_cost_matrix(io_detail::parse_document(
+      text, file, "'devices', 'tasks' and optionally 'name' and 'edges'"));
+}
+
+CostMatrix io_detail::read_cost_matrix(const InputDocument& document) {
+  const std::string& file = document.file();
   const FieldReader top(document.root(), "the cost matrix", file,
                         {"name", "devices", "tasks", "edges"});
   CostMatrix m;

@@ -26,61 +26,6 @@ constexpr std::size_t kProgressStepBytes = 1u << 20;
 
 // ---- InputNode ----------------------------------------------------------------------
 
-bool InputNode::is_null() const {
-  return document_ != nullptr && document_->entries_[index_].kind() == InputDocument::Kind::null;
-}
-bool InputNode::is_scalar() const {
-  return document_ != nullptr && document_->entries_[index_].kind() == InputDocument::Kind::scalar;
-}
-bool InputNode::is_sequence() const {
-  return document_ != nullptr &&
-         document_->entries_[index_].kind() == InputDocument::Kind::sequence;
-}
-bool InputNode::is_map() const {
-  return document_ != nullptr && document_->entries_[index_].kind() == InputDocument::Kind::map;
-}
-
-std::string_view InputNode::scalar() const {
-  if (!is_scalar()) return {};
-  const auto& entry = document_->entries_[index_];
-  return (entry.text_in_source() ? document_->source_ : std::string_view(document_->text_))
-      .substr(entry.first, entry.count());
-}
-
-std::size_t InputNode::size() const {
-  if (document_ == nullptr) return 0;
-  const auto& entry = document_->entries_[index_];
-  if (entry.kind() == InputDocument::Kind::sequence) return entry.count();
-  if (entry.kind() == InputDocument::Kind::map) return entry.count() / 2;
-  return 0;
-}
-
-InputNode InputNode::child(std::size_t i) const {
-  const auto& entry = document_->entries_[index_];
-  return InputNode(document_, document_->children_[entry.first + i]);
-}
-
-InputNode InputNode::operator[](std::size_t i) const {
-  return is_sequence() && i < size() ? child(i) : InputNode();
-}
-InputNode InputNode::key_at(std::size_t i) const {
-  return is_map() && i < size() ? child(2 * i) : InputNode();
-}
-InputNode InputNode::value_at(std::size_t i) const {
-  return is_map() && i < size() ? child(2 * i + 1) : InputNode();
-}
-
-bool InputNode::is_quoted() const {
-  if (!is_scalar()) return false;
-  const std::uint32_t at = document_->entries_[index_].position;
-  return at < document_->source_.size() &&
-         (document_->source_[at] == '"' || document_->source_[at] == '\'');
-}
-
-std::size_t InputNode::offset() const {
-  return document_ == nullptr ? std::string_view::npos : document_->entries_[index_].position;
-}
-
 SourcePosition InputNode::position() const {
   if (document_ == nullptr) return {};
   return document_->position_of(document_->entries_[index_]);
@@ -340,12 +285,16 @@ class JsonTreeBuilder {
     // simdjson reads up to SIMDJSON_PADDING bytes past the end: a padded copy, on huge pages.
     // (The document's size limit, checked before, also tells the compiler the copy is bounded.)
     const std::string_view text = document_.source_.substr(0, InputDocument::Entry::kCountMask);
-    LargeVector<char> padded(text.size() + simdjson::SIMDJSON_PADDING);
-    if (!text.empty()) std::memcpy(padded.data(), text.data(), text.size());
-    base_ = padded.data();
+    // It is written once, so it is not cleared first.
+    const std::size_t padded_size = text.size() + simdjson::SIMDJSON_PADDING;
+    const auto padded = std::make_unique_for_overwrite<char[]>(padded_size);
+    advise_huge_pages(padded.get(), padded_size);
+    if (!text.empty()) std::memcpy(padded.get(), text.data(), text.size());
+    std::memset(padded.get() + text.size(), 0, simdjson::SIMDJSON_PADDING);
+    base_ = padded.get();
     simdjson::ondemand::parser parser(std::max<std::size_t>(text.size(), 64));
     simdjson::ondemand::document json;
-    if (const auto error = parser.iterate(padded.data(), text.size(), padded.size()).get(json))
+    if (const auto error = parser.iterate(padded.get(), text.size(), padded_size).get(json))
       fail(error, nullptr);
     simdjson::ondemand::json_type type;
     if (const auto error = json.type().get(type)) fail(error, &json);

@@ -117,4 +117,61 @@ class InputDocument {
   bool has_root_ = false;
 };
 
+// ---- InputNode's accessors, inline: a big file's readers call them for every field ----
+
+inline bool InputNode::is_null() const {
+  return document_ != nullptr && document_->entries_[index_].kind() == InputDocument::Kind::null;
+}
+inline bool InputNode::is_scalar() const {
+  return document_ != nullptr && document_->entries_[index_].kind() == InputDocument::Kind::scalar;
+}
+inline bool InputNode::is_sequence() const {
+  return document_ != nullptr &&
+         document_->entries_[index_].kind() == InputDocument::Kind::sequence;
+}
+inline bool InputNode::is_map() const {
+  return document_ != nullptr && document_->entries_[index_].kind() == InputDocument::Kind::map;
+}
+
+inline std::string_view InputNode::scalar() const {
+  if (!is_scalar()) return {};
+  const auto& entry = document_->entries_[index_];
+  return (entry.text_in_source() ? document_->source_ : std::string_view(document_->text_))
+      .substr(entry.first, entry.count());
+}
+
+inline std::size_t InputNode::size() const {
+  if (document_ == nullptr) return 0;
+  const auto& entry = document_->entries_[index_];
+  if (entry.kind() == InputDocument::Kind::sequence) return entry.count();
+  if (entry.kind() == InputDocument::Kind::map) return entry.count() / 2;
+  return 0;
+}
+
+inline InputNode InputNode::child(std::size_t i) const {
+  const auto& entry = document_->entries_[index_];
+  return InputNode(document_, document_->children_[entry.first + i]);
+}
+
+inline InputNode InputNode::operator[](std::size_t i) const {
+  return is_sequence() && i < size() ? child(i) : InputNode();
+}
+inline InputNode InputNode::key_at(std::size_t i) const {
+  return is_map() && i < size() ? child(2 * i) : InputNode();
+}
+inline InputNode InputNode::value_at(std::size_t i) const {
+  return is_map() && i < size() ? child(2 * i + 1) : InputNode();
+}
+
+inline bool InputNode::is_quoted() const {
+  if (!is_scalar()) return false;
+  const std::uint32_t at = document_->entries_[index_].position;
+  return at < document_->source_.size() &&
+         (document_->source_[at] == '"' || document_->source_[at] == '\'');
+}
+
+inline std::size_t InputNode::offset() const {
+  return document_ == nullptr ? std::string_view::npos : document_->entries_[index_].position;
+}
+
 }  // namespace hetsched::io_detail

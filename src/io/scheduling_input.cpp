@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 
+#include "document_readers.hpp"
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/text_file.hpp"
@@ -15,6 +17,7 @@
 #include "hetsched/workload/generators.hpp"
 #include "hetsched/workload/workload_validation.hpp"
 #include "input_syntax.hpp"
+#include "yaml_fields.hpp"
 
 namespace hetsched {
 namespace {
@@ -43,7 +46,16 @@ SchedulingInput load_scheduling_input(const std::string& cluster_file,
     return input;
   }
   const std::string text = read_text_file(workload_file, "workload file");
-  const ConfigFileSummary summary = summarize_config_text(text);
+  // JSON is parsed to be told; that parse is the one its reader reads. (A syntax error
+  // is reported here, as the reader would.)
+  std::optional<io_detail::InputDocument> document;
+  if (io_detail::kind_needs_a_parse(text)) document.emplace(text, workload_file);
+  const ConfigFileSummary summary =
+      document ? io_detail::summarize_document(*document) : summarize_config_text(text);
+  const auto parsed = [&](std::string_view top_level_fields) -> const io_detail::InputDocument& {
+    if (!document) document = io_detail::parse_document(text, workload_file, top_level_fields);
+    return *document;
+  };
   switch (summary.kind) {
     case ConfigKind::stream_workload:
       return SchedulingInput{{}, {}, ConfigKind::stream_workload, {}};
@@ -54,16 +66,16 @@ SchedulingInput load_scheduling_input(const std::string& cluster_file,
                       .lexically_normal()
                       .string();
       SchedulingInput input = with_cluster(cluster);
-      input.workload = parse_workload(text, workload_file, input.cluster);
+      input.workload = io_detail::read_workload(parsed("'jobs'"), input.cluster);
       return input;
     }
     case ConfigKind::wfcommons:
     case ConfigKind::pegasus_dax: {
       SchedulingInput input = with_cluster(cluster_file);
       input.workload_kind = summary.kind;
-      input.workload =
-          one_job(summary.kind == ConfigKind::wfcommons ? parse_wfcommons(text, workload_file)
-                                                        : parse_pegasus_dax(text, workload_file));
+      input.workload = one_job(summary.kind == ConfigKind::wfcommons
+                                   ? io_detail::read_wfcommons(parsed("'workflow'"), text)
+                                   : parse_pegasus_dax(text, workload_file));
       validate_workload(input.workload, input.cluster, workload_file);
       return input;
     }
@@ -73,7 +85,8 @@ SchedulingInput load_scheduling_input(const std::string& cluster_file,
                          fmt::format("--cluster cannot be used with the cost matrix {}: its "
                                      "columns are its devices (drop --cluster)",
                                      workload_file));
-      const CostMatrix matrix = parse_cost_matrix(text, workload_file);
+      const CostMatrix matrix = io_detail::read_cost_matrix(
+          parsed("'devices', 'tasks' and optionally 'name' and 'edges'"));
       SchedulingInput input{cost_matrix_cluster(matrix), one_job(cost_matrix_job(matrix)),
                             ConfigKind::cost_matrix, workload_file};
       validate_workload(input.workload, input.cluster, workload_file);

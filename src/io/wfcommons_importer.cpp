@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "document_readers.hpp"
 #include "hetsched/core/text_file.hpp"
 #include "input_document.hpp"
 #include "workflow_builder.hpp"
@@ -368,7 +369,12 @@ Job parse_combined_layout(const InputNode& workflow, const std::string& name,
 
 Job parse_wfcommons(const std::string& text, const std::string& file,
                     const WorkflowImportOptions& options) {
-  const InputDocument document(text, file);
+  return io_detail::read_wfcommons(InputDocument(text, file), text, options);
+}
+
+Job io_detail::read_wfcommons(const InputDocument& document, const std::string& text,
+                              const WorkflowImportOptions& options) {
+  const std::string& file = document.file();
   const InputNode root = document.root();
   const SourcePosition file_position{file, 1, 1};
   if (!root.is_map()) throw InputError(file_position, "a WfCommons instance must be a JSON object");

@@ -8,8 +8,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
+#include "document_readers.hpp"
 #include "hetsched/core/closest_names.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/workload/workload_validation.hpp"
@@ -62,6 +64,42 @@ struct NamedEdge {
   InputNode to_node;
 };
 
+// The tasks of one job by name (the names in the document): open addressing over a table
+// that is reused from job to job, so a big file allocates nothing per task.
+class TaskNameIndex {
+ public:
+  // Makes room for `tasks` names and forgets the last job's.
+  void reset(std::size_t tasks) {
+    std::size_t size = 16;
+    while (size < 2 * tasks) size *= 2;
+    slots_.assign(size, 0);
+    names_.resize(tasks);
+  }
+  // Files `name` under `index` and returns `index`, or returns the index it already has.
+  std::uint32_t insert(std::string_view name, std::uint32_t index) {
+    std::size_t slot = first_slot(name);
+    for (; slots_[slot] != 0; slot = (slot + 1) & (slots_.size() - 1))
+      if (names_[slots_[slot] - 1] == name) return slots_[slot] - 1;
+    slots_[slot] = index + 1;
+    names_[index] = name;
+    return index;
+  }
+  std::optional<std::uint32_t> find(std::string_view name) const {
+    for (std::size_t slot = first_slot(name); slots_[slot] != 0;
+         slot = (slot + 1) & (slots_.size() - 1))
+      if (names_[slots_[slot] - 1] == name) return slots_[slot] - 1;
+    return std::nullopt;
+  }
+
+ private:
+  std::size_t first_slot(std::string_view name) const {
+    return std::hash<std::string_view>{}(name) & (slots_.size() - 1);
+  }
+
+  std::vector<std::uint32_t> slots_;     // a task's index + 1; 0 is free
+  std::vector<std::string_view> names_;  // by task index
+};
+
 struct ParseContext {
   const std::string& file;
   const Cluster& cluster;
@@ -69,6 +107,7 @@ struct ParseContext {
   SizeBudget budget;
   std::unordered_map<std::string, NodeId> node_ids;
   std::vector<std::string> node_names;
+  TaskNameIndex task_ids;  // the job being read
 };
 
 const std::vector<std::string>& precision_names_with_synonyms() {
@@ -198,12 +237,11 @@ NodeId read_data_node(const InputNode& value, const ParseContext& context) {
 }
 
 // Turns named edges into index edges; an unknown name is reported with the closest ones.
-std::vector<Edge> resolve_edges(
-    const std::vector<NamedEdge>& named, const Job& job,
-    const std::unordered_map<std::string_view, std::uint32_t>& task_ids) {
+std::vector<Edge> resolve_edges(const std::vector<NamedEdge>& named, const Job& job,
+                                const TaskNameIndex& task_ids) {
   auto resolve = [&](std::string_view name, const InputNode& where) {
-    const auto it = task_ids.find(name);
-    if (it == task_ids.end()) {
+    const auto id = task_ids.find(name);
+    if (!id) {
       std::vector<std::string> task_names;
       for (const Task& task : job.tasks) task_names.push_back(task.name);
       throw InputError(where.position(),
@@ -211,7 +249,7 @@ std::vector<Edge> resolve_edges(
                            "task", name, task_names,
                            fmt::format("job {}", io_detail::quote_for_message(job.name))));
     }
-    return it->second;
+    return *id;
   };
   std::vector<Edge> edges;
   edges.reserve(named.size());
@@ -259,18 +297,19 @@ JobGroup read_job(const InputNode& value, ParseContext& context) {
     throw InputError(io_detail::position_of(tasks, context.file),
                      fmt::format("job {} has no tasks", io_detail::quote_for_message(job.name)));
   std::vector<NamedEdge> named_edges;
-  named_edges.reserve(task_count);                               // room for a chain; more grows it
-  std::unordered_map<std::string_view, std::uint32_t> task_ids;  // names in the document
-  task_ids.reserve(task_count);
+  named_edges.reserve(task_count);  // room for a chain; more grows it
+  TaskNameIndex& task_ids = context.task_ids;
+  task_ids.reset(task_count);
   job.tasks.reserve(task_count);
   group.tasks.reserve(task_count);
   for (std::size_t i = 0; i < task_count; ++i) {
     const InputNode entry = tasks[i];
     charge(context.budget.tasks, group.count, context.limits.max_tasks, "tasks", entry);
     auto [task, name] = read_task(entry, context, group.count, named_edges);
-    const auto [it, inserted] = task_ids.emplace(name.scalar(), static_cast<std::uint32_t>(i));
-    if (!inserted) {
-      const SourcePosition first = group.tasks[it->second].position();
+    const std::uint32_t first_of_name =
+        task_ids.insert(name.scalar(), static_cast<std::uint32_t>(i));
+    if (first_of_name != i) {
+      const SourcePosition first = group.tasks[first_of_name].position();
       throw InputError(
           name.position(),
           fmt::format("duplicate task name {} in job {} (first at line {}, column {})",
@@ -359,11 +398,11 @@ Workload build_workload(const InputNode& root, ParseContext& context, WorkloadSo
 
 }  // namespace
 
-Workload parse_workload(std::string_view text, const std::string& file_name, const Cluster& cluster,
-                        const WorkloadFileLimits& limits) {
+Workload io_detail::read_workload(const InputDocument& document, const Cluster& cluster,
+                                  const WorkloadFileLimits& limits) {
   // The document lives until the checks are done: their errors point into it.
-  const io_detail::InputDocument document = io_detail::parse_document(text, file_name, "'jobs'");
-  ParseContext context{file_name, cluster, limits, {}, {}, {}};
+  const std::string& file_name = document.file();
+  ParseContext context{file_name, cluster, limits, {}, {}, {}, {}};
   for (const Node& node : cluster.nodes()) {
     context.node_ids.emplace(node.name, static_cast<NodeId>(context.node_names.size()));
     context.node_names.push_back(node.name);
@@ -378,6 +417,12 @@ Workload parse_workload(std::string_view text, const std::string& file_name, con
             .position();
       });
   return workload;
+}
+
+Workload parse_workload(std::string_view text, const std::string& file_name, const Cluster& cluster,
+                        const WorkloadFileLimits& limits) {
+  return io_detail::read_workload(io_detail::parse_document(text, file_name, "'jobs'"), cluster,
+                                  limits);
 }
 
 Workload load_workload_file(const std::string& path, const Cluster& cluster,

@@ -36,8 +36,9 @@ std::optional<double> yaml_special_float(std::string_view text) {
 }
 
 // A decimal number (as YAML and JSON write them) taking up the whole text.
-std::optional<double> parse_number(std::string_view text) {
-  if (auto special = yaml_special_float(text)) return special;
+// (YAML's .inf and .nan, which no decimal number matches, are tried last.)
+std::optional<double> parse_number(const std::string_view written) {
+  std::string_view text = written;
   if (!text.empty() && text.front() == '+') {
     text.remove_prefix(1);
     if (!text.empty() && (text.front() == '+' || text.front() == '-')) return std::nullopt;
@@ -46,7 +47,7 @@ std::optional<double> parse_number(std::string_view text) {
   double value = 0;
   const char* end = text.data() + text.size();
   const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (stop != end) return std::nullopt;
+  if (stop != end) return yaml_special_float(written);
   if (error == std::errc::result_out_of_range) {
     // Too large becomes infinity (rejected as not finite); too small becomes zero.
     const std::size_t exponent = text.find_first_of("eE");
@@ -288,17 +289,22 @@ FieldReader::FieldReader(const InputNode& map, std::string what, const std::stri
   count_ = map_.size();
   if (count_ > kInlineFields) more_fields_.resize(count_);
   Field* fields = count_ <= kInlineFields ? inline_fields_.data() : more_fields_.data();
+  std::uint64_t seen = 0;  // which of the first 64 allowed fields were given
   for (std::size_t i = 0; i < count_; ++i) {
     const InputNode key = map_.key_at(i);
     if (!key.is_scalar())
       throw InputError(position_of(key, path_.empty() ? file_ : path_),
                        fmt::format("{} has a field name that is {}", what_, describe_value(key)));
     const std::string_view name = key.scalar();
-    if (std::find(allowed_fields.begin(), allowed_fields.end(), name) == allowed_fields.end()) {
+    const auto allowed = std::find(allowed_fields.begin(), allowed_fields.end(), name);
+    if (allowed == allowed_fields.end()) {
       throw InputError(position_of(key, name_of(name)),
                        unknown_name_in("field", name, allowed_fields, what_));
     }
-    for (std::size_t earlier = 0; earlier < i; ++earlier) {
+    const auto which = static_cast<std::size_t>(allowed - allowed_fields.begin());
+    const bool given_before = which < 64 ? (seen >> which & 1u) != 0 : true;
+    if (which < 64) seen |= std::uint64_t{1} << which;
+    for (std::size_t earlier = 0; given_before && earlier < i; ++earlier) {
       if (fields[earlier].name != name) continue;
       const SourcePosition first = position_of(fields[earlier].key, file_);
       throw InputError(position_of(key, name_of(name)),

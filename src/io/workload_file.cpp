@@ -194,6 +194,7 @@ ReadTask read_task(const InputNode& value, ParseContext& context, std::int64_t r
   const FieldReader reader(value, "task", context.file, kTaskFields);
   Task task;
   task.name = reader.required_string("name");
+  const InputNode& name = reader.required("name");
   if (const InputNode* kernel = reader.find("kernel")) {
     const std::string text = io_detail::string_value(*kernel, "kernel", context.file);
     const auto parsed = parse_kernel_class(text);
@@ -219,8 +220,8 @@ ReadTask read_task(const InputNode& value, ParseContext& context, std::int64_t r
   if (const InputNode* costs = reader.find("cost_seconds"))
     task.cost_seconds = read_costs(*costs, context, replicas);
   if (const InputNode* after = reader.find("after"))
-    read_after(*after, reader.required("name"), context, replicas, edges);
-  return ReadTask{std::move(task), reader.required("name")};
+    read_after(*after, name, context, replicas, edges);
+  return ReadTask{std::move(task), name};
 }
 
 NodeId read_data_node(const InputNode& value, const ParseContext& context) {

@@ -296,7 +296,9 @@ FieldReader::FieldReader(const InputNode& map, std::string what, const std::stri
       throw InputError(position_of(key, path_.empty() ? file_ : path_),
                        fmt::format("{} has a field name that is {}", what_, describe_value(key)));
     const std::string_view name = key.scalar();
-    const auto allowed = std::find(allowed_fields.begin(), allowed_fields.end(), name);
+    const auto allowed =
+        std::find_if(allowed_fields.begin(), allowed_fields.end(),
+                     [name](const std::string& field) { return same_name(field, name); });
     if (allowed == allowed_fields.end()) {
       throw InputError(position_of(key, name_of(name)),
                        unknown_name_in("field", name, allowed_fields, what_));
@@ -305,7 +307,7 @@ FieldReader::FieldReader(const InputNode& map, std::string what, const std::stri
     const bool given_before = which < 64 ? (seen >> which & 1u) != 0 : true;
     if (which < 64) seen |= std::uint64_t{1} << which;
     for (std::size_t earlier = 0; given_before && earlier < i; ++earlier) {
-      if (fields[earlier].name != name) continue;
+      if (!same_name(fields[earlier].name, name)) continue;
       const SourcePosition first = position_of(fields[earlier].key, file_);
       throw InputError(position_of(key, name_of(name)),
                        fmt::format("field '{}' is given twice in {} (first at line {}, column {})",
@@ -321,12 +323,6 @@ const std::string& FieldReader::name_of(std::string_view field) const {
   field_name_ += '.';
   field_name_ += field;
   return field_name_;
-}
-
-const InputNode* FieldReader::find(std::string_view field) const {
-  for (const Field& f : fields())
-    if (f.name == field) return &f.value;
-  return nullptr;
 }
 
 const InputNode& FieldReader::required(std::string_view field) const {

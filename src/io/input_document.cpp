@@ -41,6 +41,9 @@ SourcePosition InputDocument::position_of(const Entry& entry) const {
 
 SourcePosition InputDocument::position_at_offset(std::uint32_t offset) const {
   const std::string_view text = source_;
+  // Threads that read parts of one document may ask at once (the index never changes once
+  // built).
+  const std::lock_guard lock(*line_index_mutex_);
   if (line_starts_.empty()) {
     line_starts_.push_back(0);
     for (std::size_t i = 0; i < text.size(); ++i) {

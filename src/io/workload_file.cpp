@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 
 #include "document_readers.hpp"
@@ -100,13 +102,20 @@ class TaskNameIndex {
   std::vector<std::string_view> names_;  // by task index
 };
 
+// The cluster's node names, which `data_node` may give.
+struct NodeNames {
+  std::unordered_map<std::string, NodeId> ids;
+  std::vector<std::string> names;
+};
+
+// One reader's context: what the jobs are read against, shared and read-only, and the
+// reader's own running totals and name index (each thread that reads jobs has its own).
 struct ParseContext {
   const std::string& file;
   const Cluster& cluster;
   const WorkloadFileLimits& limits;
+  const NodeNames& nodes;
   SizeBudget budget;
-  std::unordered_map<std::string, NodeId> node_ids;
-  std::vector<std::string> node_names;
   TaskNameIndex task_ids;  // the job being read
 };
 
@@ -227,10 +236,11 @@ ReadTask read_task(const InputNode& value, ParseContext& context, std::int64_t r
 NodeId read_data_node(const InputNode& value, const ParseContext& context) {
   const std::string text = io_detail::string_value(value, "data_node", context.file);
   const SourcePosition where = io_detail::position_of(value, context.file);
-  if (const auto it = context.node_ids.find(text); it != context.node_ids.end()) return it->second;
+  if (const auto it = context.nodes.ids.find(text); it != context.nodes.ids.end())
+    return it->second;
   const bool is_index =
       std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!is_index) throw InputError(where, unknown_name_message("node", text, context.node_names));
+  if (!is_index) throw InputError(where, unknown_name_message("node", text, context.nodes.names));
   const std::size_t node_count = context.cluster.node_count();
   const std::int64_t index = io_detail::whole_number_value(
       value, "data_node", 0, static_cast<std::int64_t>(node_count) - 1, context.file);
@@ -342,6 +352,84 @@ JobGroup read_job(const InputNode& value, ParseContext& context) {
   return group;
 }
 
+// Whether adding `more` to `total` goes past a limit.
+bool exceeds_limits(const SizeBudget& total, const SizeBudget& more,
+                    const WorkloadFileLimits& limits) {
+  return more.jobs > limits.max_jobs - total.jobs || more.tasks > limits.max_tasks - total.tasks ||
+         more.edges > limits.max_edges - total.edges ||
+         more.cost_entries > limits.max_cost_entries - total.cost_entries;
+}
+
+void add_charges(SizeBudget& total, const SizeBudget& more) {
+  total.jobs += more.jobs;
+  total.tasks += more.tasks;
+  total.edges += more.edges;
+  total.cost_entries += more.cost_entries;
+}
+
+constexpr std::size_t kJobsPerBlock = 16;  // jobs a reading thread takes at a time
+
+unsigned job_reader_threads(std::size_t jobs, const WorkloadFileLimits& limits) {
+  const unsigned wanted = limits.reader_threads != 0
+                              ? limits.reader_threads
+                              : std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t blocks = (jobs + kJobsPerBlock - 1) / kJobsPerBlock;
+  return static_cast<unsigned>(std::min<std::size_t>(wanted, blocks));
+}
+
+// Every entry of `jobs`, read as one reader in file order would read them: the same jobs,
+// and on bad input the same first error at the same position. A big file's jobs are read
+// by several threads in blocks, each job whole and alone (its charges counted from zero);
+// then, in file order, the charges are added up, and a job that failed, or that takes
+// the totals past a limit, is read again after the jobs before it, as the one reader would
+// have read it, which raises the error that reader meets first.
+std::vector<JobGroup> read_jobs(const InputNode& jobs, std::size_t length, ParseContext& context) {
+  std::vector<JobGroup> groups(length);
+  const unsigned threads = job_reader_threads(length, context.limits);
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < length; ++i) groups[i] = read_job(jobs[i], context);
+    return groups;
+  }
+  std::vector<SizeBudget> charges(length);
+  std::vector<std::uint8_t> read(length, 0);
+  std::atomic<std::size_t> next_block{0};
+  std::atomic<std::size_t> first_failure{length};  // no block past it is started
+  const auto read_blocks = [&] {
+    ParseContext mine{context.file, context.cluster, context.limits, context.nodes, {}, {}};
+    for (;;) {
+      const std::size_t begin = next_block.fetch_add(kJobsPerBlock);
+      const std::size_t end = std::min(begin + kJobsPerBlock, length);
+      if (begin >= std::min(length, first_failure.load())) return;
+      for (std::size_t i = begin; i < end; ++i) {
+        mine.budget = {};
+        try {
+          groups[i] = read_job(jobs[i], mine);
+        } catch (...) {  // read again below, in order, where it is raised again
+          std::size_t seen = first_failure.load();
+          while (i < seen && !first_failure.compare_exchange_weak(seen, i)) {
+          }
+          break;
+        }
+        charges[i] = mine.budget;
+        read[i] = 1;
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(read_blocks);
+    read_blocks();
+  }
+  for (std::size_t i = 0; i < length; ++i) {
+    if (read[i] && !exceeds_limits(context.budget, charges[i], context.limits)) {
+      add_charges(context.budget, charges[i]);
+      continue;
+    }
+    groups[i] = read_job(jobs[i], context);
+  }
+  return groups;
+}
+
 // Where each job group and its tasks were written, and which group each job came from.
 struct WorkloadSources {
   std::vector<InputNode> group_names;
@@ -359,8 +447,7 @@ Workload build_workload(const InputNode& root, ParseContext& context, WorkloadSo
                      "field 'jobs' expects at least one job");
 
   // Read (and size-check) every job before making any copies.
-  std::vector<JobGroup> groups;
-  for (std::size_t i = 0; i < length; ++i) groups.push_back(read_job(jobs[i], context));
+  std::vector<JobGroup> groups = read_jobs(jobs, length, context);
 
   std::unordered_map<std::string, InputNode> first_use;
   for (const JobGroup& group : groups) {
@@ -403,11 +490,12 @@ Workload io_detail::read_workload(const InputDocument& document, const Cluster& 
                                   const WorkloadFileLimits& limits) {
   // The document lives until the checks are done: their errors point into it.
   const std::string& file_name = document.file();
-  ParseContext context{file_name, cluster, limits, {}, {}, {}, {}};
+  NodeNames nodes;
   for (const Node& node : cluster.nodes()) {
-    context.node_ids.emplace(node.name, static_cast<NodeId>(context.node_names.size()));
-    context.node_names.push_back(node.name);
+    nodes.ids.emplace(node.name, static_cast<NodeId>(nodes.names.size()));
+    nodes.names.push_back(node.name);
   }
+  ParseContext context{file_name, cluster, limits, nodes, {}, {}};
   WorkloadSources sources;
   Workload workload = build_workload(document.root(), context, sources);
   validate_workload(

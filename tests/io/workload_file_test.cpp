@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 
 #include "hetsched/io/cluster_file.hpp"
@@ -347,6 +348,84 @@ TEST(WorkloadFileErrors, TighterLimitsCanBePassed) {
                            "w.yaml", cluster, WorkloadFileLimits{5, 5, 10, 5, 0})
                 .task_count(),
             10u);
+}
+
+// A workload of `jobs` jobs, one line each (job i on line i + 2), every one a chain of three
+// tasks; job 7 is replicated, every fifth job reads from the cpu node; `change` rewrites a
+// job's line.
+std::string many_jobs(int jobs, const std::function<std::string(int, std::string)>& change = {}) {
+  std::string text = "jobs:\n";
+  for (int i = 0; i < jobs; ++i) {
+    std::string line = "  - {name: j" + std::to_string(i) + (i == 7 ? ", count: 3" : "") +
+                       (i % 5 == 0 ? ", data_node: cpu" : "") +
+                       ", tasks: [{name: a, flops: " + std::to_string(1e9 * (i + 1)) +
+                       "}, {name: b, kernel: dense_matmul, after: [a]}, "
+                       "{name: c, bytes: 5e8, after: [{task: a, bytes: 1e6}, b]}]}";
+    text += (change ? change(i, line) : line) + "\n";
+  }
+  return text;
+}
+
+Workload read_with_threads(const std::string& text, unsigned threads,
+                           WorkloadFileLimits limits = {}) {
+  limits.reader_threads = threads;
+  return parse_workload(text, "w.yaml", small_cluster(), limits);
+}
+
+TEST(WorkloadFile, JobsReadByManyThreadsAreTheJobsOneReaderReads) {
+  const std::string text = many_jobs(300);
+  const Workload one = read_with_threads(text, 1);
+  ASSERT_EQ(one.jobs.size(), 302u);
+  for (const unsigned threads : {2u, 4u, 7u}) {
+    const Workload many = read_with_threads(text, threads);
+    ASSERT_EQ(many.jobs.size(), one.jobs.size());
+    for (std::size_t j = 0; j < one.jobs.size(); ++j) {
+      const Job& a = one.jobs[j];
+      const Job& b = many.jobs[j];
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.data_node, b.data_node);
+      ASSERT_EQ(a.tasks.size(), b.tasks.size());
+      for (std::size_t t = 0; t < a.tasks.size(); ++t) {
+        EXPECT_EQ(a.tasks[t].name, b.tasks[t].name);
+        EXPECT_EQ(a.tasks[t].kernel, b.tasks[t].kernel);
+        EXPECT_EQ(a.tasks[t].flops, b.tasks[t].flops);
+        EXPECT_EQ(a.tasks[t].bytes, b.tasks[t].bytes);
+      }
+      ASSERT_EQ(a.edges.size(), b.edges.size());
+      for (std::size_t e = 0; e < a.edges.size(); ++e) {
+        EXPECT_EQ(a.edges[e].from, b.edges[e].from);
+        EXPECT_EQ(a.edges[e].to, b.edges[e].to);
+        EXPECT_EQ(a.edges[e].bytes, b.edges[e].bytes);
+      }
+    }
+  }
+  EXPECT_EQ(one.jobs[7].name, "j7-0");
+  EXPECT_EQ(one.jobs[9].name, "j7-2");
+  EXPECT_EQ(one.jobs[0].data_node, 1u);
+}
+
+TEST(WorkloadFileErrors, ManyThreadsMeetTheFirstErrorAsOneReaderDoes) {
+  // Two bad jobs: the earlier one's error is reported, whichever thread read it.
+  const std::string two_errors = many_jobs(300, [](int i, std::string line) {
+    if (i == 200) line.replace(line.find("flops"), 5, "flop");
+    if (i == 250) line.replace(line.find("bytes: 5e8"), 10, "bytes: -1");
+    return line;
+  });
+  const std::string first = input_error_of([&] { read_with_threads(two_errors, 1); });
+  EXPECT_CONTAINS(first, "w.yaml:202:");
+  EXPECT_CONTAINS(first, "unknown field 'flop'");
+  for (const unsigned threads : {2u, 4u, 7u})
+    EXPECT_EQ(input_error_of([&] { read_with_threads(two_errors, threads); }), first);
+
+  // The limit on tasks is passed inside job 150, before job 200's error: that is the error,
+  // at the task that passes it, though every thread counts only its own jobs.
+  WorkloadFileLimits limits;
+  limits.max_tasks = 3 * 152 + 1;  // jobs 0 to 149 and job 7's two more copies, and one
+  const std::string over = input_error_of([&] { read_with_threads(two_errors, 1, limits); });
+  EXPECT_CONTAINS(over, "w.yaml:152:81:");  // job 150's second task
+  EXPECT_CONTAINS(over, "the workload has more than 457 tasks");
+  for (const unsigned threads : {2u, 4u, 7u})
+    EXPECT_EQ(input_error_of([&] { read_with_threads(two_errors, threads, limits); }), over);
 }
 
 TEST(WorkloadFileErrors, InconsistentJobFieldsAreRejected) {

@@ -23,6 +23,9 @@ struct WorkloadFileLimits {
   std::int64_t max_tasks = 10'000'000;         // tasks, replicas included
   std::int64_t max_edges = 10'000'000;         // edges, replicas included
   std::int64_t max_cost_entries = 50'000'000;  // cost_seconds numbers in all
+  // Threads that read a big file's jobs at once (0: one per core, at most 8). The result,
+  // and the first error on bad input, are the same for any number.
+  unsigned reader_threads = 0;
 };
 
 // Parses the text of a workload file against the cluster it will run on (for node

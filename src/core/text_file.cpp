@@ -31,7 +31,7 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   std::string content;
   // A big file's buffer is fresh memory: huge pages make its first touch one fault per
   // 2 MiB instead of one per 4 KiB.
-  content.reserve(static_cast<std::size_t>(size));
+  content.reserve(static_cast<std::size_t>(size) + kTextFileRoomAfter);
   advise_huge_pages(content.data(), content.capacity());
   content.resize(static_cast<std::size_t>(size));
   in.read(content.data(), static_cast<std::streamsize>(size));

@@ -141,7 +141,7 @@ void reject_matrix_cycles(const CostMatrix& m, const std::vector<SourcePosition>
 
 CostMatrix parse_cost_matrix(const std::string& text, const std::string& file) {
   return io_detail::read_cost_matrix(io_detail::parse_document(
-      text, file, "'devices', 'tasks' and optionally 'name' and 'edges'"));
+      text, file, "'devices', 'tasks' and optionally 'name' and 'edges'", room_after(text)));
 }
 
 CostMatrix io_detail::read_cost_matrix(const InputDocument& document) {

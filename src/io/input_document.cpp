@@ -12,11 +12,15 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "hetsched/core/text_file.hpp"
 #include "hetsched/io/input_progress.hpp"
 #include "input_syntax.hpp"
 #include "json_syntax_error.hpp"
 
 namespace hetsched::io_detail {
+static_assert(kTextFileRoomAfter >= simdjson::SIMDJSON_PADDING,
+              "read_text_file's strings are read in place");
+
 namespace {
 
 // Bytes between two progress reports.
@@ -285,19 +289,24 @@ class JsonTreeBuilder {
 
   void build() {
     pending_.resize(kMaxInputDepth + 1);
-    // simdjson reads up to SIMDJSON_PADDING bytes past the end: a padded copy, on huge pages.
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end (what they hold does not
+    // matter): the text where it is when it has that room, else a padded copy on huge pages.
     // (The document's size limit, checked before, also tells the compiler the copy is bounded.)
     const std::string_view text = document_.source_.substr(0, InputDocument::Entry::kCountMask);
-    // It is written once, so it is not cleared first.
     const std::size_t padded_size = text.size() + simdjson::SIMDJSON_PADDING;
-    const auto padded = std::make_unique_for_overwrite<char[]>(padded_size);
-    advise_huge_pages(padded.get(), padded_size);
-    if (!text.empty()) std::memcpy(padded.get(), text.data(), text.size());
-    std::memset(padded.get() + text.size(), 0, simdjson::SIMDJSON_PADDING);
-    base_ = padded.get();
+    std::unique_ptr<char[]> copy;
+    if (document_.room_after_ >= simdjson::SIMDJSON_PADDING) {
+      base_ = text.data();
+    } else {
+      copy = std::make_unique_for_overwrite<char[]>(padded_size);  // written once: not cleared
+      advise_huge_pages(copy.get(), padded_size);
+      if (!text.empty()) std::memcpy(copy.get(), text.data(), text.size());
+      std::memset(copy.get() + text.size(), 0, simdjson::SIMDJSON_PADDING);
+      base_ = copy.get();
+    }
     simdjson::ondemand::parser parser(std::max<std::size_t>(text.size(), 64));
     simdjson::ondemand::document json;
-    if (const auto error = parser.iterate(padded.get(), text.size(), padded_size).get(json))
+    if (const auto error = parser.iterate(base_, text.size(), padded_size).get(json))
       fail(error, nullptr);
     simdjson::ondemand::json_type type;
     if (const auto error = json.type().get(type)) fail(error, &json);
@@ -526,8 +535,8 @@ class JsonTreeBuilder {
   std::size_t next_report_ = kProgressStepBytes;
 };
 
-InputDocument::InputDocument(std::string_view text, std::string file)
-    : source_(text), file_(std::move(file)) {
+InputDocument::InputDocument(std::string_view text, std::string file, std::size_t room_after)
+    : source_(text), file_(std::move(file)), room_after_(room_after) {
   if (text.size() > Entry::kCountMask)
     throw InputError(SourcePosition{file_, 0, 0},
                      fmt::format("the text is too large to read ({} bytes; the limit is {})",

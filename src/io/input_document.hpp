@@ -75,7 +75,9 @@ class InputDocument {
  public:
   // Parses `text`, which must outlive the document. Throws InputError (file, line, column)
   // on a syntax error or too deep a nesting. An empty document has an undefined root.
-  InputDocument(std::string_view text, std::string file);
+  // `room_after`: bytes past the end of `text` that may be read (room_after of the
+  // std::string it is): with enough, JSON is parsed where it is rather than in a copy.
+  InputDocument(std::string_view text, std::string file, std::size_t room_after = 0);
 
   InputNode root() const;
   const std::string& file() const { return file_; }
@@ -110,6 +112,7 @@ class InputDocument {
 
   std::string_view source_;
   std::string file_;
+  std::size_t room_after_ = 0;
   bool yaml_line_breaks_ = false;  // \r, NEL, LS and PS end lines too, as libyaml counts them
   LargeVector<Entry> entries_;
   LargeVector<std::uint32_t> children_;             // a map's are key, value, key, value, ...

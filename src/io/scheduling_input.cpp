@@ -49,11 +49,12 @@ SchedulingInput load_scheduling_input(const std::string& cluster_file,
   // JSON is parsed to be told; that parse is the one its reader reads. (A syntax error
   // is reported here, as the reader would.)
   std::optional<io_detail::InputDocument> document;
-  if (io_detail::kind_needs_a_parse(text)) document.emplace(text, workload_file);
+  if (io_detail::kind_needs_a_parse(text)) document.emplace(text, workload_file, room_after(text));
   const ConfigFileSummary summary =
       document ? io_detail::summarize_document(*document) : summarize_config_text(text);
   const auto parsed = [&](std::string_view top_level_fields) -> const io_detail::InputDocument& {
-    if (!document) document = io_detail::parse_document(text, workload_file, top_level_fields);
+    if (!document)
+      document = io_detail::parse_document(text, workload_file, top_level_fields, room_after(text));
     return *document;
   };
   switch (summary.kind) {

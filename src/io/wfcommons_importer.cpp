@@ -369,7 +369,7 @@ Job parse_combined_layout(const InputNode& workflow, const std::string& name,
 
 Job parse_wfcommons(const std::string& text, const std::string& file,
                     const WorkflowImportOptions& options) {
-  return io_detail::read_wfcommons(InputDocument(text, file), text, options);
+  return io_detail::read_wfcommons(InputDocument(text, file, room_after(text)), text, options);
 }
 
 Job io_detail::read_wfcommons(const InputDocument& document, const std::string& text,

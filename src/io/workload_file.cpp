@@ -516,7 +516,9 @@ Workload parse_workload(std::string_view text, const std::string& file_name, con
 
 Workload load_workload_file(const std::string& path, const Cluster& cluster,
                             const WorkloadFileLimits& limits) {
-  return parse_workload(read_text_file(path), path, cluster, limits);
+  const std::string text = read_text_file(path);
+  return io_detail::read_workload(io_detail::parse_document(text, path, "'jobs'", room_after(text)),
+                                  cluster, limits);
 }
 
 }  // namespace hetsched

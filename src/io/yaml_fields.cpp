@@ -126,8 +126,8 @@ std::string describe_value(const InputNode& node) {
 }
 
 InputDocument parse_document(std::string_view text, const std::string& file,
-                             std::string_view top_level_fields) {
-  InputDocument document(text, file);
+                             std::string_view top_level_fields, std::size_t room_after) {
+  InputDocument document(text, file, room_after);
   const InputNode root = document.root();
   if (!root.is_defined() || root.is_null())
     throw InputError(

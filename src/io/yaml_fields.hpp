@@ -23,7 +23,7 @@ namespace hetsched::io_detail {
 // the fields the root map may have, for the message about an empty file. `text` must
 // outlive the document.
 InputDocument parse_document(std::string_view text, const std::string& file,
-                             std::string_view top_level_fields);
+                             std::string_view top_level_fields, std::size_t room_after = 0);
 
 // "unknown <what> 'x' in <context> (closest: a, b, c)", built on unknown_name_message.
 std::string unknown_name_in(std::string_view what, std::string_view wrong,

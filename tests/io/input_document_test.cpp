@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/core/text_file.hpp"
 #include "hetsched/io/workload_file.hpp"
 
 namespace hetsched::io_detail {
@@ -93,6 +94,29 @@ TEST(InputDocument, DeepNestingIsRefusedNotRecursedInto) {
   EXPECT_NE(error_of(yaml).find("nesting deeper than"), std::string::npos) << error_of(yaml);
   EXPECT_EQ(error_of(std::string(kMaxInputDepth, '[') + std::string(kMaxInputDepth, ']')),
             "no error");
+}
+
+TEST(InputDocument, JsonReadWhereItIsDoesNotDependOnTheBytesAfterIt) {
+  // Texts followed, within their room, by bytes that would change them if they were read as
+  // part of the text; each must read as the same text does in a copy.
+  for (const std::string& text : {std::string("{\"a\": [1, 2.5e3, \"x\"], \"b\": 12}"),
+                                 std::string("[true, null, 7]"), std::string("-12.5e1")}) {
+    std::string room = text;
+    room.reserve(text.size() + kTextFileRoomAfter);
+    room.append("99999\"]}}, 1 2 3 ");
+    room.append(kTextFileRoomAfter, '9');
+    const std::string_view in_place(room.data(), text.size());
+    const InputDocument read_in_place(in_place, "f", room.size() - text.size());
+    const InputDocument read_in_copy(text, "f");
+    EXPECT_EQ(shape_of(read_in_place.root()), shape_of(read_in_copy.root())) << text;
+  }
+  // An error past the text's end is the copy's error too: the text ends where it ends.
+  std::string cut = "{\"a\": 1";
+  const std::size_t length = cut.size();
+  cut.append("}   ");
+  cut.append(kTextFileRoomAfter, ' ');
+  EXPECT_THROW(InputDocument(std::string_view(cut.data(), length), "f", cut.size() - length),
+               InputError);
 }
 
 TEST(InputDocument, AWorkloadReadsTheSameFromYamlAndJson) {

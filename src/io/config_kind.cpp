@@ -34,8 +34,16 @@ struct RootFields {
 // JSON: simdjson walks the root object's fields and skips their values without reading
 // them, so even a big file is told in a fraction of its parse.
 // Returns false when the text is not JSON from its first field on (YAML in flow style).
-bool read_json_root(std::string_view text, RootFields& root) {
-  const simdjson::padded_string padded(text.data(), text.size());
+// `room_after` bytes past the text may be read: with enough, it is read where it is.
+bool read_json_root(std::string_view text, std::size_t room_after, RootFields& root) {
+  simdjson::padded_string copy;
+  simdjson::padded_string_view padded;
+  if (room_after >= simdjson::SIMDJSON_PADDING) {
+    padded = simdjson::padded_string_view(text.data(), text.size(), text.size() + room_after);
+  } else {
+    copy = simdjson::padded_string(text.data(), text.size());
+    padded = copy;
+  }
   simdjson::ondemand::parser parser;
   simdjson::ondemand::document document;
   simdjson::ondemand::object object;
@@ -162,12 +170,16 @@ ConfigFileSummary summary_of(const RootFields& root) {
 }  // namespace
 
 ConfigFileSummary summarize_config_text(std::string_view text) {
+  return io_detail::summarize_text(text, 0);
+}
+
+ConfigFileSummary io_detail::summarize_text(std::string_view text, std::size_t room_after) {
   const std::string_view body = without_leading_space(text);
   if (body.empty()) return {};
   if (body.front() == '<') return {ConfigKind::pegasus_dax, {}};
   RootFields root;
   if (body.front() == '{') {
-    if (!read_json_root(body, root)) read_yaml_root(text, root);  // YAML in flow style
+    if (!read_json_root(body, room_after, root)) read_yaml_root(text, root);  // flow YAML
   } else if (!read_block_yaml_root(text, root)) {
     read_yaml_root(text, root);
   }
@@ -190,7 +202,8 @@ ConfigKind detect_config_kind_of_text(std::string_view text) {
 }
 
 ConfigKind detect_config_kind(const std::string& path) {
-  return detect_config_kind_of_text(read_text_file(path));
+  const std::string text = read_text_file(path);
+  return io_detail::summarize_text(text, room_after(text)).kind;
 }
 
 std::string_view config_kind_name(ConfigKind kind) {

@@ -19,6 +19,10 @@ namespace hetsched::io_detail {
 // it from the text.
 ConfigFileSummary summarize_document(const InputDocument& document);
 
+// summarize_config_text, reading JSON where it is when `room_after` bytes past the text may
+// be read (room_after of the std::string it is).
+ConfigFileSummary summarize_text(std::string_view text, std::size_t room_after);
+
 // Whether summarize_config_text parses the whole of `text` to tell its kind (JSON, or
 // YAML in flow style): then a caller that reads the file too should parse it into an
 // InputDocument first and use summarize_document.

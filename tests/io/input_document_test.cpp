@@ -100,7 +100,7 @@ TEST(InputDocument, JsonReadWhereItIsDoesNotDependOnTheBytesAfterIt) {
   // Texts followed, within their room, by bytes that would change them if they were read as
   // part of the text; each must read as the same text does in a copy.
   for (const std::string& text : {std::string("{\"a\": [1, 2.5e3, \"x\"], \"b\": 12}"),
-                                 std::string("[true, null, 7]"), std::string("-12.5e1")}) {
+                                  std::string("[true, null, 7]"), std::string("-12.5e1")}) {
     std::string room = text;
     room.reserve(text.size() + kTextFileRoomAfter);
     room.append("99999\"]}}, 1 2 3 ");

@@ -60,21 +60,10 @@ TEST(SchedulingInput, AJsonWorkloadIsReadAsItsParserReadsItOnItsOwnCluster) {
   const Workload direct = parse_workload(text, file.path(), cluster);
   ASSERT_EQ(input.workload.jobs.size(), 1u);
   const Job& read = input.workload.jobs[0];
-  const Job& expected = direct.jobs[0];
   ASSERT_EQ(read.tasks.size(), 3u);
-  for (std::size_t t = 0; t < read.tasks.size(); ++t) {
-    EXPECT_EQ(read.tasks[t].name, expected.tasks[t].name);
-    EXPECT_EQ(read.tasks[t].kernel, expected.tasks[t].kernel);
-    EXPECT_EQ(read.tasks[t].flops, expected.tasks[t].flops);
-    EXPECT_EQ(read.tasks[t].bytes, expected.tasks[t].bytes);
-  }
   ASSERT_EQ(read.edges.size(), 3u);
-  for (std::size_t e = 0; e < read.edges.size(); ++e) {
-    EXPECT_EQ(read.edges[e].from, expected.edges[e].from);
-    EXPECT_EQ(read.edges[e].to, expected.edges[e].to);
-    EXPECT_EQ(read.edges[e].bytes, expected.edges[e].bytes);
-  }
   EXPECT_EQ(read.edges[1].bytes, 1e6);
+  test_support::expect_same_job(read, direct.jobs[0]);
 }
 
 TEST(SchedulingInput, JsonCostMatricesAndWfCommonsWorkflowsAreReadAsTheirParsersReadThem) {
@@ -97,13 +86,7 @@ TEST(SchedulingInput, JsonCostMatricesAndWfCommonsWorkflowsAreReadAsTheirParsers
   EXPECT_EQ(workflow.workload_kind, ConfigKind::wfcommons);
   const Job imported = import_wfcommons_file(montage);
   ASSERT_EQ(workflow.workload.jobs.size(), 1u);
-  const Job& read = workflow.workload.jobs[0];
-  ASSERT_EQ(read.tasks.size(), imported.tasks.size());
-  ASSERT_EQ(read.edges.size(), imported.edges.size());
-  for (std::size_t t = 0; t < read.tasks.size(); ++t) {
-    EXPECT_EQ(read.tasks[t].name, imported.tasks[t].name);
-    EXPECT_EQ(read.tasks[t].flops, imported.tasks[t].flops);
-  }
+  test_support::expect_same_job(workflow.workload.jobs[0], imported);
 }
 
 TEST(SchedulingInput, ABrokenOrForeignJsonFileGetsOneErrorWithItsPosition) {

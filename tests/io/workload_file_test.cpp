@@ -379,25 +379,8 @@ TEST(WorkloadFile, JobsReadByManyThreadsAreTheJobsOneReaderReads) {
   for (const unsigned threads : {2u, 4u, 7u}) {
     const Workload many = read_with_threads(text, threads);
     ASSERT_EQ(many.jobs.size(), one.jobs.size());
-    for (std::size_t j = 0; j < one.jobs.size(); ++j) {
-      const Job& a = one.jobs[j];
-      const Job& b = many.jobs[j];
-      EXPECT_EQ(a.name, b.name);
-      EXPECT_EQ(a.data_node, b.data_node);
-      ASSERT_EQ(a.tasks.size(), b.tasks.size());
-      for (std::size_t t = 0; t < a.tasks.size(); ++t) {
-        EXPECT_EQ(a.tasks[t].name, b.tasks[t].name);
-        EXPECT_EQ(a.tasks[t].kernel, b.tasks[t].kernel);
-        EXPECT_EQ(a.tasks[t].flops, b.tasks[t].flops);
-        EXPECT_EQ(a.tasks[t].bytes, b.tasks[t].bytes);
-      }
-      ASSERT_EQ(a.edges.size(), b.edges.size());
-      for (std::size_t e = 0; e < a.edges.size(); ++e) {
-        EXPECT_EQ(a.edges[e].from, b.edges[e].from);
-        EXPECT_EQ(a.edges[e].to, b.edges[e].to);
-        EXPECT_EQ(a.edges[e].bytes, b.edges[e].bytes);
-      }
-    }
+    for (std::size_t j = 0; j < one.jobs.size(); ++j)
+      test_support::expect_same_job(many.jobs[j], one.jobs[j]);
   }
   EXPECT_EQ(one.jobs[7].name, "j7-0");
   EXPECT_EQ(one.jobs[9].name, "j7-2");

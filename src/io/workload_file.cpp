@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -417,7 +418,11 @@ std::vector<JobGroup> read_jobs(const InputNode& jobs, std::size_t length, Parse
   };
   {
     std::vector<std::jthread> helpers;
-    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(read_blocks);
+    try {
+      for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(read_blocks);
+    } catch (const std::system_error&) {
+      // no more threads to be had: those started, and this one, read every job
+    }
     read_blocks();
   }
   for (std::size_t i = 0; i < length; ++i) {

@@ -13,7 +13,7 @@
 
 #include "hetsched/core/huge_page_allocator.hpp"
 
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if !defined(HETSCHED_SANITIZED)
 namespace {
 
 void* allocate_block(std::size_t bytes) noexcept {

@@ -2,16 +2,6 @@
 
 #include <cstdint>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define HETSCHED_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define HETSCHED_SANITIZED 1
-#endif
-
 #if defined(__linux__)
 #include <sys/mman.h>
 #if !defined(HETSCHED_SANITIZED)

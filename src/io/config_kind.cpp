@@ -12,6 +12,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/core/text_file.hpp"
 #include "input_document.hpp"
+#include "padded_json_text.hpp"
 
 namespace hetsched {
 namespace {
@@ -36,18 +37,12 @@ struct RootFields {
 // Returns false when the text is not JSON from its first field on (YAML in flow style).
 // `room_after` bytes past the text may be read: with enough, it is read where it is.
 bool read_json_root(std::string_view text, std::size_t room_after, RootFields& root) {
-  simdjson::padded_string copy;
-  simdjson::padded_string_view padded;
-  if (room_after >= simdjson::SIMDJSON_PADDING) {
-    padded = simdjson::padded_string_view(text.data(), text.size(), text.size() + room_after);
-  } else {
-    copy = simdjson::padded_string(text.data(), text.size());
-    padded = copy;
-  }
+  const io_detail::PaddedJsonText padded(text, room_after);
   simdjson::ondemand::parser parser;
   simdjson::ondemand::document document;
   simdjson::ondemand::object object;
-  if (parser.iterate(padded).get(document) || document.get_object().get(object)) return false;
+  if (parser.iterate(padded.view()).get(document) || document.get_object().get(object))
+    return false;
   for (auto field_result : object) {
     simdjson::ondemand::field field;
     std::string_view name;

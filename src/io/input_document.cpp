@@ -16,6 +16,7 @@
 #include "hetsched/io/input_progress.hpp"
 #include "input_syntax.hpp"
 #include "json_syntax_error.hpp"
+#include "padded_json_text.hpp"
 
 namespace hetsched::io_detail {
 static_assert(kTextFileRoomAfter >= simdjson::SIMDJSON_PADDING,
@@ -45,8 +46,6 @@ SourcePosition InputDocument::position_of(const Entry& entry) const {
 
 SourcePosition InputDocument::position_at_offset(std::uint32_t offset) const {
   const std::string_view text = source_;
-  // Threads that read parts of one document may ask at once (the index never changes once
-  // built).
   const std::lock_guard lock(*line_index_mutex_);
   if (line_starts_.empty()) {
     line_starts_.push_back(0);
@@ -289,25 +288,14 @@ class JsonTreeBuilder {
 
   void build() {
     pending_.resize(kMaxInputDepth + 1);
-    // simdjson reads up to SIMDJSON_PADDING bytes past the end (what they hold does not
-    // matter): the text where it is when it has that room, else a padded copy on huge pages.
+    // In place when the text has room after it, else a padded copy (PaddedJsonText).
     // (The document's size limit, checked before, also tells the compiler the copy is bounded.)
     const std::string_view text = document_.source_.substr(0, InputDocument::Entry::kCountMask);
-    const std::size_t padded_size = text.size() + simdjson::SIMDJSON_PADDING;
-    std::unique_ptr<char[]> copy;
-    if (document_.room_after_ >= simdjson::SIMDJSON_PADDING) {
-      base_ = text.data();
-    } else {
-      copy = std::make_unique_for_overwrite<char[]>(padded_size);  // written once: not cleared
-      advise_huge_pages(copy.get(), padded_size);
-      if (!text.empty()) std::memcpy(copy.get(), text.data(), text.size());
-      std::memset(copy.get() + text.size(), 0, simdjson::SIMDJSON_PADDING);
-      base_ = copy.get();
-    }
+    const PaddedJsonText padded(text, document_.room_after_);
+    base_ = padded.data();
     simdjson::ondemand::parser parser(std::max<std::size_t>(text.size(), 64));
     simdjson::ondemand::document json;
-    if (const auto error = parser.iterate(base_, text.size(), padded_size).get(json))
-      fail(error, nullptr);
+    if (const auto error = parser.iterate(padded.view()).get(json)) fail(error, nullptr);
     simdjson::ondemand::json_type type;
     if (const auto error = json.type().get(type)) fail(error, &json);
     document_.root_ = add(json, type, 0, &json);

@@ -118,6 +118,8 @@ class InputDocument {
   LargeVector<std::uint32_t> children_;             // a map's are key, value, key, value, ...
   std::string text_;                                // scalar text that is not in source_ as is
   mutable std::vector<std::uint32_t> line_starts_;  // byte offset of each line, built lazily
+  // Guards line_starts_ (threads that read parts of one document report errors at once);
+  // held by pointer so that the document stays movable.
   std::unique_ptr<std::mutex> line_index_mutex_ = std::make_unique<std::mutex>();
   std::uint32_t root_ = 0;
   bool has_root_ = false;

@@ -392,7 +392,7 @@ std::vector<JobGroup> read_jobs(const InputNode& jobs, std::size_t length, Parse
     return groups;
   }
   std::vector<SizeBudget> charges(length);
-  std::vector<std::uint8_t> read(length, 0);
+  std::vector<std::uint8_t> done(length, 0);  // read whole by a thread
   std::atomic<std::size_t> next_block{0};
   std::atomic<std::size_t> first_failure{length};  // no block past it is started
   const auto read_blocks = [&] {
@@ -412,7 +412,7 @@ std::vector<JobGroup> read_jobs(const InputNode& jobs, std::size_t length, Parse
           break;
         }
         charges[i] = mine.budget;
-        read[i] = 1;
+        done[i] = 1;
       }
     }
   };
@@ -426,7 +426,7 @@ std::vector<JobGroup> read_jobs(const InputNode& jobs, std::size_t length, Parse
     read_blocks();
   }
   for (std::size_t i = 0; i < length; ++i) {
-    if (read[i] && !exceeds_limits(context.budget, charges[i], context.limits)) {
+    if (done[i] && !exceeds_limits(context.budget, charges[i], context.limits)) {
       add_charges(context.budget, charges[i]);
       continue;
     }

@@ -77,14 +77,14 @@ std::size_t list_length(const InputNode& value, std::string_view field, const st
 // Checks the value is a map.
 void require_map(const InputNode& value, std::string_view what, const std::string& file);
 
-// The fields of one map, checked once on construction: the value is a map, every
-// key is a scalar naming one of `allowed_fields`, and no key is given twice.
 // Whether two field names are the same: `a == b`, with the first byte compared before
 // the rest (field names of one map differ early; a big file has millions of them).
 inline bool same_name(std::string_view a, std::string_view b) {
   return a.size() == b.size() && (a.empty() || (a.front() == b.front() && a == b));
 }
 
+// The fields of one map, checked once on construction: the value is a map, every
+// key is a scalar naming one of `allowed_fields`, and no key is given twice.
 class FieldReader {
  public:
   // `file` must outlive the reader. With a `field_path` ("body.jobs[2]"), errors name the

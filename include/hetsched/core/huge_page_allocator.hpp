@@ -13,6 +13,19 @@
 #include <new>
 #include <vector>
 
+// HETSCHED_SANITIZED: defined in a build under AddressSanitizer, ThreadSanitizer or
+// MemorySanitizer, which must see every block through their own operator new (so huge
+// pages, and the program's own operator new, are off there).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define HETSCHED_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HETSCHED_SANITIZED 1
+#endif
+
 namespace hetsched {
 
 // Bytes from which a block is mapped on its own (one huge page).

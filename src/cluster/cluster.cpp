@@ -32,21 +32,6 @@ NodeId Cluster::add_node(Node node, const std::vector<DeviceSpec>& devices) {
   return id;
 }
 
-double Cluster::path_latency(NodeId from, NodeId to) const {
-  if (from == to) return nodes_[from].link.latency_seconds;
-  double latency = network_.latency_seconds;
-  if (rack_of_node_[from] != rack_of_node_[to]) latency += network_.inter_rack_latency_seconds;
-  return latency;
-}
-
-double Cluster::path_bandwidth(NodeId from, NodeId to) const {
-  if (from == to) return nodes_[from].link.bandwidth;
-  double bandwidth = std::min(nic_bandwidth_of_node_[from], nic_bandwidth_of_node_[to]);
-  if (rack_of_node_[from] != rack_of_node_[to])
-    bandwidth = std::min(bandwidth, network_.inter_rack_bandwidth);
-  return bandwidth;
-}
-
 double Cluster::transfer_seconds(double bytes, DeviceId from, DeviceId to) const {
   if (from == to || bytes <= 0) return 0.0;
   const NodeId a = node_of_device_[from];

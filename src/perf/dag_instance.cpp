@@ -59,22 +59,34 @@ double DagInstance::comm_seconds(std::uint32_t e, DeviceId a, DeviceId b) const 
 void DagInstance::raise_arrivals(std::uint32_t e, DeviceId a, double sent,
                                  std::span<double> arrival) const {
   const double local = std::max(arrival[a], sent);
-  if (perf_) {
-    // The time to a device depends only on its node: once per node, then its devices.
+  const double bytes = edges_[e].bytes;
+  if (perf_ && bytes > 0) {
+    // The time to a device depends only on its path from a's node, which is the same for
+    // every device of a node (devices are numbered node by node) and for every node of
+    // the same rack relation and NIC: worked out when the path changes, read from the
+    // cluster's dense arrays rather than from the nodes' records.
     const Cluster& cluster = perf_->cluster();
-    const double bytes = edges_[e].bytes;
-    const NodeId from = cluster.device(a).node;
-    for (NodeId n = 0; n < cluster.node_count(); ++n) {
-      // Summed as Cluster::transfer_seconds sums, so the times are the same to the bit.
-      const double at =
-          bytes > 0
-              ? sent + (cluster.path_latency(from, n) + bytes / cluster.path_bandwidth(from, n))
-              : sent;
-      for (DeviceId b : cluster.node(n).devices) arrival[b] = std::max(arrival[b], at);
+    const NodeId from = cluster.node_of(a);
+    auto node = static_cast<NodeId>(-1);  // none yet
+    double latency = -1, bandwidth = -1, at = sent;
+    for (std::size_t d = 0; d < arrival.size(); ++d) {
+      if (const NodeId n = cluster.node_of(static_cast<DeviceId>(d)); n != node) {
+        node = n;
+        const double path_latency = cluster.path_latency(from, n);
+        const double path_bandwidth = cluster.path_bandwidth(from, n);
+        if (path_latency != latency || path_bandwidth != bandwidth) {
+          latency = path_latency, bandwidth = path_bandwidth;
+          // Summed as Cluster::transfer_seconds sums, so the times are the same to the bit.
+          at = sent + (latency + bytes / bandwidth);
+        }
+      }
+      arrival[d] = std::max(arrival[d], at);
     }
+  } else if (perf_) {
+    for (double& b : arrival) b = std::max(b, sent);  // nothing to move: there when sent
   } else {
     // A uniform network: the same time to every other device (a loop the compiler vectorises).
-    const double remote = sent + edges_[e].bytes;
+    const double remote = sent + bytes;
     for (double& b : arrival) b = std::max(b, remote);
   }
   arrival[a] = local;
@@ -125,7 +137,10 @@ void DagInstance::compute_means() {
     mean_compute_[t] = count ? sum / count : kCannotRun;
   }
   mean_comm_.assign(edges_.size(), 0.0);
-  if (device_count_ < 2) return;
+  // Edges that carry nothing cost nothing: the pair means are not needed then.
+  if (device_count_ < 2 ||
+      std::none_of(edges_.begin(), edges_.end(), [](const DagEdge& e) { return e.bytes > 0; }))
+    return;
   if (!perf_) {
     for (std::size_t e = 0; e < edges_.size(); ++e) mean_comm_[e] = edges_[e].bytes;
     return;

@@ -3,6 +3,7 @@
 // nodes 0..m-1 (NodeId); these are the indices every other part uses.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -104,8 +105,20 @@ class Cluster {
   RemoteInputBounds remote_host_to_device_lower_bounds(double bytes, NodeId from,
                                                        double destination_nic) const;
   // Latency and bandwidth of the path between two nodes (same node: the intra-node link).
-  double path_latency(NodeId from, NodeId to) const;
-  double path_bandwidth(NodeId from, NodeId to) const;
+  // Inline: planners ask them once per node of a large cluster for each transfer.
+  double path_latency(NodeId from, NodeId to) const {
+    if (from == to) return nodes_[from].link.latency_seconds;
+    double latency = network_.latency_seconds;
+    if (rack_of_node_[from] != rack_of_node_[to]) latency += network_.inter_rack_latency_seconds;
+    return latency;
+  }
+  double path_bandwidth(NodeId from, NodeId to) const {
+    if (from == to) return nodes_[from].link.bandwidth;
+    double bandwidth = std::min(nic_bandwidth_of_node_[from], nic_bandwidth_of_node_[to]);
+    if (rack_of_node_[from] != rack_of_node_[to])
+      bandwidth = std::min(bandwidth, network_.inter_rack_bandwidth);
+    return bandwidth;
+  }
   // The mean transfer between distinct devices (HEFT's mean communication cost), in
   // O(nodes log nodes) rather than over every pair of devices.
   PairTransferMeans mean_pair_transfer() const;

@@ -35,7 +35,9 @@ test: test-build fuzz
 # found/, the inputs the run adds. Every run starts again from the seeds, so it takes the same
 # time every time (about a minute for all of them); an input that fails is saved as
 # build/fuzz/<name>-crash-<hash> (or -leak-, -timeout-, -oom-).
-FUZZ_TARGETS := config_parser stream_workload fault_file cost_matrix wfcommons pegasus_dax runtime_dag
+# The targets are the files of fuzz/; each names its seeds here (a target without seeds stops
+# the run), and scripts/checks/fuzz_targets.sh checks that every document parser has a target.
+FUZZ_TARGETS := $(patsubst fuzz/%_fuzz.cpp,%,$(sort $(wildcard fuzz/*_fuzz.cpp)))
 FUZZ_SEEDS_config_parser := $(wildcard examples/*.yaml examples/*.json)
 FUZZ_SEEDS_stream_workload := examples/stream_small.yaml examples/stream_gavel_generated.yaml
 FUZZ_SEEDS_fault_file := fuzz/seeds/fault_file.yaml
@@ -43,12 +45,20 @@ FUZZ_SEEDS_cost_matrix := examples/topcuoglu.yaml
 FUZZ_SEEDS_wfcommons := $(wildcard data/wfcommons/*.json)
 FUZZ_SEEDS_pegasus_dax := $(wildcard data/pegasus/*.xml)
 FUZZ_SEEDS_runtime_dag := examples/runtime_dag.yaml
-# Inputs up to 4 KiB, except the workflow formats, whose seeds are real workflows of 6 to
-# 110 KiB (a seed longer than -max_len would be cut short and no longer parse).
+FUZZ_SEEDS_stream_submission := examples/stream_small.yaml
+FUZZ_SEEDS_gavel_trace := data/gavel/msr_seed_0_23dbec.trace data/gavel/physical_cluster_small_test.trace
+FUZZ_SEEDS_alibaba_trace := fuzz/seeds/alibaba_nodes.csv fuzz/seeds/alibaba_pods.csv
+FUZZ_SEEDS_policy_network := fuzz/seeds/policy_network.json
+FUZZ_SEEDS_kube_objects := $(wildcard tests/service/kube/*.json)
+# Inputs up to 4 KiB, except where the seeds are longer (a seed longer than -max_len would be
+# cut short and no longer parse): real workflows of 6 to 110 KiB and kube-scheduler's requests
+# (up to 11 KiB).
 FUZZ_MAX_LEN_wfcommons := 131072
 FUZZ_MAX_LEN_pegasus_dax := 32768
+FUZZ_MAX_LEN_kube_objects := 16384
 
 define fuzz_target
+	$(if $(FUZZ_SEEDS_$(1)),,$(error fuzz/$(1)_fuzz.cpp has no seeds: set FUZZ_SEEDS_$(1) in the Makefile))
 	rm -rf $(BUILD_FUZZ)/corpus/$(1) && mkdir -p $(BUILD_FUZZ)/corpus/$(1)/seeds $(BUILD_FUZZ)/corpus/$(1)/found
 	cp $(FUZZ_SEEDS_$(1)) $(BUILD_FUZZ)/corpus/$(1)/seeds/
 	$(BUILD_FUZZ)/$(1)_fuzz -runs=$(FUZZ_RUNS) -max_len=$(or $(FUZZ_MAX_LEN_$(1)),4096) -timeout=10 \

@@ -27,8 +27,12 @@ test-build: bootstrap
 	cmake -S . -B $(BUILD_TEST) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DHETSCHED_SANITIZE=ON -DHETSCHED_BUILD_BENCH=OFF
 	cmake --build $(BUILD_TEST) -j $(JOBS)
 
+# Two more test processes than cores: the browser, service and Slurm tests spend much of their
+# time waiting on other processes, and the extra ones fill that time.
+CTEST_JOBS ?= $(shell echo $$(( $(JOBS) + 2 )))
+
 test: test-build fuzz
-	cd $(BUILD_TEST) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD_TEST) && ctest --output-on-failure -j $(CTEST_JOBS)
 
 # One libFuzzer target per file format (fuzz/<name>_fuzz.cpp), each with a corpus of its own
 # in build/fuzz/corpus/<name>: seeds/, the repository's valid files of that format, and

@@ -7,7 +7,13 @@
 #include <queue>
 #include <stdexcept>
 
+#include "hetsched/core/available_memory.hpp"
+
 namespace hetsched {
+namespace {
+// Plans smaller than this are not checked against the free memory (which costs a file read).
+constexpr double kLargePlanBytes = 256e6;
+}  // namespace
 
 DagInstance::DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& perf)
     : task_count_(graph.end_task(job) - graph.first_task(job)),
@@ -16,6 +22,15 @@ DagInstance::DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& 
       first_task_(graph.first_task(job)) {
   const TaskIndex end = graph.end_task(job);
   const Cluster& cluster = perf.cluster();
+  // A run time for every task and device: a job of 100,000 tasks on 100,000 devices would
+  // ask for 80 GB, refused here in one line rather than by the kernel.
+  if (const double bytes =
+          static_cast<double>(task_count_) * static_cast<double>(device_count_) * sizeof(double);
+      bytes > kLargePlanBytes)
+    check_memory_fits(bytes,
+                      fmt::format("planning job '{}' ({} tasks on {} devices, a run time for each "
+                                  "task on each device)",
+                                  graph.job(job).name, task_count_, device_count_));
   compute_.assign(task_count_ * device_count_, kCannotRun);
   std::vector<double> class_seconds(cluster.spec_class_count());
   for (TaskIndex t = first_task_; t < end; ++t) {

@@ -8,16 +8,14 @@
 
 #include <cstdint>
 
+#include "hetsched/core/available_memory.hpp"
+
 namespace hetsched {
 
 inline constexpr std::uint64_t kSimulationBytesPerTask = 320;
 inline constexpr std::uint64_t kSimulationBytesPerDevice = 1024;
 
 std::uint64_t simulation_memory_bytes(std::uint64_t tasks, std::uint64_t devices);
-
-// The memory the machine has free for a run: MemAvailable of /proc/meminfo (the physical
-// memory where that cannot be read), capped by the process's address-space limit.
-std::uint64_t available_memory_bytes();
 
 // InputError ("... needs about 31.4 GB for 100000000 tasks on 1024 devices, and the
 // machine has 22.1 GB available") when `copies` simulations of that size do not fit in

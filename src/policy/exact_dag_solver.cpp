@@ -31,6 +31,8 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <optional>
+#include <span>
 
 #include "hetsched/policy/list_scheduling.hpp"
 
@@ -88,6 +90,275 @@ StaticSchedule retime_solution(const DagInstance& instance, std::span<const doub
                            ScheduleLimits{.release_seconds = release}, SlotRule::append);
 }
 
+// Longest paths of minimum compute times: each task's earliest start (head) and the work
+// that must follow it (tail), and the makespan no schedule can beat (lower).
+struct PathBounds {
+  std::vector<double> min_compute, head, tail;
+  double lower = 0;
+};
+
+PathBounds path_bounds(const DagInstance& instance, std::span<const double> release) {
+  const std::size_t n = instance.task_count(), devices = instance.device_count();
+  PathBounds b{std::vector<double>(n, kCannotRun), std::vector<double>(n, 0.0),
+               std::vector<double>(n, 0.0)};
+  for (std::uint32_t t = 0; t < n; ++t) {
+    for (DeviceId d = 0; d < devices; ++d)
+      b.min_compute[t] = std::min(b.min_compute[t], instance.compute_seconds(t, d));
+    double earliest_release = kCannotRun;
+    for (DeviceId d = 0; d < devices; ++d)
+      if (instance.compute_seconds(t, d) != kCannotRun)
+        earliest_release =
+            std::min(earliest_release, release.empty() ? 0.0 : release[t * devices + d]);
+    b.head[t] = earliest_release;
+  }
+  const auto& topological = instance.topological_order();
+  for (std::uint32_t t : topological)
+    for (const DagNeighbor& s : instance.successors(t))
+      b.head[s.task] = std::max(b.head[s.task], b.head[t] + b.min_compute[t]);
+  for (auto it = topological.rbegin(); it != topological.rend(); ++it)
+    for (const DagNeighbor& s : instance.successors(*it))
+      b.tail[*it] = std::max(b.tail[*it], b.min_compute[s.task] + b.tail[s.task]);
+  for (std::uint32_t t = 0; t < n; ++t)
+    b.lower = std::max(b.lower, b.head[t] + b.min_compute[t] + b.tail[t]);
+  return b;
+}
+
+// reaches[i][j]: j depends on i through a path of edges (such a pair needs no order variable).
+std::vector<std::vector<char>> reachability(const DagInstance& instance) {
+  const std::size_t n = instance.task_count();
+  std::vector<std::vector<char>> reaches(n, std::vector<char>(n, 0));
+  const auto& topological = instance.topological_order();
+  for (auto it = topological.rbegin(); it != topological.rend(); ++it)
+    for (const DagNeighbor& s : instance.successors(*it)) {
+      reaches[*it][s.task] = 1;
+      for (std::uint32_t k = 0; k < n; ++k) reaches[*it][k] |= reaches[s.task][k];
+    }
+  return reaches;
+}
+
+// The MILP at the top of this file, built family by family (columns and rows in a fixed
+// order, so that CBC's search is the same on every run), seeded with the list schedule
+// and read back as a re-timed schedule.
+class ExactDagMilp {
+ public:
+  ExactDagMilp(const DagInstance& instance, std::span<const double> release,
+               const PathBounds& bounds, double upper)
+      : instance_(instance),
+        release_(release),
+        bounds_(bounds),
+        n_(instance.task_count()),
+        devices_(instance.device_count()),
+        // Bounds get a little slack so that presolve tolerances never cut off the list
+        // schedule, which is feasible exactly.
+        slack_(1e-6 * std::max(1.0, upper)),
+        upper_(upper),
+        big_m_(upper + slack_) {
+    add_columns();
+    add_task_rows();
+    add_device_load_rows();
+    add_edge_rows();
+    add_order_variables(reachability(instance));
+  }
+
+  // The list schedule as the first incumbent: its assignment and orders (CBC completes
+  // the continuous columns itself; giving them too made it discard the start on some
+  // instances).
+  void start_from(const StaticSchedule& heuristic) {
+    std::vector<int> columns;
+    std::vector<double> values;
+    for (std::uint32_t t = 0; t < n_; ++t)
+      for (DeviceId d = 0; d < devices_; ++d)
+        if (assign_[t][d] >= 0) {
+          columns.push_back(assign_[t][d]);
+          values.push_back(heuristic.tasks[t].device == d ? 1.0 : 0.0);
+        }
+    for (std::uint32_t i = 0; i < n_; ++i)
+      for (std::uint32_t j = i + 1; j < n_; ++j)
+        if (before_[i][j] >= 0) {
+          columns.push_back(before_[i][j]);
+          values.push_back(
+              heuristic.tasks[i].start_seconds <= heuristic.tasks[j].start_seconds ? 1.0 : 0.0);
+        }
+    Cbc_setMIPStartI(milp_.get(), static_cast<int>(columns.size()), columns.data(), values.data());
+  }
+
+  void solve(const ExactSolveOptions& options) {
+    Cbc_Model* model = milp_.get();
+    Cbc_setMaximumSeconds(model, options.time_limit_seconds);
+    if (options.node_limit > 0)
+      Cbc_setMaximumNodes(model,
+                          static_cast<int>(std::min<long long>(options.node_limit, 1LL << 30)));
+    Cbc_setAllowableGap(model, 1e-7 * std::max(1.0, upper_));
+    Cbc_setAllowableFractionGap(model, 0.0);
+    // On models this small, CBC's root cuts, preprocessing and primal heuristics cost
+    // more than they save (measured on the Topcuoglu graph: 108 nodes, several times
+    // faster than with the defaults); the list schedule already is an incumbent.
+    Cbc_setParameter(model, "cuts", "off");
+    Cbc_setParameter(model, "heuristicsOnOff", "off");
+    Cbc_setParameter(model, "preprocess", "off");
+    Cbc_solve(model);
+  }
+
+  long long nodes() { return Cbc_getNodeCount(milp_.get()); }
+  double best_possible() { return Cbc_getBestPossibleObjValue(milp_.get()); }
+  bool proven_optimal() { return Cbc_isProvenOptimal(milp_.get()) != 0; }
+
+  // The solver's assignment and order, re-timed exactly; nullopt when it found none.
+  std::optional<StaticSchedule> solution() {
+    const double* solution = Cbc_bestSolution(milp_.get());
+    if (!solution) return std::nullopt;
+    std::vector<DeviceId> device(n_, 0);
+    std::vector<double> key(n_, 0.0);
+    for (std::uint32_t t = 0; t < n_; ++t) {
+      double largest = -1;
+      for (DeviceId d = 0; d < devices_; ++d)
+        if (assign_[t][d] >= 0 && solution[assign_[t][d]] > largest)
+          largest = solution[assign_[t][d]], device[t] = d;
+      key[t] = solution[start_[t]];
+    }
+    return retime_solution(instance_, release_, device, key);
+  }
+
+ private:
+  double release_of(std::uint32_t t, DeviceId d) const {
+    return release_.empty() ? 0.0 : release_[t * devices_ + d];
+  }
+
+  // C, then per task s[t] and its x[t][d] for the devices that can run it.
+  void add_columns() {
+    makespan_ =
+        milp_.add_column(std::max(0.0, bounds_.lower - slack_), upper_ + slack_, 1.0, false);
+    start_.resize(n_);
+    assign_.assign(n_, std::vector<int>(devices_, -1));
+    for (std::uint32_t t = 0; t < n_; ++t) {
+      start_[t] = milp_.add_column(
+          std::max(0.0, bounds_.head[t] - slack_),
+          std::max(bounds_.head[t], upper_ - bounds_.min_compute[t] - bounds_.tail[t]) + slack_,
+          0.0, false);
+      for (DeviceId d = 0; d < devices_; ++d)
+        if (instance_.compute_seconds(t, d) != kCannotRun)
+          assign_[t][d] = milp_.add_column(0, 1, 0.0, true);
+    }
+  }
+
+  // f[t] as terms: s[t] + Σ_d p[t][d]·x[t][d].
+  std::vector<std::pair<int, double>> finish_terms(std::uint32_t t, double sign) const {
+    std::vector<std::pair<int, double>> terms{{start_[t], sign}};
+    for (DeviceId d = 0; d < devices_; ++d)
+      if (assign_[t][d] >= 0)
+        terms.emplace_back(assign_[t][d], sign * instance_.compute_seconds(t, d));
+    return terms;
+  }
+
+  // Per task: one device, its release on that device, and C − f[t] ≥ tail[t].
+  void add_task_rows() {
+    for (std::uint32_t t = 0; t < n_; ++t) {
+      std::vector<std::pair<int, double>> one;
+      for (DeviceId d = 0; d < devices_; ++d)
+        if (assign_[t][d] >= 0) one.emplace_back(assign_[t][d], 1.0);
+      milp_.add_row(one, 'E', 1.0);
+      if (!release_.empty()) {
+        std::vector<std::pair<int, double>> terms{{start_[t], 1.0}};
+        for (DeviceId d = 0; d < devices_; ++d)
+          if (assign_[t][d] >= 0 && release_of(t, d) > 0)
+            terms.emplace_back(assign_[t][d], -release_of(t, d));
+        milp_.add_row(terms, 'G', 0.0);
+      }
+      auto terms = finish_terms(t, -1.0);
+      terms.emplace_back(makespan_, 1.0);
+      milp_.add_row(terms, 'G', bounds_.tail[t]);
+    }
+  }
+
+  // C ≥ the work assigned to each device.
+  void add_device_load_rows() {
+    for (DeviceId d = 0; d < devices_; ++d) {
+      std::vector<std::pair<int, double>> load{{makespan_, 1.0}};
+      for (std::uint32_t t = 0; t < n_; ++t)
+        if (assign_[t][d] >= 0) load.emplace_back(assign_[t][d], -instance_.compute_seconds(t, d));
+      milp_.add_row(load, 'G', 0.0);
+    }
+  }
+
+  // Per edge e = i→j: s[j] − f[i] ≥ 0, and the two families of communication rows.
+  void add_edge_rows() {
+    for (std::uint32_t e = 0; e < instance_.edges().size(); ++e) {
+      const std::uint32_t i = instance_.edges()[e].from, j = instance_.edges()[e].to;
+      auto base = finish_terms(i, -1.0);
+      base.emplace_back(start_[j], 1.0);
+      milp_.add_row(base, 'G', 0.0);
+      for (DeviceId a = 0; a < devices_; ++a) {
+        // Producer on a: s[j] − f[i] − Σ_b c(a,b)·x[j][b] − c̄_a·x[i][a] ≥ −c̄_a
+        if (assign_[i][a] >= 0)
+          add_communication_row(base, assign_[i][a], j,
+                                [&](DeviceId b) { return instance_.comm_seconds(e, a, b); });
+        // Consumer on a: s[j] − f[i] − Σ_b c(b,a)·x[i][b] − c̄_a·x[j][a] ≥ −c̄_a
+        if (assign_[j][a] >= 0)
+          add_communication_row(base, assign_[j][a], i,
+                                [&](DeviceId b) { return instance_.comm_seconds(e, b, a); });
+      }
+    }
+  }
+
+  // base − Σ_b c(b)·x[other][b] − c̄·x_named ≥ −c̄, with c̄ = max_b c(b); no row when c̄ is 0.
+  template <typename Cost>
+  void add_communication_row(const std::vector<std::pair<int, double>>& base, int named,
+                             std::uint32_t other, Cost cost) {
+    double worst = 0;
+    auto terms = base;
+    for (DeviceId b = 0; b < devices_; ++b)
+      if (assign_[other][b] >= 0) {
+        const double c = cost(b);
+        worst = std::max(worst, c);
+        if (c > 0) terms.emplace_back(assign_[other][b], -c);
+      }
+    if (worst <= 0) return;
+    terms.emplace_back(named, -worst);
+    milp_.add_row(terms, 'G', -worst);
+  }
+
+  // y[i][j] = 1: i before j when they share a device, for each pair that no path orders
+  // and that some device can run both of.
+  void add_order_variables(const std::vector<std::vector<char>>& reaches) {
+    before_.assign(n_, std::vector<int>(n_, -1));
+    for (std::uint32_t i = 0; i < n_; ++i)
+      for (std::uint32_t j = i + 1; j < n_; ++j) {
+        if (reaches[i][j] || reaches[j][i]) continue;
+        bool share = false;
+        for (DeviceId d = 0; d < devices_; ++d) share |= assign_[i][d] >= 0 && assign_[j][d] >= 0;
+        if (!share) continue;
+        const int y = before_[i][j] = milp_.add_column(0, 1, 0.0, true);
+        for (DeviceId d = 0; d < devices_; ++d) {
+          if (assign_[i][d] < 0 || assign_[j][d] < 0) continue;
+          // s[j] − s[i] − M·y − M·x[i][d] − M·x[j][d] ≥ p[i][d] − 3M
+          milp_.add_row({{start_[j], 1.0},
+                         {start_[i], -1.0},
+                         {y, -big_m_},
+                         {assign_[i][d], -big_m_},
+                         {assign_[j][d], -big_m_}},
+                        'G', instance_.compute_seconds(i, d) - 3 * big_m_);
+          // s[i] − s[j] + M·y − M·x[i][d] − M·x[j][d] ≥ p[j][d] − 2M
+          milp_.add_row({{start_[i], 1.0},
+                         {start_[j], -1.0},
+                         {y, big_m_},
+                         {assign_[i][d], -big_m_},
+                         {assign_[j][d], -big_m_}},
+                        'G', instance_.compute_seconds(j, d) - 2 * big_m_);
+        }
+      }
+  }
+
+  const DagInstance& instance_;
+  std::span<const double> release_;
+  const PathBounds& bounds_;
+  const std::size_t n_, devices_;
+  const double slack_, upper_, big_m_;
+  MilpBuilder milp_;
+  int makespan_ = -1;
+  std::vector<int> start_;
+  std::vector<std::vector<int>> assign_, before_;  // column per (task, device), (task, task)
+};
+
 }  // namespace
 
 ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
@@ -104,9 +375,6 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
     return result;
   }
   const std::vector<double>& release = options.release_seconds;
-  const auto release_of = [&](std::uint32_t t, DeviceId d) {
-    return release.empty() ? 0.0 : release[t * devices + d];
-  };
   // The first incumbent: HEFT's order, each task appended where it finishes first.
   const StaticSchedule heuristic =
       upward_rank_schedule(instance, ScheduleLimits{.release_seconds = release}, SlotRule::append);
@@ -117,209 +385,24 @@ ExactSolveResult solve_exact_schedule_with_status(const DagInstance& instance,
   }
   result.heuristic_makespan_seconds = heuristic.makespan_seconds;
   const double upper = heuristic.makespan_seconds;
-
-  // Minimum compute time of each task, and heads and tails along longest paths of them.
-  std::vector<double> min_compute(n, kCannotRun), head(n, 0.0), tail(n, 0.0);
-  for (std::uint32_t t = 0; t < n; ++t) {
-    for (DeviceId d = 0; d < devices; ++d)
-      min_compute[t] = std::min(min_compute[t], instance.compute_seconds(t, d));
-    double earliest_release = kCannotRun;
-    for (DeviceId d = 0; d < devices; ++d)
-      if (instance.compute_seconds(t, d) != kCannotRun)
-        earliest_release = std::min(earliest_release, release_of(t, d));
-    head[t] = earliest_release;
-  }
-  const auto& topological = instance.topological_order();
-  for (std::uint32_t t : topological)
-    for (const DagNeighbor& s : instance.successors(t))
-      head[s.task] = std::max(head[s.task], head[t] + min_compute[t]);
-  for (auto it = topological.rbegin(); it != topological.rend(); ++it)
-    for (const DagNeighbor& s : instance.successors(*it))
-      tail[*it] = std::max(tail[*it], min_compute[s.task] + tail[s.task]);
-  double lower = 0;
-  for (std::uint32_t t = 0; t < n; ++t) lower = std::max(lower, head[t] + min_compute[t] + tail[t]);
-
-  if (lower >= upper * (1 - 1e-12)) {  // the list schedule meets the lower bound
+  const PathBounds bounds = path_bounds(instance, release);
+  if (bounds.lower >= upper * (1 - 1e-12)) {  // the list schedule meets the lower bound
     result.status = ExactSolveStatus::optimal;
     result.lower_bound_seconds = upper;
     result.schedule = heuristic;
     return result;
   }
 
-  // Reachability, to know which pairs need an order variable.
-  std::vector<std::vector<char>> reaches(n, std::vector<char>(n, 0));
-  for (auto it = topological.rbegin(); it != topological.rend(); ++it)
-    for (const DagNeighbor& s : instance.successors(*it)) {
-      reaches[*it][s.task] = 1;
-      for (std::uint32_t k = 0; k < n; ++k) reaches[*it][k] |= reaches[s.task][k];
-    }
-
-  // Bounds get a little slack so that presolve tolerances never cut off the list
-  // schedule, which is feasible exactly.
-  const double slack = 1e-6 * std::max(1.0, upper);
-  MilpBuilder milp;
-  const double big_m = upper + slack;
-  const int makespan = milp.add_column(std::max(0.0, lower - slack), upper + slack, 1.0, false);
-  std::vector<int> start(n);
-  std::vector<std::vector<int>> assign(n, std::vector<int>(devices, -1));
-  for (std::uint32_t t = 0; t < n; ++t) {
-    start[t] =
-        milp.add_column(std::max(0.0, head[t] - slack),
-                        std::max(head[t], upper - min_compute[t] - tail[t]) + slack, 0.0, false);
-    for (DeviceId d = 0; d < devices; ++d)
-      if (instance.compute_seconds(t, d) != kCannotRun)
-        assign[t][d] = milp.add_column(0, 1, 0.0, true);
-  }
-  // f[t] as terms: s[t] + Σ_d p[t][d]·x[t][d].
-  const auto finish_terms = [&](std::uint32_t t, double sign) {
-    std::vector<std::pair<int, double>> terms{{start[t], sign}};
-    for (DeviceId d = 0; d < devices; ++d)
-      if (assign[t][d] >= 0)
-        terms.emplace_back(assign[t][d], sign * instance.compute_seconds(t, d));
-    return terms;
-  };
-  for (std::uint32_t t = 0; t < n; ++t) {
-    std::vector<std::pair<int, double>> one;
-    for (DeviceId d = 0; d < devices; ++d)
-      if (assign[t][d] >= 0) one.emplace_back(assign[t][d], 1.0);
-    milp.add_row(one, 'E', 1.0);
-    if (!release.empty()) {
-      std::vector<std::pair<int, double>> terms{{start[t], 1.0}};
-      for (DeviceId d = 0; d < devices; ++d)
-        if (assign[t][d] >= 0 && release_of(t, d) > 0)
-          terms.emplace_back(assign[t][d], -release_of(t, d));
-      milp.add_row(terms, 'G', 0.0);
-    }
-    // C − f[t] ≥ tail[t]
-    auto terms = finish_terms(t, -1.0);
-    terms.emplace_back(makespan, 1.0);
-    milp.add_row(terms, 'G', tail[t]);
-  }
-  for (DeviceId d = 0; d < devices; ++d) {
-    std::vector<std::pair<int, double>> load{{makespan, 1.0}};
-    for (std::uint32_t t = 0; t < n; ++t)
-      if (assign[t][d] >= 0) load.emplace_back(assign[t][d], -instance.compute_seconds(t, d));
-    milp.add_row(load, 'G', 0.0);
-  }
-  for (std::uint32_t e = 0; e < instance.edges().size(); ++e) {
-    const std::uint32_t i = instance.edges()[e].from, j = instance.edges()[e].to;
-    // s[j] − f[i] ≥ 0
-    auto base = finish_terms(i, -1.0);
-    base.emplace_back(start[j], 1.0);
-    milp.add_row(base, 'G', 0.0);
-    for (DeviceId a = 0; a < devices; ++a) {
-      // Producer on a: s[j] − f[i] − Σ_b c(a,b)·x[j][b] − c̄_a·x[i][a] ≥ −c̄_a
-      if (assign[i][a] >= 0) {
-        double worst = 0;
-        auto terms = base;
-        for (DeviceId b = 0; b < devices; ++b)
-          if (assign[j][b] >= 0) {
-            const double c = instance.comm_seconds(e, a, b);
-            worst = std::max(worst, c);
-            if (c > 0) terms.emplace_back(assign[j][b], -c);
-          }
-        if (worst > 0) {
-          terms.emplace_back(assign[i][a], -worst);
-          milp.add_row(terms, 'G', -worst);
-        }
-      }
-      // Consumer on a: s[j] − f[i] − Σ_b c(b,a)·x[i][b] − c̄_a·x[j][a] ≥ −c̄_a
-      if (assign[j][a] >= 0) {
-        double worst = 0;
-        auto terms = base;
-        for (DeviceId b = 0; b < devices; ++b)
-          if (assign[i][b] >= 0) {
-            const double c = instance.comm_seconds(e, b, a);
-            worst = std::max(worst, c);
-            if (c > 0) terms.emplace_back(assign[i][b], -c);
-          }
-        if (worst > 0) {
-          terms.emplace_back(assign[j][a], -worst);
-          milp.add_row(terms, 'G', -worst);
-        }
-      }
-    }
-  }
-  // y[i][j] = 1: i before j when they share a device.
-  std::vector<std::vector<int>> before(n, std::vector<int>(n, -1));
-  for (std::uint32_t i = 0; i < n; ++i)
-    for (std::uint32_t j = i + 1; j < n; ++j) {
-      if (reaches[i][j] || reaches[j][i]) continue;
-      bool share = false;
-      for (DeviceId d = 0; d < devices; ++d) share |= assign[i][d] >= 0 && assign[j][d] >= 0;
-      if (!share) continue;
-      const int y = before[i][j] = milp.add_column(0, 1, 0.0, true);
-      for (DeviceId d = 0; d < devices; ++d) {
-        if (assign[i][d] < 0 || assign[j][d] < 0) continue;
-        // s[j] − s[i] − M·y − M·x[i][d] − M·x[j][d] ≥ p[i][d] − 3M
-        milp.add_row({{start[j], 1.0},
-                      {start[i], -1.0},
-                      {y, -big_m},
-                      {assign[i][d], -big_m},
-                      {assign[j][d], -big_m}},
-                     'G', instance.compute_seconds(i, d) - 3 * big_m);
-        // s[i] − s[j] + M·y − M·x[i][d] − M·x[j][d] ≥ p[j][d] − 2M
-        milp.add_row({{start[i], 1.0},
-                      {start[j], -1.0},
-                      {y, big_m},
-                      {assign[i][d], -big_m},
-                      {assign[j][d], -big_m}},
-                     'G', instance.compute_seconds(j, d) - 2 * big_m);
-      }
-    }
-
-  // The list schedule as the first incumbent: its assignment and orders (CBC
-  // completes the continuous columns itself; giving them too made it discard the
-  // start on some instances).
-  std::vector<int> start_columns;
-  std::vector<double> start_values;
-  for (std::uint32_t t = 0; t < n; ++t)
-    for (DeviceId d = 0; d < devices; ++d)
-      if (assign[t][d] >= 0) {
-        start_columns.push_back(assign[t][d]);
-        start_values.push_back(heuristic.tasks[t].device == d ? 1.0 : 0.0);
-      }
-  for (std::uint32_t i = 0; i < n; ++i)
-    for (std::uint32_t j = i + 1; j < n; ++j)
-      if (before[i][j] >= 0) {
-        start_columns.push_back(before[i][j]);
-        start_values.push_back(
-            heuristic.tasks[i].start_seconds <= heuristic.tasks[j].start_seconds ? 1.0 : 0.0);
-      }
-  Cbc_setMIPStartI(milp.get(), static_cast<int>(start_columns.size()), start_columns.data(),
-                   start_values.data());
-  Cbc_setMaximumSeconds(milp.get(), options.time_limit_seconds);
-  if (options.node_limit > 0)
-    Cbc_setMaximumNodes(milp.get(),
-                        static_cast<int>(std::min<long long>(options.node_limit, 1LL << 30)));
-  Cbc_setAllowableGap(milp.get(), 1e-7 * std::max(1.0, upper));
-  Cbc_setAllowableFractionGap(milp.get(), 0.0);
-  // On models this small, CBC's root cuts, preprocessing and primal heuristics cost
-  // more than they save (measured on the Topcuoglu graph: 108 nodes, several times
-  // faster than with the defaults); the list schedule already is an incumbent.
-  Cbc_setParameter(milp.get(), "cuts", "off");
-  Cbc_setParameter(milp.get(), "heuristicsOnOff", "off");
-  Cbc_setParameter(milp.get(), "preprocess", "off");
-  Cbc_solve(milp.get());
-
-  result.branch_and_bound_nodes = Cbc_getNodeCount(milp.get());
-  result.lower_bound_seconds = std::max(lower, Cbc_getBestPossibleObjValue(milp.get()));
+  ExactDagMilp milp(instance, release, bounds, upper);
+  milp.start_from(heuristic);
+  milp.solve(options);
+  result.branch_and_bound_nodes = milp.nodes();
+  result.lower_bound_seconds = std::max(bounds.lower, milp.best_possible());
   StaticSchedule best = heuristic;
-  const double* solution = Cbc_bestSolution(milp.get());
-  if (solution) {
-    std::vector<DeviceId> device(n, 0);
-    std::vector<double> key(n, 0.0);
-    for (std::uint32_t t = 0; t < n; ++t) {
-      double largest = -1;
-      for (DeviceId d = 0; d < devices; ++d)
-        if (assign[t][d] >= 0 && solution[assign[t][d]] > largest)
-          largest = solution[assign[t][d]], device[t] = d;
-      key[t] = solution[start[t]];
-    }
-    StaticSchedule exact = retime_solution(instance, release, device, key);
-    if (exact.makespan_seconds < best.makespan_seconds) best = std::move(exact);
-  }
-  const bool proven = Cbc_isProvenOptimal(milp.get()) != 0;
+  if (std::optional<StaticSchedule> exact = milp.solution();
+      exact && exact->makespan_seconds < best.makespan_seconds)
+    best = std::move(*exact);
+  const bool proven = milp.proven_optimal();
   result.status = proven ? ExactSolveStatus::optimal : ExactSolveStatus::not_proven;
   if (proven) result.lower_bound_seconds = best.makespan_seconds;
   result.schedule = std::move(best);

@@ -32,33 +32,23 @@ DagInstance::DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& 
                                   "task on each device)",
                                   graph.job(job).name, task_count_, device_count_));
   compute_.assign(task_count_ * device_count_, kCannotRun);
-  mean_compute_.assign(task_count_, kCannotRun);
   std::vector<double> class_seconds(cluster.spec_class_count());
   for (TaskIndex t = first_task_; t < end; ++t) {
     const Task& task = graph.task(t);
     double* row = compute_.data() + (t - first_task_) * device_count_;
-    // Each row's mean is summed as it is written, in device order as mean_of_row sums it
-    // (the same bits): the additions overlap the writes instead of reading the row again.
-    double sum = 0;
-    std::size_t count = 0;
-    const auto put = [&](DeviceId d, double seconds) {
-      row[d] = seconds;
-      if (seconds != kCannotRun) sum += seconds, ++count;
-    };
     if (perf.predicts_by_spec() && task.cost_seconds.empty()) {
       // Once per spec class: a thousand nodes of a few parts cost a few predictions.
       for (std::uint32_t c = 0; c < class_seconds.size(); ++c)
         class_seconds[c] = perf.task_seconds(task, cluster.device(cluster.spec_class_device(c)), 0);
-      for (DeviceId d = 0; d < device_count_; ++d) put(d, class_seconds[cluster.spec_class(d)]);
+      for (DeviceId d = 0; d < device_count_; ++d) row[d] = class_seconds[cluster.spec_class(d)];
     } else {
-      for (const Device& d : cluster.devices()) put(d.id, perf.task_seconds(task, d, 0));
+      for (const Device& d : cluster.devices()) row[d.id] = perf.task_seconds(task, d, 0);
     }
-    if (count != 0) mean_compute_[t - first_task_] = sum / static_cast<double>(count);
     for (const Dependency& s : graph.successors(t))
       edges_.push_back(DagEdge{t - first_task_, s.task - first_task_, s.bytes});
   }
   index_edges();
-  compute_mean_comm();
+  compute_means();
 }
 
 DagInstance::DagInstance(std::vector<std::vector<double>> compute_seconds,
@@ -73,9 +63,7 @@ DagInstance::DagInstance(std::vector<std::vector<double>> compute_seconds,
     compute_.insert(compute_.end(), row.begin(), row.end());
   }
   index_edges();
-  mean_compute_.resize(task_count_);
-  for (std::uint32_t t = 0; t < task_count_; ++t) mean_compute_[t] = mean_of_row(compute_row(t));
-  compute_mean_comm();
+  compute_means();
 }
 
 double DagInstance::comm_seconds(std::uint32_t e, DeviceId a, DeviceId b) const {
@@ -154,15 +142,15 @@ void DagInstance::index_edges() {
   }
 }
 
-double DagInstance::mean_of_row(std::span<const double> row) {
-  double sum = 0;
-  std::size_t count = 0;
-  for (double c : row)
-    if (c != kCannotRun) sum += c, ++count;
-  return count ? sum / static_cast<double>(count) : kCannotRun;
-}
-
-void DagInstance::compute_mean_comm() {
+void DagInstance::compute_means() {
+  mean_compute_.assign(task_count_, 0.0);
+  for (std::uint32_t t = 0; t < task_count_; ++t) {
+    double sum = 0;
+    int count = 0;
+    for (double c : compute_row(t))
+      if (c != kCannotRun) sum += c, ++count;
+    mean_compute_[t] = count ? sum / count : kCannotRun;
+  }
   mean_comm_.assign(edges_.size(), 0.0);
   // Edges that carry nothing cost nothing: the pair means are not needed then.
   if (device_count_ < 2 ||

@@ -88,9 +88,7 @@ class DagInstance {
 
  private:
   void index_edges();
-  // The mean of a row's finite run times (kCannotRun when there is none), summed in order.
-  static double mean_of_row(std::span<const double> row);
-  void compute_mean_comm();
+  void compute_means();
 
   std::vector<double> compute_;  // task-major: compute_[t * device_count_ + d]
   std::vector<DagEdge> edges_;

@@ -90,6 +90,12 @@ StaticSchedule retime_solution(const DagInstance& instance, std::span<const doub
                            ScheduleLimits{.release_seconds = release}, SlotRule::append);
 }
 
+// Task t's release on device d (ExactSolveOptions::release_seconds, task-major; none: 0).
+double release_at(std::span<const double> release, std::size_t devices, std::uint32_t t,
+                  DeviceId d) {
+  return release.empty() ? 0.0 : release[t * devices + d];
+}
+
 // Longest paths of minimum compute times: each task's earliest start (head) and the work
 // that must follow it (tail), and the makespan no schedule can beat (lower).
 struct PathBounds {
@@ -107,8 +113,7 @@ PathBounds path_bounds(const DagInstance& instance, std::span<const double> rele
     double earliest_release = kCannotRun;
     for (DeviceId d = 0; d < devices; ++d)
       if (instance.compute_seconds(t, d) != kCannotRun)
-        earliest_release =
-            std::min(earliest_release, release.empty() ? 0.0 : release[t * devices + d]);
+        earliest_release = std::min(earliest_release, release_at(release, devices, t, d));
     b.head[t] = earliest_release;
   }
   const auto& topological = instance.topological_order();
@@ -221,7 +226,7 @@ class ExactDagMilp {
 
  private:
   double release_of(std::uint32_t t, DeviceId d) const {
-    return release_.empty() ? 0.0 : release_[t * devices_ + d];
+    return release_at(release_, devices_, t, d);
   }
 
   // C, then per task s[t] and its x[t][d] for the devices that can run it.

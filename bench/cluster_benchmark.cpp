@@ -183,7 +183,7 @@ ClusterBenchResult run_cluster_benchmark(const ClusterBenchParams& params) {
   const std::string alibaba = params.data_dir + "/alibaba-gpu-2023/";
   const auto nodes = load_alibaba_nodes(alibaba + "openb_node_list_gpu_node.csv");
   const auto pods = load_alibaba_pods(alibaba + "openb_pod_list_default.csv");
-  for (GpuSharePolicy policy : {GpuSharePolicy::best_fit, GpuSharePolicy::fragmentation_aware}) {
+  for (DevicePlacement policy : {DevicePlacement::best_fit, DevicePlacement::fragmentation_aware}) {
     say("alibaba placement");
     result.alibaba.push_back(simulate_gpu_share(nodes, pods, policy, false));
     result.alibaba_packing.push_back(simulate_gpu_share(nodes, pods, policy, true));

@@ -21,6 +21,7 @@
 #include "hetsched/service/service_http_server.hpp"
 #include "hetsched/service/service_log.hpp"
 #include "hetsched/stream/stream_policy.hpp"
+#include "hetsched/stream/stream_scheduler.hpp"
 #include "option_checks.hpp"
 
 namespace hetsched::cli {
@@ -39,6 +40,7 @@ struct ServeOptions {
   std::string policy = "heft";
   std::string stream_policy = "fifo";
   bool stream_backfill = false;
+  std::string device_placement = "most-free-type";
   double round_seconds = 360;
   double migration_seconds = 30;
   std::string token_file;
@@ -113,6 +115,7 @@ void run_serve(const ServeOptions& options) {
   plane_options.default_policy = options.policy;
   plane_options.default_stream_policy = options.stream_policy;
   plane_options.stream_easy_backfilling = options.stream_backfill;
+  plane_options.stream_device_placement = *device_placement_named(options.device_placement);
   plane_options.stream_round_seconds = options.round_seconds;
   plane_options.stream_migration_seconds = options.migration_seconds;
   plane_options.time_scale = time_scale;
@@ -205,6 +208,11 @@ void add_serve_command(CLI::App& app) {
                       "fair-share, las, aware-las, ...)");
   command->add_flag("--backfill", options->stream_backfill,
                     "queue-mode stream policies backfill by EASY (as simulate --backfill)");
+  command
+      ->add_option("--device-placement", options->device_placement,
+                   "which node and device a stream job gets (as simulate --device-placement)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(device_placement_names()));
   command
       ->add_option("--round-seconds", options->round_seconds,
                    "round length of round-mode stream policies (each round a lease per gang)")

@@ -18,6 +18,7 @@
 #include "hetsched/sim/simulation_memory.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "hetsched/stream/stream_policy.hpp"
+#include "hetsched/stream/stream_scheduler.hpp"
 #include "input_options.hpp"
 #include "option_checks.hpp"
 #include "stream_simulate.hpp"
@@ -215,6 +216,14 @@ void add_simulate_command(CLI::App& app) {
                    "anywhere) or pack (every gang on one node, as hetsched serve places them)")
       ->capture_default_str()
       ->check(CLI::IsMember({"spread", "pack"}));
+  command
+      ->add_option("--device-placement", options->stream.device_placement,
+                   "job streams: which node and device a job gets: most-free-type (the type "
+                   "with the most free devices, then the fullest node), best-fit (the node left "
+                   "with the least free GPU capacity) or fragmentation-aware (FGD: the choice "
+                   "that least fragments the free GPUs for the jobs' requests)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(device_placement_names()));
   command->add_option("--out", options->out_dir,
                       "directory for report.html, the JSON reports and Chrome traces");
   command->add_option("--format", options->format, "output on stdout")
@@ -251,8 +260,8 @@ void add_simulate_command(CLI::App& app) {
   command->callback([options, command] {
     options->stream_only_given.clear();
     options->task_only_given.clear();
-    for (const char* name :
-         {"--backfill", "--round-seconds", "--migration-seconds", "--gang-placement"})
+    for (const char* name : {"--backfill", "--round-seconds", "--migration-seconds",
+                             "--gang-placement", "--device-placement"})
       if (command->count(name) > 0) options->stream_only_given.push_back(name);
     for (const char* name :
          {"--failures", "--mtbf-scale", "--mtbf-hours", "--checkpoint", "--checkpoint-interval",

@@ -73,6 +73,7 @@ void run_stream_simulation(const StreamSimulateOptions& options) {
   sim.easy_backfilling = options.easy_backfilling;
   sim.gang_spread =
       options.gang_placement == "pack" ? GangSpread::one_node : GangSpread::racks_then_anywhere;
+  sim.device_placement = *device_placement_named(options.device_placement);  // checked by CLI
   sim.record_segments = !options.out_dir.empty();  // the report's timeline
   std::vector<StreamReport> reports;
   for (std::size_t i = 0; i < policies.size(); ++i) {

@@ -13,6 +13,7 @@ struct StreamSimulateOptions {
   // When set, the stream runs on this cluster file's nodes instead of its own `cluster:`.
   std::string cluster_file;
   std::string gang_placement = "spread";  // or "pack": every gang on one node
+  std::string device_placement = "most-free-type";  // or "best-fit", "fragmentation-aware"
   std::vector<std::string> policies;      // default: fifo, las, aware-las
   bool easy_backfilling = false;
   double round_seconds = 360;

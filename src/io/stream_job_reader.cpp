@@ -19,9 +19,9 @@ constexpr int kLargestServiceGang = 4096;
 
 const std::vector<std::string>& stream_job_fields(StreamJobSource source) {
   static const std::vector<std::string> file_fields{
-      "name",        "model",     "user",          "gang",     "steps",
-      "arrival",     "weight",    "deadline",      "rates",    "spread_rates",
-      "preemptible", "gpu_milli", "gpu_memory_gb", "cpu_cores"};
+      "name",          "model",     "user",      "gang",         "steps",       "arrival",
+      "weight",        "deadline",  "rates",     "spread_rates", "preemptible", "gpu_milli",
+      "gpu_memory_gb", "cpu_cores", "cpu_milli", "memory_mib"};
   static const std::vector<std::string> service_fields{
       "name",   "model",    "user",  "gang",         "steps",      "arrival",
       "weight", "deadline", "rates", "spread_rates", "preemptible"};
@@ -110,6 +110,9 @@ StreamJob read_stream_job(const InputNode& map, const std::string& file, const S
     job.gpu_memory_gb = *memory;
   if (auto cores = reader.optional_whole_number("cpu_cores", kIntMin, kIntMax))
     job.cpu_cores = static_cast<int>(*cores);
+  if (auto cpu = reader.optional_number("cpu_milli", NumberRange::any)) job.cpu_milli = *cpu;
+  if (auto memory = reader.optional_number("memory_mib", NumberRange::any))
+    job.memory_mib = *memory;
   return job;
 }
 

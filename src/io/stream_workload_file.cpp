@@ -32,9 +32,9 @@ StreamCluster read_stream_cluster(const FieldReader& top) {
   const InputNode* section = top.find("cluster");
   if (section == nullptr) return make_stream_cluster({}, 4, 8);
   const std::string& file = top.file();
-  const FieldReader cluster(
-      *section, "cluster", file,
-      {"devices_per_node", "nodes_per_rack", "devices", "cpu_cores_per_node", "mig_slices"});
+  const FieldReader cluster(*section, "cluster", file,
+                            {"devices_per_node", "nodes_per_rack", "devices", "cpu_cores_per_node",
+                             "mig_slices", "cpu_milli_per_node", "memory_mib_per_node"});
   const int per_node = static_cast<int>(
       cluster.optional_whole_number("devices_per_node", 1, kLargestStreamInt).value_or(4));
   const int per_rack = static_cast<int>(
@@ -68,6 +68,11 @@ StreamCluster read_stream_cluster(const FieldReader& top) {
     for (auto& type : out.types) type.cpu_cores_per_node = static_cast<int>(*cores);
   if (auto slices = cluster.optional_whole_number("mig_slices", 0, kLargestStreamInt))
     for (auto& type : out.types) type.mig_slices = static_cast<int>(*slices);
+  // CPU (milli-cores) and memory (MiB) per node that jobs may request as quantities.
+  if (auto cpu = cluster.optional_number("cpu_milli_per_node", NumberRange::non_negative))
+    for (auto& type : out.types) type.cpu_milli_per_node = *cpu;
+  if (auto memory = cluster.optional_number("memory_mib_per_node", NumberRange::non_negative))
+    for (auto& type : out.types) type.memory_mib_per_node = *memory;
   return out;
 }
 

@@ -1200,6 +1200,7 @@ ControlPlane::StreamCore& ControlPlane::stream_core(const std::string& policy) {
     StreamSchedulerOptions options;
     options.gang_spread = GangSpread::one_node;
     options.easy_backfilling = options_.stream_easy_backfilling;
+    options.device_placement = options_.stream_device_placement;
     options.round_seconds = options_.stream_round_seconds;
     options.migration_seconds = options_.stream_migration_seconds;
     core->scheduler =

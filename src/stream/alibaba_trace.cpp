@@ -64,6 +64,8 @@ AlibabaPod make_pod(const std::vector<std::string_view>& f, const std::string& f
   if (!f[10].empty()) pod.scheduled_seconds = parse_number(f[10], at, "scheduled_time");
   if (pod.gpus < 0 || pod.gpu_milli < 0 || pod.gpu_milli > 1000)
     throw InputError(at, "num_gpu must be >= 0 and gpu_milli within 0..1000");
+  if (pod.gpus > 0 && pod.gpu_milli == 0)
+    throw InputError(at, "a GPU pod must ask for some of its GPU (gpu_milli 1..1000)");
   if (pod.gpus > 1 && pod.gpu_milli != 1000)
     throw InputError(at, "a multi-GPU pod must ask for whole GPUs (gpu_milli 1000)");
   if (pod.deletion_seconds < pod.creation_seconds)

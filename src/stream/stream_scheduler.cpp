@@ -26,20 +26,42 @@
 // their units and memory (best fit: fewest units left), else open a free device on
 // the fullest node; they run at their rate times their share, isolated from the other
 // shares. A job asking for CPU cores gets a specific set of free cores (lowest numbers
-// first) on the node of its devices, held by no one else.
+// first) on the node of its devices, held by no one else; CPU and memory asked as
+// quantities (milli-cores, MiB, as Kubernetes requests) come from that node's, and a
+// CPU pod (a gang of 0) takes them alone.
+// Those are the default rules (most_free_type). Best fit and fragmentation-aware (FGD)
+// score every node that can hold the job, of every type it can run on, and each
+// distinct way of placing it there (place_scored): the least free GPU capacity left,
+// or the least growth of the node's fragmentation for the request mix.
+// Without strict order, a queue-mode job that does not fit waits aside and the jobs
+// behind it are tried; it is tried again only once something has been released.
 #include "hetsched/stream/stream_scheduler.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <unordered_map>
 
 #include "hetsched/cluster/cluster.hpp"
 #include "hetsched/cluster/device_catalog.hpp"
 #include "hetsched/core/closest_names.hpp"
 
 namespace hetsched {
+
+const std::vector<std::string>& device_placement_names() {
+  static const std::vector<std::string> names{"most-free-type", "best-fit", "fragmentation-aware"};
+  return names;
+}
+
+std::optional<DevicePlacement> device_placement_named(std::string_view name) {
+  const auto& names = device_placement_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) return std::nullopt;
+  return static_cast<DevicePlacement>(it - names.begin());
+}
 
 StreamResources stream_resources(const StreamCluster& cluster) {
   StreamResources resources;
@@ -53,7 +75,8 @@ StreamResources stream_resources(const StreamCluster& cluster) {
       resources.nodes.push_back(StreamNode{k, index / std::max(1, type.nodes_per_rack), devices,
                                            std::max(0, type.cpu_cores_per_node),
                                            static_cast<std::uint32_t>(resources.nodes.size()),
-                                           fmt::format("{}-{}", type.model, index)});
+                                           fmt::format("{}-{}", type.model, index),
+                                           type.cpu_milli_per_node, type.memory_mib_per_node});
       left -= devices;
     }
   }
@@ -99,6 +122,10 @@ StreamScheduler::StreamScheduler(StreamResources resources, StreamPolicy& policy
                                  StreamSchedulerOptions options,
                                  const StreamColocationTable& colocation)
     : policy_(policy), options_(options) {
+  if (!options_.request_mix.empty()) {
+    fragmentation_ = GpuFragmentation(options_.request_mix);
+    mix_dirty_ = false;
+  }
   append_resources(resources);
   build_colocation(colocation);
 }
@@ -119,10 +146,14 @@ void StreamScheduler::append_resources(const StreamResources& larger) {
     state.units_used.assign(static_cast<std::size_t>(node.devices), 0);
     state.memory_used.assign(static_cast<std::size_t>(node.devices), 0.0);
     state.core_busy.assign(static_cast<std::size_t>(std::max(0, node.cpu_cores)), 0);
+    state.cpu_milli_left = node.cpu_milli;
+    state.memory_mib_left = node.memory_mib;
     nodes_.push_back(std::move(state));
+    node_fragmentation_.push_back(std::numeric_limits<double>::quiet_NaN());
     nodes_of_type_[node.type].push_back(static_cast<int>(n));
     free_by_type_[node.type] += node.devices;
   }
+  ++free_epoch_;
 }
 
 StreamPolicyMode StreamScheduler::mode() const { return policy_.mode(); }
@@ -221,11 +252,29 @@ std::string StreamScheduler::fit_type(std::size_t j, std::size_t k, const std::v
            job.cpu_cores > type.cpu_cores_per_node)
     why = fmt::format("a {} node has {} CPU cores, it asks for {}", type.model,
                       type.cpu_cores_per_node, job.cpu_cores);
-  else if (job.cpu_cores > 0 && job.gang_size > type.devices_per_node)
+  else if ((job.cpu_cores > 0 || job.asks_host()) && job.gang_size > type.devices_per_node)
     why = fmt::format(
-        "its CPU cores must sit on the node of its devices, and a {} node has {} devices, "
-        "it asks for {}",
+        "what it asks of a node must sit on the node of its devices, and a {} node has {} "
+        "devices, it asks for {}",
         type.model, type.devices_per_node, job.gang_size);
+  else if (job.asks_host()) {
+    // The largest node of the type (0: not modelled, any request fits).
+    double cpu = 0, memory = 0;
+    bool any_cpu_unlimited = false, any_memory_unlimited = false;
+    for (int n : nodes_of_type_[k]) {
+      const StreamNode& node = resources_.nodes[static_cast<std::size_t>(n)];
+      any_cpu_unlimited |= node.cpu_milli <= 0;
+      any_memory_unlimited |= node.memory_mib <= 0;
+      cpu = std::max(cpu, node.cpu_milli);
+      memory = std::max(memory, node.memory_mib);
+    }
+    if (!any_cpu_unlimited && job.cpu_milli > cpu)
+      why = fmt::format("the largest {} node has {:g} milli-CPU, it asks for {:g}", type.model, cpu,
+                        job.cpu_milli);
+    else if (!any_memory_unlimited && job.memory_mib > memory)
+      why = fmt::format("the largest {} node has {:g} MiB of memory, it asks for {:g}", type.model,
+                        memory, job.memory_mib);
+  }
   if (!why.empty()) {
     status.rate[k] = status.spread[k] = 0;
     return why;
@@ -256,6 +305,7 @@ std::size_t StreamScheduler::submit(const StreamJob& stream_job, double arrival_
   jobs_.emplace_back();
   colocation_type_.push_back(-1);
   last_round_.emplace_back();
+  unfit_epoch_.push_back(std::numeric_limits<std::uint64_t>::max());
   StreamJobStatus& status = jobs_[j];
   status.job = stream_job;
   status.arrival_seconds = arrival_seconds;
@@ -286,7 +336,13 @@ std::size_t StreamScheduler::submit(const StreamJob& stream_job, double arrival_
       return j;
     }
   }
-  if (job.gang_size < 1) return reject(j, "gang size must be at least 1"), j;
+  if (job.cpu_milli < 0 || job.memory_mib < 0)
+    return reject(j, "cpu_milli and memory_mib must not be negative"), j;
+  if (job.gang_size < 0 || (job.gang_size == 0 && !job.asks_host()))
+    return reject(j,
+                  "gang size must be at least 1 (0 only for a job that asks for CPU or "
+                  "memory alone)"),
+           j;
   if (job.total_steps <= 0) return reject(j, "total steps must be positive"), j;
   const std::vector<int> room = gang_room();
   int largest = 0;
@@ -312,7 +368,7 @@ std::size_t StreamScheduler::submit(const StreamJob& stream_job, double arrival_
                                  job.gpu_milli)),
            j;
   const bool fractional = job.gpu_milli > 0 && job.gpu_milli < 1000;
-  if (fractional && job.gang_size > 1)
+  if (fractional && job.gang_size != 1)
     return reject(j, fmt::format("a fractional GPU request (gpu_milli {}) is a share of one "
                                  "device; it cannot have a gang of {}",
                                  job.gpu_milli, job.gang_size)),
@@ -325,7 +381,12 @@ std::size_t StreamScheduler::submit(const StreamJob& stream_job, double arrival_
       unfit += (unfit.empty() ? "" : "; ") + why;
   if (std::all_of(status.rate.begin(), status.rate.end(), [](double r) { return r <= 0; }))
     return reject(j, "no device type of the cluster can hold it: " + unfit), j;
-  status.plain = !fractional && job.cpu_cores == 0;
+  status.plain = !fractional && job.cpu_cores == 0 && !job.asks_host();
+  if (job.gang_size > 0 && options_.device_placement == DevicePlacement::fragmentation_aware &&
+      options_.request_mix.empty()) {
+    request_counts_[{job.gang_size, fractional ? job.gpu_milli : 1000}] += 1;
+    mix_dirty_ = true;
+  }
   status.best_rate = *std::max_element(status.rate.begin(), status.rate.end());
   status.remaining = job.total_steps;
   const auto user = std::find(users_.begin(), users_.end(), job.user);
@@ -380,6 +441,12 @@ void StreamScheduler::set_unavailable(std::size_t node, int devices) {
   state.unavailable = devices;
   state.free -= change;
   free_by_type_[resources_.nodes[node].type] -= change;
+  touched(node);
+  if (change < 0) ++free_epoch_;
+}
+
+void StreamScheduler::touched(std::size_t node) {
+  node_fragmentation_[node] = std::numeric_limits<double>::quiet_NaN();
 }
 
 void StreamScheduler::reset_nodes() {
@@ -391,12 +458,184 @@ void StreamScheduler::reset_nodes() {
     std::fill(node.units_used.begin(), node.units_used.end(), 0);
     std::fill(node.memory_used.begin(), node.memory_used.end(), 0.0);
     std::fill(node.core_busy.begin(), node.core_busy.end(), 0);
+    node.cpu_milli_left = resources_.nodes[n].cpu_milli;
+    node.memory_mib_left = resources_.nodes[n].memory_mib;
+    touched(n);
   }
+  ++free_epoch_;
+}
+
+bool StreamScheduler::host_fits(std::size_t j, std::size_t n) const {
+  // A node whose CPU or memory is not modelled (0) holds any request.
+  const StreamJob& job = jobs_[j].job;
+  const NodeState& node = nodes_[n];
+  return (job.cpu_milli <= 0 || resources_.nodes[n].cpu_milli <= 0 ||
+          node.cpu_milli_left >= job.cpu_milli) &&
+         (job.memory_mib <= 0 || resources_.nodes[n].memory_mib <= 0 ||
+          node.memory_mib_left >= job.memory_mib);
+}
+
+void StreamScheduler::node_free_milli(std::size_t n, std::vector<int>& free) const {
+  const NodeState& node = nodes_[n];
+  const int total = units_per_device(resources_.nodes[n].type);
+  free.assign(static_cast<std::size_t>(std::max(0, node.free)), 1000);
+  for (int used : node.units_used)
+    if (used > 0) free.push_back((total - used) * 1000 / total);
+}
+
+const GpuFragmentation& StreamScheduler::fragmentation() const {
+  if (mix_dirty_) {
+    double total = 0;
+    for (const auto& [key, count] : request_counts_) total += count;
+    std::vector<GpuRequestClass> mix;
+    for (const auto& [key, count] : request_counts_)
+      mix.push_back(GpuRequestClass{key.first, key.second, count / total});
+    fragmentation_ = GpuFragmentation(std::move(mix));
+    mix_dirty_ = false;
+    std::fill(node_fragmentation_.begin(), node_fragmentation_.end(),
+              std::numeric_limits<double>::quiet_NaN());
+  }
+  return fragmentation_;
+}
+
+GpuCapacity StreamScheduler::gpu_capacity() const {
+  const GpuFragmentation& measure = fragmentation();
+  GpuCapacity capacity;
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    node_free_milli(n, free_scratch_);
+    for (int free : free_scratch_) capacity.free_milli += free;
+    if (std::isnan(node_fragmentation_[n])) node_fragmentation_[n] = measure(free_scratch_);
+    capacity.fragmented_milli += node_fragmentation_[n];
+  }
+  return capacity;
+}
+
+// best_fit and fragmentation_aware: every node that can hold the job on its own is
+// scored, each of its distinct ways too (a fraction: one per level of free capacity
+// among its devices with room; whole devices: any of its free ones), and the lowest
+// score wins; within a node, the way on the device with the least free; between nodes,
+// the node with the least free GPU capacity, then the least free CPU, then the first.
+// Nodes in the same state score the same, so each state is scored once per call.
+// Cost: O(nodes) per call, plus O(devices x request classes) per distinct node state.
+std::optional<StreamScheduler::ScoredPlacement> StreamScheduler::place_scored(
+    std::size_t j, int only_type, std::span<const int> type_free) const {
+  const StreamJobStatus& job = jobs_[j];
+  const bool aware = options_.device_placement == DevicePlacement::fragmentation_aware;
+  const GpuFragmentation* measure = aware ? &fragmentation() : nullptr;
+  const int gang = job.job.gang_size;
+  const int cores = job.job.cpu_cores;
+  const double memory = job.job.gpu_memory_gb;
+  struct Way {
+    double score = 0;
+    int level = -1;  // a fraction: free units of the device it goes on
+  };
+  std::unordered_map<std::string, Way> scored;  // by (type, node state)
+  std::string key;
+  std::vector<int> before, after;
+  std::optional<ScoredPlacement> best;
+  const auto consider = [&](std::size_t n) {
+    const std::size_t type = resources_.nodes[n].type;
+    if (job.rate[type] <= 0 || (!type_free.empty() && type_free[type] < 0)) return;
+    const NodeState& node = nodes_[n];
+    const int units = job.share_units[type];
+    const int total = units_per_device(type);
+    const double device_memory = resources_.types[type].memory_gb;
+    if (units == 0 && node.free < gang) return;
+    if (!host_fits(j, n)) return;
+    if (cores > 0 && !node.core_busy.empty() &&
+        std::count(node.core_busy.begin(), node.core_busy.end(), 0) < cores)
+      return;
+    const auto has_room = [&](std::size_t d) {
+      return node.units_used[d] + units <= total &&
+             (device_memory <= 0 || node.memory_used[d] + memory <= device_memory + 1e-9);
+    };
+    key.assign(reinterpret_cast<const char*>(&type), sizeof type);
+    key.append(reinterpret_cast<const char*>(&node.free), sizeof node.free);
+    for (std::size_t d = 0; d < node.units_used.size(); ++d)
+      if (node.units_used[d] > 0) {
+        key.append(reinterpret_cast<const char*>(&node.units_used[d]), sizeof(int));
+        if (device_memory > 0)
+          key.append(reinterpret_cast<const char*>(&node.memory_used[d]), sizeof(double));
+      }
+    auto it = scored.find(key);
+    if (it == scored.end()) {
+      node_free_milli(n, before);
+      const double before_measure = measure ? (*measure)(before) : 0;
+      const auto score_of = [&](const std::vector<int>& free) {
+        if (measure) return (*measure)(free)-before_measure;
+        double left = 0;
+        for (int f : free) left += f;
+        return left;
+      };
+      Way way;
+      if (units == 0) {
+        after = before;  // fully free devices come first
+        std::fill_n(after.begin(), gang, 0);
+        way.score = score_of(after);
+      } else {
+        // One way per level of free units: a free device (level total), or an opened one.
+        std::vector<int> levels;
+        if (node.free >= 1 && (device_memory <= 0 || memory <= device_memory + 1e-9))
+          levels.push_back(total);
+        for (std::size_t d = 0; d < node.units_used.size(); ++d)
+          if (node.units_used[d] > 0 && has_room(d) &&
+              std::find(levels.begin(), levels.end(), total - node.units_used[d]) == levels.end())
+            levels.push_back(total - node.units_used[d]);
+        for (int level : levels) {
+          after = before;
+          const int level_milli = level * 1000 / total;
+          *std::find(after.begin(), after.end(), level_milli) -= units * 1000 / total;
+          const double score = score_of(after);
+          if (way.level < 0 || score < way.score - 1e-9 ||
+              (std::abs(score - way.score) <= 1e-9 && level < way.level)) {
+            way.score = score;
+            way.level = level;
+          }
+        }
+        if (way.level < 0) return;
+      }
+      it = scored.emplace(key, way).first;
+    }
+    const Way& way = it->second;
+    int node_free = node.free * 1000;
+    for (int used : node.units_used)
+      if (used > 0) node_free += (total - used) * 1000 / total;
+    const double cpu_left = resources_.nodes[n].cpu_milli > 0 ? node.cpu_milli_left : 0;
+    const double tie = node_free * 1e6 + cpu_left;
+    if (best && !(way.score < best->score - 1e-9 ||
+                  (std::abs(way.score - best->score) <= 1e-9 && tie < best->tie)))
+      return;
+    StreamPlacement placement{type, {{static_cast<int>(n), units > 0 ? 0 : gang}}, -1, {}};
+    if (units > 0) {
+      // The device: a free one (the first slot not opened), or the first opened at the level.
+      for (std::size_t d = 0; d < node.units_used.size() && placement.shared_device < 0; ++d)
+        if (way.level == total
+                ? node.units_used[d] == 0
+                : node.units_used[d] > 0 && total - node.units_used[d] == way.level && has_room(d))
+          placement.shared_device = static_cast<int>(d);
+    }
+    for (std::size_t c = 0;
+         c < node.core_busy.size() && static_cast<int>(placement.cores.size()) < cores; ++c)
+      if (!node.core_busy[c]) placement.cores.push_back(static_cast<int>(c));
+    best = ScoredPlacement{std::move(placement), way.score, tie};
+  };
+  if (only_type >= 0) {
+    for (int n : nodes_of_type_[static_cast<std::size_t>(only_type)])
+      consider(static_cast<std::size_t>(n));
+  } else {
+    for (std::size_t n = 0; n < nodes_.size(); ++n) consider(n);
+  }
+  return best;
 }
 
 std::optional<StreamPlacement> StreamScheduler::place_job(std::size_t j, std::size_t type) const {
   const StreamJobStatus& job = jobs_[j];
   const int gang = job.job.gang_size;
+  if (options_.device_placement != DevicePlacement::most_free_type) {
+    if (auto scored = place_scored(j, static_cast<int>(type), {}))
+      return std::move(scored->placement);
+    if (!job.plain || options_.gang_spread == GangSpread::one_node) return std::nullopt;
+  }
   if (job.plain) {
     auto nodes = place_whole(type, gang);
     if (!nodes) return std::nullopt;
@@ -417,6 +656,7 @@ std::optional<StreamPlacement> StreamScheduler::place_job(std::size_t j, std::si
   for (int n : nodes_of_type_[type]) {
     const NodeState& node = nodes_[static_cast<std::size_t>(n)];
     if (cores > 0 && free_cores(node) < cores) continue;
+    if (!host_fits(j, static_cast<std::size_t>(n))) continue;
     if (units == 0) {
       // Whole devices on this node (a job with cores keeps its gang in one node).
       if (node.free < gang) continue;
@@ -441,7 +681,9 @@ std::optional<StreamPlacement> StreamScheduler::place_job(std::size_t j, std::si
     // No opened device fits: open one on the fullest node with a free device.
     for (int n : nodes_of_type_[type]) {
       const NodeState& node = nodes_[static_cast<std::size_t>(n)];
-      if (node.free < 1 || (cores > 0 && free_cores(node) < cores)) continue;
+      if (node.free < 1 || (cores > 0 && free_cores(node) < cores) ||
+          !host_fits(j, static_cast<std::size_t>(n)))
+        continue;
       if (best_node < 0 || node.free < free_of(best_node)) best_node = n;
     }
     if (best_node >= 0) {
@@ -460,12 +702,16 @@ std::optional<StreamPlacement> StreamScheduler::place_job(std::size_t j, std::si
 }
 
 void StreamScheduler::take(std::size_t j, const StreamPlacement& placement, int sign) {
+  if (sign < 0) ++free_epoch_;
   for (const auto& [node, count] : placement.nodes) {
     nodes_[static_cast<std::size_t>(node)].free -= sign * count;
     free_by_type_[placement.type] -= sign * count;
+    touched(static_cast<std::size_t>(node));
   }
   if (placement.nodes.empty()) return;
   NodeState& node = nodes_[static_cast<std::size_t>(placement.nodes.front().first)];
+  node.cpu_milli_left -= sign * jobs_[j].job.cpu_milli;
+  node.memory_mib_left -= sign * jobs_[j].job.memory_mib;
   if (placement.shared_device >= 0) {
     const auto d = static_cast<std::size_t>(placement.shared_device);
     const bool was_open = node.units_used[d] > 0;
@@ -487,6 +733,7 @@ bool StreamScheduler::can_retake(std::size_t j, const StreamPlacement& placement
   }
   if (placement.nodes.size() != 1) return false;
   const NodeState& node = nodes_[static_cast<std::size_t>(placement.nodes.front().first)];
+  if (!host_fits(j, static_cast<std::size_t>(placement.nodes.front().first))) return false;
   for (int c : placement.cores)
     if (node.core_busy[static_cast<std::size_t>(c)]) return false;
   if (placement.shared_device < 0) return node.free >= placement.nodes.front().second;
@@ -534,27 +781,37 @@ void StreamScheduler::account(std::size_t j, std::size_t type, double seconds,
   jobs_[j].attained += seconds * jobs_[j].job.gang_size * device_share;
 }
 
-int StreamScheduler::agnostic_type_with_room(std::size_t j, const std::vector<int>& free) const {
+StreamScheduler::TypeChoice StreamScheduler::agnostic_type_with_room(
+    std::size_t j, const std::vector<int>& free) const {
+  // The scored rules choose the node among every type at once.
+  if (options_.device_placement != DevicePlacement::most_free_type) {
+    if (auto scored = place_scored(j, -1, free))
+      return {static_cast<int>(scored->placement.type), std::move(scored->placement)};
+    if (!jobs_[j].plain || options_.gang_spread == GangSpread::one_node) return {};
+  }
   // Heterogeneity-agnostic: the type with the most free devices that fits the gang.
   // A job that is not plain (a fraction, CPU cores) is tried on the real state; a
   // type marked -1 in `free` is excluded.
-  int chosen = -1;
+  TypeChoice chosen;
   for (std::size_t k = 0; k < free.size(); ++k) {
-    if (jobs_[j].rate[k] <= 0 || (chosen >= 0 && free[k] <= free[static_cast<std::size_t>(chosen)]))
+    if (jobs_[j].rate[k] <= 0 ||
+        (chosen.type >= 0 && free[k] <= free[static_cast<std::size_t>(chosen.type)]))
       continue;
     // Enough free devices of a type hold a plain gang when it may spread; packed, or
     // not plain, it is tried on the real state.
-    const bool spread = options_.gang_spread != GangSpread::one_node;
-    const bool fits = jobs_[j].plain && spread ? free[k] >= jobs_[j].job.gang_size
-                                               : free[k] >= 0 && place_job(j, k).has_value();
-    if (fits) chosen = static_cast<int>(k);
+    if (jobs_[j].plain && options_.gang_spread != GangSpread::one_node) {
+      if (free[k] >= jobs_[j].job.gang_size) chosen = {static_cast<int>(k), std::nullopt};
+    } else if (free[k] >= 0) {
+      if (auto placement = place_job(j, k)) chosen = {static_cast<int>(k), std::move(placement)};
+    }
   }
   return chosen;
 }
 
-StreamStart StreamScheduler::start_now(std::size_t j, std::size_t type, double now) {
+StreamStart StreamScheduler::start_now(std::size_t j, const TypeChoice& choice, double now) {
   StreamJobStatus& job = jobs_[j];
-  job.placement = *place_job(j, type);
+  const auto type = static_cast<std::size_t>(choice.type);
+  job.placement = choice.placement ? *choice.placement : *place_job(j, type);
   job.type = static_cast<int>(type);
   take(j, job.placement, +1);
   job.state = StreamJobState::running;
@@ -584,10 +841,22 @@ std::vector<StreamStart> StreamScheduler::schedule(double now) {
   int extra_devices = 0;
   for (const std::size_t j : order) {
     const int gang = jobs_[j].job.gang_size;
+    if (!options_.strict_order) {
+      // Nothing was released since it last did not fit: it still does not.
+      const TypeChoice choice =
+          unfit_epoch_[j] == free_epoch_ ? TypeChoice{} : agnostic_type_with_room(j, free_by_type_);
+      if (choice.type >= 0) {
+        starts.push_back(start_now(j, choice, now));
+      } else {
+        unfit_epoch_[j] = free_epoch_;
+        still_waiting.push_back(j);
+      }
+      continue;
+    }
     if (!blocked) {
-      const int type = agnostic_type_with_room(j, free_by_type_);
-      if (type >= 0) {
-        starts.push_back(start_now(j, static_cast<std::size_t>(type), now));
+      const TypeChoice choice = agnostic_type_with_room(j, free_by_type_);
+      if (choice.type >= 0) {
+        starts.push_back(start_now(j, choice, now));
         continue;
       }
       blocked = true;
@@ -625,35 +894,36 @@ std::vector<StreamStart> StreamScheduler::schedule(double now) {
       continue;
     }
     // Backfill: a type with room now where starting cannot delay the reservation.
-    int chosen = -1;
+    TypeChoice chosen;
     bool uses_extra = false;
     std::vector<int> candidates_free = free_by_type_;
     while (true) {
-      const int type = agnostic_type_with_room(j, candidates_free);
+      TypeChoice choice = agnostic_type_with_room(j, candidates_free);
+      const int type = choice.type;
       if (type < 0) break;
       if (type != reserved_type) {
-        chosen = type;
+        chosen = std::move(choice);
         break;
       }
       const double slowest = std::min(jobs_[j].rate[static_cast<std::size_t>(type)],
                                       jobs_[j].spread[static_cast<std::size_t>(type)]);
       if (now + jobs_[j].remaining / slowest <= shadow_time) {
-        chosen = type;
+        chosen = std::move(choice);
         break;
       }
       if (gang <= extra_devices) {
-        chosen = type;
+        chosen = std::move(choice);
         uses_extra = true;
         break;
       }
       candidates_free[static_cast<std::size_t>(type)] = -1;  // try the next type
     }
-    if (chosen < 0) {
+    if (chosen.type < 0) {
       still_waiting.push_back(j);
       continue;
     }
     if (uses_extra) extra_devices -= gang;
-    starts.push_back(start_now(j, static_cast<std::size_t>(chosen), now));
+    starts.push_back(start_now(j, chosen, now));
   }
   waiting_ = std::move(still_waiting);
   return starts;

@@ -27,7 +27,7 @@ TEST(GpuSharePlacement, SharesNeverExceedOneGpu) {
   // whole-GPU pod fits after waiting.
   const std::vector<AlibabaPod> pods{pod("a", 1, 600, 0, 50), pod("b", 1, 600, 1, 100),
                                      pod("c", 1, 1000, 2, 10), pod("d", 1, 1000, 20, 200)};
-  for (auto policy : {GpuSharePolicy::best_fit, GpuSharePolicy::fragmentation_aware}) {
+  for (auto policy : {DevicePlacement::best_fit, DevicePlacement::fragmentation_aware}) {
     const GpuShareResult r = simulate_gpu_share(nodes, pods, policy);
     EXPECT_EQ(r.gpu_pods, 4u);
     EXPECT_EQ(r.placed_gpu_pods, 3u);
@@ -46,7 +46,7 @@ TEST(GpuSharePlacement, FragmentationAwareKeepsWholeGpusForWholeGpuPods) {
                                pod("c", 1, 1000, 2, 100)};
   for (int i = 0; i < 6; ++i)
     pods.push_back(pod("w" + std::to_string(i), 1, 1000, 500 + i, 501 + i));
-  const GpuShareResult r = simulate_gpu_share(nodes, pods, GpuSharePolicy::fragmentation_aware);
+  const GpuShareResult r = simulate_gpu_share(nodes, pods, DevicePlacement::fragmentation_aware);
   EXPECT_EQ(r.placed_gpu_pods, pods.size());
   EXPECT_EQ(r.avg_wait_seconds, 0.0);
 }

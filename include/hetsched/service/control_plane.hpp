@@ -77,6 +77,8 @@ struct ControlPlaneOptions {
   std::string default_stream_policy = "fifo";
   // Queue-mode stream policies backfill by EASY (as `hetsched simulate --backfill`).
   bool stream_easy_backfilling = false;
+  // Which node and device a stream job gets (as `hetsched simulate --device-placement`).
+  DevicePlacement stream_device_placement = DevicePlacement::most_free_type;
   // Round-mode stream policies: the round's length and the checkpoint/restart time a
   // job pays when a round moves it (as `hetsched simulate --round-seconds ...`).
   double stream_round_seconds = 360;

@@ -42,6 +42,13 @@ struct StreamJob {
   // CPU cores: the job gets a specific set of this many cores on the node of its
   // devices, held by no other job (so its gang must sit in one node); 0 = none.
   int cpu_cores = 0;
+  // CPU (thousandths of a core) and memory (MiB) the job takes from its node, counted
+  // as Kubernetes counts a pod's requests (its gang then sits in one node); 0 = none.
+  // A job with a gang of 0 asks for these alone (a CPU pod): it may sit on any node of
+  // a type it has a rate for, and takes no device.
+  double cpu_milli = 0;
+  double memory_mib = 0;
+  bool asks_host() const { return cpu_milli > 0 || memory_mib > 0; }
 };
 
 // One type of device in the cluster: `count` devices in nodes of
@@ -54,6 +61,10 @@ struct StreamDeviceType {
   double price_per_hour = 0;
   double memory_gb = 0;        // per device, from the catalog; 0 = not checked
   int cpu_cores_per_node = 0;  // 0 = CPU cores not modelled (any request fits)
+  // CPU (milli-cores) and memory (MiB) of each node, for jobs' cpu_milli and
+  // memory_mib requests; 0 = not modelled (any request fits).
+  double cpu_milli_per_node = 0;
+  double memory_mib_per_node = 0;
   // MIG-like partitioning: 0 = fractional jobs share a device by milli-GPUs; S > 0 =
   // each device splits into S equal slices (compute and memory), and a fractional
   // job takes whole slices.

@@ -3,9 +3,11 @@
 // serve`, stream jobs submitted over REST) — keeps its jobs here and asks it, on its own
 // clock, what to start: queue ordering by the StreamPolicy, EASY reservations, Gavel-style
 // rounds with migration cost, backfilling of idle devices and space sharing, gang
-// placement (pack: one node; spread: one node, then one rack, then anywhere) and
-// fractional GPUs (milli-GPU shares or MIG-like slices) over one resource view of nodes,
-// built from a job-stream cluster or from a real Cluster. The body carries decisions out
+// placement (pack: one node; spread: one node, then one rack, then anywhere),
+// fractional GPUs (milli-GPU shares or MIG-like slices), CPU and memory asked of a node,
+// and the device placement rules (the default, best fit, fragmentation-aware after FGD)
+// over one resource view of nodes, built from a job-stream cluster, a real Cluster or
+// the Alibaba GPU trace's nodes (gpu_share_placement.hpp). The body carries decisions out
 // (an event queue, or launches on a cluster engine) and reports back what ended.
 #pragma once
 
@@ -13,10 +15,13 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hetsched/stream/gang_placement.hpp"
+#include "hetsched/stream/gpu_fragmentation.hpp"
 #include "hetsched/stream/stream_job.hpp"
 #include "hetsched/stream/stream_policy.hpp"
 
@@ -33,6 +38,10 @@ struct StreamNode {
   // The Cluster node it stands for (resources built from a Cluster), else its index.
   std::uint32_t cluster_node = 0;
   std::string name;  // the Cluster node's name, or "<model>-<i>" (i-th node of its type)
+  // CPU (thousandths of a core) and memory (MiB) jobs may request from the node
+  // (StreamJob::cpu_milli, memory_mib); 0 = not modelled (any request fits).
+  double cpu_milli = 0;
+  double memory_mib = 0;
 };
 
 // What the scheduler places on: device types (count, price, memory, slices) and nodes.
@@ -47,6 +56,13 @@ StreamResources stream_resources(const StreamCluster& cluster);
 // One type per device model of a real cluster (in device order), one StreamNode per
 // node and model, racks from the cluster, prices and memory from the datasheets.
 StreamResources stream_resources(const Cluster& cluster);
+
+// Which node, and which shared device, a job gets (StreamSchedulerOptions).
+enum class DevicePlacement { most_free_type, best_fit, fragmentation_aware };
+// Their names on the command line: most-free-type, best-fit, fragmentation-aware.
+const std::vector<std::string>& device_placement_names();
+// The rule of that name; nullopt for another.
+std::optional<DevicePlacement> device_placement_named(std::string_view name);
 
 struct StreamSchedulerOptions {
   double round_seconds = 360;
@@ -68,6 +84,33 @@ struct StreamSchedulerOptions {
   // runs at its spread rate). Pack (one_node): a gang waits for one node with room,
   // as an engine that launches a task on one node needs.
   GangSpread gang_spread = GangSpread::racks_then_anywhere;
+  // Which node and device a job gets:
+  //  - most_free_type: queue mode takes the type with the most free devices; a gang
+  //    is placed by gang_placement.hpp, a fraction on the opened device it fills most
+  //    (else a free device of the fullest node);
+  //  - best_fit: the node, of any type the job can run on, left with the least free
+  //    GPU capacity (a fraction: on its device with the least free), ties to the node
+  //    with the least free GPU capacity now, then the least free CPU;
+  //  - fragmentation_aware: the node and device whose choice least increases the node's
+  //    GPU fragmentation (FGD, gpu_fragmentation.hpp), ties as best fit.
+  // The last two keep a gang in one node when one has room; a gang spreads (when
+  // allowed) only when none has.
+  DevicePlacement device_placement = DevicePlacement::most_free_type;
+  // fragmentation_aware: the requests expected (FGD's target workload); empty: those
+  // of the jobs submitted so far.
+  std::vector<GpuRequestClass> request_mix;
+  // Queue mode: true holds the jobs behind the first that does not fit (the batch
+  // schedulers' way; EASY backfilling may let some start); false lets any job that
+  // fits start, in the policy's order, while those that do not wait aside with no
+  // reservation (Kubernetes' way with unschedulable pods).
+  bool strict_order = true;
+};
+
+// Free GPU capacity of the nodes, in milli-GPUs, and the part of it FGD counts as
+// fragmented for the request mix (StreamScheduler::gpu_capacity).
+struct GpuCapacity {
+  double free_milli = 0;
+  double fragmented_milli = 0;
 };
 
 // Where a job runs: devices taken per node (node indices of the resources), and for a
@@ -91,7 +134,7 @@ struct StreamJobStatus {
   std::vector<double> spread;    // per type, gang over nodes
   std::vector<double> share;     // share of a device's compute per type (1: whole devices)
   std::vector<int> share_units;  // units taken on one device per type (0: whole devices)
-  bool plain = true;             // whole devices and no CPU cores: placed by counts only
+  bool plain = true;             // whole devices, nothing asked of the node: placed by counts only
   double best_rate = 0;
   std::size_t user = 0;
   double remaining = 0;          // steps
@@ -177,6 +220,10 @@ class StreamScheduler {
   // their rates on the new types.
   void grow(const StreamResources& larger);
 
+  // The nodes' free GPU capacity and its fragmentation for the request mix (the
+  // expected one, or that of the jobs submitted so far).
+  GpuCapacity gpu_capacity() const;
+
   std::size_t rounds() const { return rounds_; }
   std::size_t allocations() const { return allocations_; }
   std::size_t fallbacks() const { return fallbacks_; }
@@ -191,6 +238,13 @@ class StreamScheduler {
     std::vector<int> units_used;
     std::vector<double> memory_used;
     std::vector<char> core_busy;
+    double cpu_milli_left = 0, memory_mib_left = 0;  // host resources not requested
+  };
+  // A one-node placement the scored rules found, and how it ranks.
+  struct ScoredPlacement {
+    StreamPlacement placement;
+    double score = 0;  // best fit: free GPU capacity left; FGD: growth of fragmentation
+    double tie = 0;    // the node's free GPU capacity, then its free CPU
   };
 
   // Types and nodes of `larger` beyond those held (counts of held types updated).
@@ -202,6 +256,15 @@ class StreamScheduler {
   std::vector<int> gang_room() const;  // per type: the largest gang it can hold
   std::optional<StreamPlacement> place_job(std::size_t j, std::size_t type) const;
   std::optional<GangPlacement> place_whole(std::size_t type, int gang) const;
+  // best_fit / fragmentation_aware: the best one-node placement on a type whose entry
+  // in `type_free` is not negative (every type when it is empty), or on `only_type`.
+  std::optional<ScoredPlacement> place_scored(std::size_t j, int only_type,
+                                              std::span<const int> type_free) const;
+  bool host_fits(std::size_t j, std::size_t n) const;
+  // The free milli-GPUs of node n's devices (fully free and opened ones).
+  void node_free_milli(std::size_t n, std::vector<int>& free) const;
+  const GpuFragmentation& fragmentation() const;
+  void touched(std::size_t node);  // node n's devices changed hands
   void take(std::size_t j, const StreamPlacement& placement, int sign);
   bool can_retake(std::size_t j, const StreamPlacement& placement) const;
   int units_per_device(std::size_t type) const;
@@ -211,8 +274,14 @@ class StreamScheduler {
   StreamPolicyContext context(double now) const;
   void account(std::size_t j, std::size_t type, double seconds, double device_share);
   void reset_nodes();
-  int agnostic_type_with_room(std::size_t j, const std::vector<int>& free) const;
-  StreamStart start_now(std::size_t j, std::size_t type, double now);
+  // Queue mode: the type job j starts on now (-1: none) and, when the choice found it,
+  // its placement there.
+  struct TypeChoice {
+    int type = -1;
+    std::optional<StreamPlacement> placement;
+  };
+  TypeChoice agnostic_type_with_room(std::size_t j, const std::vector<int>& free) const;
+  StreamStart start_now(std::size_t j, const TypeChoice& choice, double now);
   // Queue mode: a running job's devices are free again and its run is counted.
   void stop_running(std::size_t j, double now);
   void build_colocation(const StreamColocationTable& table);
@@ -269,6 +338,16 @@ class StreamScheduler {
     double steps = 0, seconds = 0, device_share = 1;
   };
   std::vector<RoundCredit> last_round_;
+  // Queue mode without strict order: resources are released in epochs; a job that did
+  // not fit in the current epoch cannot fit until the next (placement is monotone).
+  std::uint64_t free_epoch_ = 0;
+  std::vector<std::uint64_t> unfit_epoch_;  // per job; max: not tried since a release
+  // Fragmentation: the mix (fixed, or counted from submissions), per node cached.
+  mutable GpuFragmentation fragmentation_;
+  mutable bool mix_dirty_ = true;
+  std::map<std::pair<int, int>, double> request_counts_;
+  mutable std::vector<double> node_fragmentation_;  // NaN: stale
+  mutable std::vector<int> free_scratch_;
 };
 
 }  // namespace hetsched

@@ -3,7 +3,6 @@
 #include "hetsched/stream/gpu_fragmentation.hpp"
 
 #include <algorithm>
-#include <map>
 
 namespace hetsched {
 
@@ -17,10 +16,15 @@ GpuFragmentation::GpuFragmentation(std::vector<GpuRequestClass> mix) : mix_(std:
 GpuFragmentation GpuFragmentation::of_requests(std::span<const std::pair<int, int>> requests) {
   std::map<std::pair<int, int>, double> counts;
   for (const auto& request : requests) counts[request] += 1;
+  return of_counts(counts);
+}
+
+GpuFragmentation GpuFragmentation::of_counts(const std::map<std::pair<int, int>, double>& counts) {
+  double total = 0;
+  for (const auto& [key, count] : counts) total += count;
   std::vector<GpuRequestClass> mix;
-  const double total = static_cast<double>(std::max<std::size_t>(1, requests.size()));
   for (const auto& [key, count] : counts)
-    mix.push_back(GpuRequestClass{key.first, key.second, count / total});
+    mix.push_back(GpuRequestClass{key.first, key.second, count / std::max(1.0, total)});
   return GpuFragmentation(std::move(mix));
 }
 

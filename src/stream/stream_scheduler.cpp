@@ -485,12 +485,7 @@ void StreamScheduler::node_free_milli(std::size_t n, std::vector<int>& free) con
 
 const GpuFragmentation& StreamScheduler::fragmentation() const {
   if (mix_dirty_) {
-    double total = 0;
-    for (const auto& [key, count] : request_counts_) total += count;
-    std::vector<GpuRequestClass> mix;
-    for (const auto& [key, count] : request_counts_)
-      mix.push_back(GpuRequestClass{key.first, key.second, count / total});
-    fragmentation_ = GpuFragmentation(std::move(mix));
+    fragmentation_ = GpuFragmentation::of_counts(request_counts_);
     mix_dirty_ = false;
     std::fill(node_fragmentation_.begin(), node_fragmentation_.end(),
               std::numeric_limits<double>::quiet_NaN());

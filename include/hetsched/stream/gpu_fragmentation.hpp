@@ -10,6 +10,7 @@
 // placement (stream_scheduler.hpp) puts each job where this grows least.
 #pragma once
 
+#include <map>
 #include <span>
 #include <utility>
 #include <vector>
@@ -31,6 +32,8 @@ class GpuFragmentation {
   explicit GpuFragmentation(std::vector<GpuRequestClass> mix);
   // The mix of a list of requests (gpus, milli per GPU), each request counted once.
   static GpuFragmentation of_requests(std::span<const std::pair<int, int>> requests);
+  // The same from counts of each (gpus, milli per GPU).
+  static GpuFragmentation of_counts(const std::map<std::pair<int, int>, double>& counts);
 
   // Weighted free milli-GPUs the mix could not use on a node whose GPUs have `free_milli`
   // free each (in any order; GPUs with none free may be left out).

@@ -2,7 +2,8 @@
 // stream is submitted over REST to `hetsched serve --engine sim:C --time-scale max`, and
 // `hetsched simulate --cluster C --gang-placement pack --schedule F` runs it; every job has
 // the same first node and device type, start, finish and number of moves in both — for a
-// queue-mode policy with EASY backfilling and for a round-mode (Gavel-style) policy.
+// queue-mode policy with EASY backfilling, for a round-mode (Gavel-style) policy, and for a
+// queue-mode policy under the fragmentation-aware device placement (`--device-placement`).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -37,18 +38,20 @@ jobs:
 struct CliStreamCase {
   std::string policy;
   bool backfill = false;
+  std::string device_placement = "most-free-type";
 };
 
 class ServeTwinStreamCli : public ::testing::TestWithParam<CliStreamCase> {};
 
 TEST_P(ServeTwinStreamCli, ServeOnTheTwinAndSimulateGiveTheSameStreamSchedule) {
-  const auto& [policy, backfill] = GetParam();
+  const auto& [policy, backfill, device_placement] = GetParam();
   testing::TempDir dir;
   std::ofstream(dir.file("cluster.yaml")) << kCliStreamCluster;
   std::ofstream(dir.file("jobs.yaml")) << kCliStreamJobs;
   const std::string token = "twin-stream-cli-token-0123456789";
   std::ofstream(dir.file("token")) << token << "\n";
-  const std::string easy = backfill ? " --backfill" : "";
+  const std::string easy =
+      (backfill ? " --backfill" : "") + std::string(" --device-placement ") + device_placement;
 
   const testing::CliResult simulated =
       testing::run_cli("simulate --cluster " + dir.file("cluster.yaml") + " --workload " +
@@ -65,6 +68,7 @@ TEST_P(ServeTwinStreamCli, ServeOnTheTwinAndSimulateGiveTheSameStreamSchedule) {
                                      "--stream-policy", policy,
                                      "--token-file",    dir.file("token")};
   if (backfill) arguments.push_back("--backfill");
+  arguments.insert(arguments.end(), {"--device-placement", device_placement});
   ServeProcess serve(HETSCHED_CLI_PATH, arguments);
   const HttpAnswer created = http_call(serve.address(), "POST", "/v1/jobs", token, kCliStreamJobs);
   ASSERT_EQ(created.status, 201) << created.body;
@@ -108,9 +112,12 @@ TEST_P(ServeTwinStreamCli, ServeOnTheTwinAndSimulateGiveTheSameStreamSchedule) {
 }
 
 INSTANTIATE_TEST_SUITE_P(QueueAndRounds, ServeTwinStreamCli,
-                         ::testing::Values(CliStreamCase{"fifo", true}, CliStreamCase{"aware-las"}),
+                         ::testing::Values(CliStreamCase{"fifo", true}, CliStreamCase{"aware-las"},
+                                           CliStreamCase{"fifo", false, "fragmentation-aware"}),
                          [](const ::testing::TestParamInfo<CliStreamCase>& info) {
                            std::string name = info.param.policy;
+                           if (info.param.device_placement != "most-free-type")
+                             name += "_" + info.param.device_placement;
                            for (char& c : name)
                              if (c == '-') c = '_';
                            return name + (info.param.backfill ? "_easy" : "");

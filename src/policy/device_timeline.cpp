@@ -14,14 +14,14 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 
 DeviceTimeline::DeviceTimeline(std::size_t device_count,
                                std::span<const double> device_free_seconds)
-    : devices_(device_count),
+    : lane_of_(device_count, kNoLane),
       last_finish_(device_count, 0.0),
       probe_from_{std::vector<double>(device_count, -kNever),
                   std::vector<double>(device_count, -kNever)},
       probe_fits_at_most_{std::vector<double>(device_count, -1.0),
                           std::vector<double>(device_count, -1.0)} {
   for (std::size_t d = 0; d < device_count && d < device_free_seconds.size(); ++d)
-    devices_[d].free_from = last_finish_[d] = device_free_seconds[d];
+    last_finish_[d] = device_free_seconds[d];
 }
 
 double DeviceTimeline::finish_before(const Lane& lane, std::size_t block) {
@@ -132,8 +132,8 @@ double DeviceTimeline::earliest_start_appending(DeviceId device, double ready_se
 
 double DeviceTimeline::earliest_start(DeviceId device, double ready_seconds,
                                       double duration) const {
-  const Lane& lane = devices_[device];
-  const double ready = std::max(ready_seconds, lane.free_from);
+  const Lane& lane = lane_of(device);
+  const double ready = std::max(ready_seconds, free_from(device));
   const double last = last_finish(device);
   // Nothing after `ready`, or no idle gap anywhere long enough: it goes at the end.
   if (ready >= last || lane.tree.empty() || lane.tree[1] < duration) return std::max(ready, last);
@@ -200,23 +200,23 @@ double DeviceTimeline::earliest_start_updating_probe(DeviceId device, double rea
   // In a list schedule the ready time nearly always falls in the device's last
   // block: then one scan of that block gives both the start and, when the task goes
   // after the last interval, the longest gap after ready_seconds for the probe.
-  const Lane& lane = devices_[device];
-  if (LastBlockSearch in_last; ready_seconds >= lane.free_from &&
+  const Lane& lane = lane_of(device);
+  const double lane_free_from = free_from(device);
+  if (LastBlockSearch in_last; ready_seconds >= lane_free_from &&
                                ready_seconds < last_finish_[device] &&
                                search_last_block(lane, ready_seconds, duration, in_last)) {
     if (!in_last.fits_in_gap)
       set_probe(device, ready_seconds,
-                with_margin(in_last.longest_gap_after_ready, in_last.start, lane.free_from));
+                with_margin(in_last.longest_gap_after_ready, in_last.start, lane_free_from));
     else if (in_last.start == last_finish_[device])  // an empty task at the very end
       set_probe(device, ready_seconds,
-                with_margin(longest_gap_after(lane, ready_seconds), in_last.start, lane.free_from));
+                with_margin(longest_gap_after(lane, ready_seconds), in_last.start, lane_free_from));
     return in_last.start;
   }
   const double start = earliest_start(device, ready_seconds, duration);
   if (start == last_finish_[device] && ready_seconds < start)
     set_probe(device, ready_seconds,
-              with_margin(longest_gap_after(devices_[device], ready_seconds), start,
-                          devices_[device].free_from));
+              with_margin(longest_gap_after(lane, ready_seconds), start, lane_free_from));
   return start;
 }
 
@@ -230,8 +230,12 @@ void DeviceTimeline::set_probe(DeviceId device, double from, double fits_at_most
 }
 
 void DeviceTimeline::insert(DeviceId device, double start, double finish) {
-  Lane& lane = devices_[device];
   double& last = last_finish_[device];
+  if (lane_of_[device] == kNoLane) {  // its first interval: free until its last finish
+    lane_of_[device] = static_cast<std::uint32_t>(lanes_.size());
+    lanes_.emplace_back().free_from = last;
+  }
+  Lane& lane = lanes_[lane_of_[device]];
   if (start >= last) {  // appended: the idle time [last, start) becomes a gap
     for (int k = 0; k < 2; ++k) {
       double& fits = probe_fits_at_most_[k][device];
@@ -293,7 +297,11 @@ void DeviceTimeline::insert(DeviceId device, double start, double finish) {
 }
 
 void DeviceTimeline::remove(DeviceId device, double start, double finish) {
-  Lane& lane = devices_[device];
+  if (lane_of_[device] == kNoLane) {
+    assert(false && "DeviceTimeline::remove: no such interval");
+    return;
+  }
+  Lane& lane = lanes_[lane_of_[device]];
   for (std::size_t block = static_cast<std::size_t>(
            std::lower_bound(lane.block_end.begin(), lane.block_end.end(), finish) -
            lane.block_end.begin());

@@ -102,7 +102,7 @@ class DeviceTimeline {
                                        double duration) const;
   // Finish of the device's last interval (or its free time when it has none).
   double last_finish(DeviceId device) const { return last_finish_[device]; }
-  std::size_t device_count() const { return devices_.size(); }
+  std::size_t device_count() const { return lane_of_.size(); }
 
  private:
   struct Interval {
@@ -159,7 +159,20 @@ class DeviceTimeline {
   // First block index >= from whose longest gap is >= duration (blocks.size() if none).
   static std::size_t first_block_with_gap(const Lane& lane, std::size_t from, double duration);
 
-  std::vector<Lane> devices_;
+  // A device's lane exists from its first interval on (a plan for a few tasks on a
+  // large cluster touches few devices); until then its free time is its last finish.
+  static constexpr std::uint32_t kNoLane = ~std::uint32_t{0};
+  const Lane& lane_of(DeviceId device) const {
+    static const Lane kEmpty;
+    const std::uint32_t lane = lane_of_[device];
+    return lane == kNoLane ? kEmpty : lanes_[lane];
+  }
+  double free_from(DeviceId device) const {
+    const std::uint32_t lane = lane_of_[device];
+    return lane == kNoLane ? last_finish_[device] : lanes_[lane].free_from;
+  }
+  std::vector<std::uint32_t> lane_of_;  // per device: index into lanes_, or kNoLane
+  std::vector<Lane> lanes_;
   std::vector<double> last_finish_;  // per device, contiguous for the O(1) checks
   // Two probes per device, an early and a late one (queries come in with ready
   // times that go back and forth), contiguous per device for the branch-free

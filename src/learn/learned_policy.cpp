@@ -135,202 +135,249 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
   }
 }
 
-void LearnedPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
-                                   std::span<const TaskIndex> ready, AssignmentSink& out) {
-  constexpr std::size_t F = kDecisionFeatureCount;
-  Scratch& s = *scratch_;
-  const Cluster& cluster = snapshot.cluster;
-  const TaskGraph& graph = snapshot.graph;
-  const double now = snapshot.now_seconds;
-  const std::size_t D = cluster.device_count();
-  if (ready.empty() || D == 0) return;
-  grow(graph);
+// One decision point: the window of ready tasks, their pairs with the devices, the
+// features and scores of each pair and of waiting, and the choices made one after the
+// other until the policy waits or nothing is left. Pair i·D + d is the task in window
+// slot i on device d; a placement refreshes its device's column of the window.
+class LearnedPolicy::DecisionPoint {
+ public:
+  DecisionPoint(LearnedPolicy& policy, const ClusterSnapshot& snapshot,
+                std::span<const TaskIndex> ready);
+  void run(AssignmentSink& out);
 
+ private:
+  static constexpr std::size_t F = kDecisionFeatureCount;
+  double finish_of(std::size_t i, DeviceId d) const {
+    const std::size_t p = i * D_ + d;
+    return std::max({now_, snapshot_.device_available_seconds[d], s_.inputs_ready[p]}) +
+           s_.run_seconds[p];
+  }
+  void fill_pair(std::size_t i, DeviceId d);  // a pair's row of features, and its score
+  void enter(std::size_t i);                  // the next task that can run into slot i
+  void fill_wait();                           // waiting's row and score
+  // The index among s_.candidates of what is done (the last one: waiting, when allowed).
+  std::size_t choose(bool may_wait);
+  void record(std::size_t chosen);  // into the training trace, when there is one
+
+  LearnedPolicy& policy_;
+  const ClusterSnapshot& snapshot_;
+  const TaskGraph& graph_;
+  Scratch& s_;
+  const double now_;
+  const std::size_t D_;
+  std::size_t W_ = 0;     // window slots
+  std::size_t next_ = 0;  // of s_.order: the next task to enter the window
+  std::size_t idle_ = 0;  // devices free now
+  float idle_share_ = 0, ready_per_device_ = 0;
+};
+
+LearnedPolicy::DecisionPoint::DecisionPoint(LearnedPolicy& policy, const ClusterSnapshot& snapshot,
+                                            std::span<const TaskIndex> ready)
+    : policy_(policy),
+      snapshot_(snapshot),
+      graph_(snapshot.graph),
+      s_(*policy.scratch_),
+      now_(snapshot.now_seconds),
+      D_(snapshot.cluster.device_count()) {
   // The order tasks enter the window: the job with the least work left first (shortest
   // remaining processing time, which mean completion time rewards), then by upward rank.
-  s.order.assign(ready.begin(), ready.end());
-  std::sort(s.order.begin(), s.order.end(), [&](TaskIndex a, TaskIndex b) {
-    const double wa = job_remaining_[graph.job_of(a)], wb = job_remaining_[graph.job_of(b)];
+  s_.order.assign(ready.begin(), ready.end());
+  std::sort(s_.order.begin(), s_.order.end(), [&](TaskIndex a, TaskIndex b) {
+    const double wa = policy_.job_remaining_[graph_.job_of(a)];
+    const double wb = policy_.job_remaining_[graph_.job_of(b)];
     if (wa != wb) return wa < wb;
-    if (rank_seconds_[a] != rank_seconds_[b]) return rank_seconds_[a] > rank_seconds_[b];
+    if (policy_.rank_seconds_[a] != policy_.rank_seconds_[b])
+      return policy_.rank_seconds_[a] > policy_.rank_seconds_[b];
     return a < b;
   });
-  const std::size_t W = std::min(kWindow, s.order.size());
-  std::size_t next = 0;  // of s.order: the next task to enter the window
+  W_ = std::min(kWindow, s_.order.size());
+  for (DeviceId d = 0; d < D_; ++d) idle_ += snapshot.device_available_seconds[d] <= now_;
+  idle_share_ = static_cast<float>(double(idle_) / double(D_));
+  ready_per_device_ = bounded(std::log1p(double(ready.size()) / double(D_)));
 
-  std::size_t idle = 0;
-  for (DeviceId d = 0; d < D; ++d) idle += snapshot.device_available_seconds[d] <= now;
-  const float idle_share_value = static_cast<float>(double(idle) / double(D));
-  const float ready_value = bounded(std::log1p(double(ready.size()) / double(D)));
+  s_.slot_task.assign(W_, kNoTask);
+  s_.run_seconds.assign(W_ * D_, kInfinity);
+  s_.inputs_ready.assign(W_ * D_, 0);
+  s_.inputs_local.assign(W_ * D_, 0);
+  s_.best_finish.assign(W_, kInfinity);
+  s_.fastest.assign(W_, kInfinity);
+  s_.rows.assign((W_ * D_ + 1) * F, 0.0f);
+  s_.scores.assign(W_ * D_ + 1, -std::numeric_limits<float>::infinity());
+}
 
-  s.slot_task.assign(W, kNoTask);
-  s.run_seconds.assign(W * D, kInfinity);
-  s.inputs_ready.assign(W * D, 0);
-  s.inputs_local.assign(W * D, 0);
-  s.best_finish.assign(W, kInfinity);
-  s.fastest.assign(W, kInfinity);
-  s.rows.assign((W * D + 1) * F, 0.0f);
-  s.scores.assign(W * D + 1, -std::numeric_limits<float>::infinity());
+void LearnedPolicy::DecisionPoint::fill_pair(std::size_t i, DeviceId d) {
+  const std::size_t p = i * D_ + d;
+  const TaskIndex t = s_.slot_task[i];
+  const JobIndex job = graph_.job_of(t);
+  const double scale = policy_.job_scale_[job];
+  const double available = std::max(now_, snapshot_.device_available_seconds[d]);
+  const double inputs = s_.inputs_ready[p];
+  const double finish = finish_of(i, d);
+  float* row = &s_.rows[p * F];
+  row[wait] = 0;
+  row[finish_after_now] = bounded((finish - now_) / scale);
+  row[finish_beyond_best] = bounded((finish - s_.best_finish[i]) / scale);
+  row[run_time] = bounded(s_.run_seconds[p] / scale);
+  row[log_run_time_over_fastest] = bounded(std::log(s_.run_seconds[p] / s_.fastest[i]));
+  row[device_busy] = bounded((available - now_) / scale);
+  row[input_wait] = bounded((std::max(inputs, now_) - now_) / scale);
+  row[inputs_on_device] = s_.inputs_local[p];
+  row[rank_ratio] = policy_.rank_ratio_[t];
+  row[rank_scaled] = bounded(std::log1p(policy_.rank_seconds_[t] / scale));
+  row[log_successors] = policy_.successors_[t];
+  row[heft_device] = policy_.heft_device_[t] == d ? 1.0f : 0.0f;
+  row[heft_start_after_now] = bounded((policy_.heft_start_[t] - now_) / scale);
+  row[job_work_left] = bounded(std::log1p(policy_.job_remaining_[job] / scale));
+  row[job_age] = bounded(std::log1p(std::max(0.0, now_ - graph_.job(job).arrival_seconds) / scale));
+  row[idle_share] = idle_share_;
+  row[log_ready_per_device] = ready_per_device_;
+  s_.scores[p] = policy_.network_.score({row, F});
+}
 
-  // A pair's finish and its row of features; the row's score.
-  auto finish_of = [&](std::size_t i, DeviceId d) {
-    const std::size_t p = i * D + d;
-    return std::max({now, snapshot.device_available_seconds[d], s.inputs_ready[p]}) +
-           s.run_seconds[p];
-  };
-  auto fill_pair = [&](std::size_t i, DeviceId d) {
-    const std::size_t p = i * D + d;
-    const TaskIndex t = s.slot_task[i];
-    const JobIndex job = graph.job_of(t);
-    const double scale = job_scale_[job];
-    const double available = std::max(now, snapshot.device_available_seconds[d]);
-    const double inputs = s.inputs_ready[p];
-    const double finish = finish_of(i, d);
-    float* row = &s.rows[p * F];
-    row[wait] = 0;
-    row[finish_after_now] = bounded((finish - now) / scale);
-    row[finish_beyond_best] = bounded((finish - s.best_finish[i]) / scale);
-    row[run_time] = bounded(s.run_seconds[p] / scale);
-    row[log_run_time_over_fastest] = bounded(std::log(s.run_seconds[p] / s.fastest[i]));
-    row[device_busy] = bounded((available - now) / scale);
-    row[input_wait] = bounded((std::max(inputs, now) - now) / scale);
-    row[inputs_on_device] = s.inputs_local[p];
-    row[rank_ratio] = rank_ratio_[t];
-    row[rank_scaled] = bounded(std::log1p(rank_seconds_[t] / scale));
-    row[log_successors] = successors_[t];
-    row[heft_device] = heft_device_[t] == d ? 1.0f : 0.0f;
-    row[heft_start_after_now] = bounded((heft_start_[t] - now) / scale);
-    row[job_work_left] = bounded(std::log1p(job_remaining_[job] / scale));
-    row[job_age] = bounded(std::log1p(std::max(0.0, now - graph.job(job).arrival_seconds) / scale));
-    row[idle_share] = idle_share_value;
-    row[log_ready_per_device] = ready_value;
-    s.scores[p] = network_.score({row, F});
-  };
-  // Puts the next task of the order that some device can run into slot i (or empties it).
-  auto enter = [&](std::size_t i) {
-    s.slot_task[i] = kNoTask;
-    while (next < s.order.size()) {
-      const TaskIndex t = s.order[next++];
-      const Task& task = graph.task(t);
-      double fastest = kInfinity;
-      for (DeviceId d = 0; d < D; ++d) {
-        const double seconds = can_run(task, cluster.device(d))
-                                   ? snapshot.perf.task_seconds(task, cluster.device(d), 0)
-                                   : kInfinity;
-        s.run_seconds[i * D + d] = seconds;
-        fastest = std::min(fastest, seconds);
-      }
-      if (!std::isfinite(fastest)) continue;  // no device can: left for the loop to report
-      s.slot_task[i] = t;
-      s.fastest[i] = fastest;
-      s.best_finish[i] = kInfinity;
-      double total = 0;
-      for (const Dependency& dep : graph.predecessors(t)) total += dep.bytes;
-      for (DeviceId d = 0; d < D; ++d) {
-        const std::size_t p = i * D + d;
-        if (!std::isfinite(s.run_seconds[p])) continue;
-        s.inputs_ready[p] = snapshot.data_ready_seconds(t, d);
-        double local = 0;
-        for (const Dependency& dep : graph.predecessors(t))
-          if (snapshot.placement[dep.task] == d) local += dep.bytes;
-        s.inputs_local[p] = total > 0 ? static_cast<float>(local / total) : 0.0f;
-        s.best_finish[i] = std::min(s.best_finish[i], finish_of(i, d));
-      }
-      for (DeviceId d = 0; d < D; ++d)
-        if (std::isfinite(s.run_seconds[i * D + d]))
-          fill_pair(i, d);
-        else
-          s.scores[i * D + d] = -std::numeric_limits<float>::infinity();
-      return;
+void LearnedPolicy::DecisionPoint::enter(std::size_t i) {
+  const Cluster& cluster = snapshot_.cluster;
+  s_.slot_task[i] = kNoTask;
+  while (next_ < s_.order.size()) {
+    const TaskIndex t = s_.order[next_++];
+    const Task& task = graph_.task(t);
+    double fastest = kInfinity;
+    for (DeviceId d = 0; d < D_; ++d) {
+      const double seconds = can_run(task, cluster.device(d))
+                                 ? snapshot_.perf.task_seconds(task, cluster.device(d), 0)
+                                 : kInfinity;
+      s_.run_seconds[i * D_ + d] = seconds;
+      fastest = std::min(fastest, seconds);
     }
-  };
-  auto fill_wait = [&] {
-    float* row = &s.rows[W * D * F];
-    std::fill(row, row + F, 0.0f);
-    double shortest = kInfinity, scale = 1;
-    float largest_rank = 0;
-    for (std::size_t i = 0; i < W; ++i)
-      if (s.slot_task[i] != kNoTask) {
-        largest_rank = std::max(largest_rank, rank_ratio_[s.slot_task[i]]);
-        scale = job_scale_[graph.job_of(s.slot_task[i])];
-      }
-    for (DeviceId d = 0; d < D; ++d)
-      shortest = std::min(shortest, std::max(0.0, snapshot.device_available_seconds[d] - now));
-    row[wait] = 1;
-    row[device_busy] = bounded(shortest / scale);
-    row[rank_ratio] = largest_rank;
-    row[idle_share] = idle_share_value;
-    row[log_ready_per_device] = ready_value;
-    s.scores[W * D] = network_.score({row, F});
-  };
+    if (!std::isfinite(fastest)) continue;  // no device can: left for the loop to report
+    s_.slot_task[i] = t;
+    s_.fastest[i] = fastest;
+    s_.best_finish[i] = kInfinity;
+    double total = 0;
+    for (const Dependency& dep : graph_.predecessors(t)) total += dep.bytes;
+    for (DeviceId d = 0; d < D_; ++d) {
+      const std::size_t p = i * D_ + d;
+      if (!std::isfinite(s_.run_seconds[p])) continue;
+      s_.inputs_ready[p] = snapshot_.data_ready_seconds(t, d);
+      double local = 0;
+      for (const Dependency& dep : graph_.predecessors(t))
+        if (snapshot_.placement[dep.task] == d) local += dep.bytes;
+      s_.inputs_local[p] = total > 0 ? static_cast<float>(local / total) : 0.0f;
+      s_.best_finish[i] = std::min(s_.best_finish[i], finish_of(i, d));
+    }
+    for (DeviceId d = 0; d < D_; ++d)
+      if (std::isfinite(s_.run_seconds[i * D_ + d]))
+        fill_pair(i, d);
+      else
+        s_.scores[i * D_ + d] = -std::numeric_limits<float>::infinity();
+    return;
+  }
+}
 
-  for (std::size_t i = 0; i < W; ++i) enter(i);
-  bool may_wait = idle < D;  // else nothing would ever offer these tasks again
+void LearnedPolicy::DecisionPoint::fill_wait() {
+  float* row = &s_.rows[W_ * D_ * F];
+  std::fill(row, row + F, 0.0f);
+  double shortest = kInfinity, scale = 1;
+  float largest_rank = 0;
+  for (std::size_t i = 0; i < W_; ++i)
+    if (s_.slot_task[i] != kNoTask) {
+      largest_rank = std::max(largest_rank, policy_.rank_ratio_[s_.slot_task[i]]);
+      scale = policy_.job_scale_[graph_.job_of(s_.slot_task[i])];
+    }
+  for (DeviceId d = 0; d < D_; ++d)
+    shortest = std::min(shortest, std::max(0.0, snapshot_.device_available_seconds[d] - now_));
+  row[wait] = 1;
+  row[device_busy] = bounded(shortest / scale);
+  row[rank_ratio] = largest_rank;
+  row[idle_share] = idle_share_;
+  row[log_ready_per_device] = ready_per_device_;
+  s_.scores[W_ * D_] = policy_.network_.score({row, F});
+}
+
+std::size_t LearnedPolicy::DecisionPoint::choose(bool may_wait) {
+  const std::vector<std::uint32_t>& candidates = s_.candidates;
+  std::size_t chosen = 0;
+  if (policy_.imitate_) {  // the pair that finishes first
+    for (std::size_t c = 1; c + (may_wait ? 1 : 0) < candidates.size(); ++c)
+      if (s_.rows[candidates[c] * F + finish_after_now] <
+          s_.rows[candidates[chosen] * F + finish_after_now])
+        chosen = c;
+  } else if (policy_.rng_ == nullptr) {
+    // The likeliest kind of action, then the likeliest of its kind: wait when the
+    // softmax gives waiting more weight than every placement together, else the best
+    // pair (the best candidate alone would wait whenever waiting outscores each pair,
+    // however many pairs there are).
+    const std::size_t pairs = candidates.size() - (may_wait ? 1 : 0);
+    for (std::size_t c = 1; c < pairs; ++c)
+      if (s_.scores[candidates[c]] > s_.scores[candidates[chosen]]) chosen = c;
+    if (may_wait) {
+      const float top = s_.scores[candidates[chosen]];
+      double place = 0;
+      for (std::size_t c = 0; c < pairs; ++c)
+        place += std::exp(double(s_.scores[candidates[c]] - top));
+      if (std::exp(double(s_.scores[W_ * D_] - top)) > place) chosen = pairs;
+    }
+  } else {
+    float top = -std::numeric_limits<float>::infinity();
+    for (std::uint32_t c : candidates) top = std::max(top, s_.scores[c]);
+    s_.weights.resize(candidates.size());
+    for (std::size_t c = 0; c < candidates.size(); ++c)
+      s_.weights[c] = std::exp(double(s_.scores[candidates[c]] - top));
+    chosen = policy_.rng_->weighted_index(s_.weights);
+  }
+  return chosen;
+}
+
+void LearnedPolicy::DecisionPoint::record(std::size_t chosen) {
+  DecisionTrace* trace = policy_.trace_;
+  if (trace == nullptr) return;
+  trace->decisions.push_back({static_cast<std::uint32_t>(trace->rows.size() / F),
+                              static_cast<std::uint32_t>(s_.candidates.size()),
+                              static_cast<std::uint32_t>(chosen)});
+  for (std::uint32_t c : s_.candidates)
+    trace->rows.insert(trace->rows.end(), &s_.rows[std::size_t(c) * F],
+                       &s_.rows[std::size_t(c) * F] + F);
+}
+
+void LearnedPolicy::DecisionPoint::run(AssignmentSink& out) {
+  for (std::size_t i = 0; i < W_; ++i) enter(i);
+  bool may_wait = idle_ < D_;  // else nothing would ever offer these tasks again
   for (;;) {
     if (may_wait) fill_wait();
-    s.candidates.clear();
-    for (std::size_t i = 0; i < W; ++i)
-      if (s.slot_task[i] != kNoTask)
-        for (DeviceId d = 0; d < D; ++d)
-          if (std::isfinite(s.run_seconds[i * D + d]))
-            s.candidates.push_back(static_cast<std::uint32_t>(i * D + d));
-    if (s.candidates.empty()) return;
-    if (may_wait) s.candidates.push_back(static_cast<std::uint32_t>(W * D));
-
-    std::size_t chosen = 0;
-    if (imitate_) {  // the pair that finishes first
-      for (std::size_t c = 1; c + (may_wait ? 1 : 0) < s.candidates.size(); ++c)
-        if (s.rows[s.candidates[c] * F + finish_after_now] <
-            s.rows[s.candidates[chosen] * F + finish_after_now])
-          chosen = c;
-    } else if (rng_ == nullptr) {
-      // The likeliest kind of action, then the likeliest of its kind: wait when the
-      // softmax gives waiting more weight than every placement together, else the best
-      // pair (the best candidate alone would wait whenever waiting outscores each pair,
-      // however many pairs there are).
-      const std::size_t pairs = s.candidates.size() - (may_wait ? 1 : 0);
-      for (std::size_t c = 1; c < pairs; ++c)
-        if (s.scores[s.candidates[c]] > s.scores[s.candidates[chosen]]) chosen = c;
-      if (may_wait) {
-        const float top = s.scores[s.candidates[chosen]];
-        double place = 0;
-        for (std::size_t c = 0; c < pairs; ++c)
-          place += std::exp(double(s.scores[s.candidates[c]] - top));
-        if (std::exp(double(s.scores[W * D] - top)) > place) chosen = pairs;
-      }
-    } else {
-      float top = -std::numeric_limits<float>::infinity();
-      for (std::uint32_t c : s.candidates) top = std::max(top, s.scores[c]);
-      s.weights.resize(s.candidates.size());
-      for (std::size_t c = 0; c < s.candidates.size(); ++c)
-        s.weights[c] = std::exp(double(s.scores[s.candidates[c]] - top));
-      chosen = rng_->weighted_index(s.weights);
-    }
-    if (trace_ != nullptr) {
-      trace_->decisions.push_back({static_cast<std::uint32_t>(trace_->rows.size() / F),
-                                   static_cast<std::uint32_t>(s.candidates.size()),
-                                   static_cast<std::uint32_t>(chosen)});
-      for (std::uint32_t c : s.candidates)
-        trace_->rows.insert(trace_->rows.end(), &s.rows[std::size_t(c) * F],
-                            &s.rows[std::size_t(c) * F] + F);
-    }
-    const std::uint32_t pick = s.candidates[chosen];
-    if (pick == W * D) return;  // wait for the next decision point
-    const std::size_t i = pick / D;
-    const auto d = static_cast<DeviceId>(pick % D);
-    const TaskIndex t = s.slot_task[i];
+    s_.candidates.clear();
+    for (std::size_t i = 0; i < W_; ++i)
+      if (s_.slot_task[i] != kNoTask)
+        for (DeviceId d = 0; d < D_; ++d)
+          if (std::isfinite(s_.run_seconds[i * D_ + d]))
+            s_.candidates.push_back(static_cast<std::uint32_t>(i * D_ + d));
+    if (s_.candidates.empty()) return;
+    if (may_wait) s_.candidates.push_back(static_cast<std::uint32_t>(W_ * D_));
+    const std::size_t chosen = choose(may_wait);
+    record(chosen);
+    const std::uint32_t pick = s_.candidates[chosen];
+    if (pick == W_ * D_) return;  // wait for the next decision point
+    const std::size_t i = pick / D_;
+    const auto d = static_cast<DeviceId>(pick % D_);
+    const TaskIndex t = s_.slot_task[i];
     out.assign(Assignment{.task = t,
                           .device = d,
                           .pstate = 0,
                           .planned_start_seconds = kAppend,
                           .predicted_finish_seconds = finish_of(i, d)});
-    job_remaining_[graph.job_of(t)] = std::max(0.0, job_remaining_[graph.job_of(t)] - mean_run_[t]);
+    double& remaining = policy_.job_remaining_[graph_.job_of(t)];
+    remaining = std::max(0.0, remaining - policy_.mean_run_[t]);
     may_wait = true;
     enter(i);
-    for (std::size_t j = 0; j < W; ++j)  // d's free time moved: its column changed
-      if (j != i && s.slot_task[j] != kNoTask && std::isfinite(s.run_seconds[j * D + d]))
+    for (std::size_t j = 0; j < W_; ++j)  // d's free time moved: its column changed
+      if (j != i && s_.slot_task[j] != kNoTask && std::isfinite(s_.run_seconds[j * D_ + d]))
         fill_pair(j, d);
   }
+}
+
+void LearnedPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
+                                   std::span<const TaskIndex> ready, AssignmentSink& out) {
+  if (ready.empty() || snapshot.cluster.device_count() == 0) return;
+  grow(snapshot.graph);
+  DecisionPoint(*this, snapshot, ready).run(out);
 }
 
 }  // namespace hetsched

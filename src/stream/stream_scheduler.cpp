@@ -555,9 +555,9 @@ std::optional<StreamScheduler::ScoredPlacement> StreamScheduler::place_scored(
     auto it = scored.find(key);
     if (it == scored.end()) {
       node_free_milli(n, before);
-      const double before_measure = measure ? (*measure)(before) : 0;
+      const double before_measure = measure ? measure->operator()(before) : 0;
       const auto score_of = [&](const std::vector<int>& free) {
-        if (measure) return (*measure)(free)-before_measure;
+        if (measure) return measure->operator()(free) - before_measure;
         double left = 0;
         for (int f : free) left += f;
         return left;

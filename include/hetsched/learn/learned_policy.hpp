@@ -85,6 +85,7 @@ class LearnedPolicy final : public SchedulingPolicy {
 
  private:
   struct Scratch;
+  class DecisionPoint;  // one call of on_tasks_ready (learned_policy.cpp)
   // Ready tasks the policy looks at together at most (the window).
   static constexpr std::size_t kWindow = 16;
   void grow(const TaskGraph& graph);  // sizes the per-task and per-job state to the graph

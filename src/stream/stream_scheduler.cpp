@@ -137,6 +137,7 @@ void StreamScheduler::append_resources(const StreamResources& larger) {
     resources_.types.push_back(larger.types[k]);
     nodes_of_type_.emplace_back();
     free_by_type_.push_back(0);
+    largest_host_.push_back({0.0, 0.0});
   }
   for (std::size_t n = resources_.nodes.size(); n < larger.nodes.size(); ++n) {
     const StreamNode& node = larger.nodes[n];
@@ -151,6 +152,10 @@ void StreamScheduler::append_resources(const StreamResources& larger) {
     nodes_.push_back(std::move(state));
     node_fragmentation_.push_back(std::numeric_limits<double>::quiet_NaN());
     nodes_of_type_[node.type].push_back(static_cast<int>(n));
+    // A node whose CPU or memory is not modelled (0) holds any request.
+    auto& [cpu, memory] = largest_host_[node.type];
+    cpu = node.cpu_milli > 0 ? std::max(cpu, node.cpu_milli) : kUnlimited;
+    memory = node.memory_mib > 0 ? std::max(memory, node.memory_mib) : kUnlimited;
     free_by_type_[node.type] += node.devices;
   }
   ++free_epoch_;
@@ -257,24 +262,12 @@ std::string StreamScheduler::fit_type(std::size_t j, std::size_t k, const std::v
         "what it asks of a node must sit on the node of its devices, and a {} node has {} "
         "devices, it asks for {}",
         type.model, type.devices_per_node, job.gang_size);
-  else if (job.asks_host()) {
-    // The largest node of the type (0: not modelled, any request fits).
-    double cpu = 0, memory = 0;
-    bool any_cpu_unlimited = false, any_memory_unlimited = false;
-    for (int n : nodes_of_type_[k]) {
-      const StreamNode& node = resources_.nodes[static_cast<std::size_t>(n)];
-      any_cpu_unlimited |= node.cpu_milli <= 0;
-      any_memory_unlimited |= node.memory_mib <= 0;
-      cpu = std::max(cpu, node.cpu_milli);
-      memory = std::max(memory, node.memory_mib);
-    }
-    if (!any_cpu_unlimited && job.cpu_milli > cpu)
-      why = fmt::format("the largest {} node has {:g} milli-CPU, it asks for {:g}", type.model, cpu,
-                        job.cpu_milli);
-    else if (!any_memory_unlimited && job.memory_mib > memory)
-      why = fmt::format("the largest {} node has {:g} MiB of memory, it asks for {:g}", type.model,
-                        memory, job.memory_mib);
-  }
+  else if (const auto [cpu, memory] = largest_host_[k]; job.cpu_milli > cpu)
+    why = fmt::format("the largest {} node has {:g} milli-CPU, it asks for {:g}", type.model, cpu,
+                      job.cpu_milli);
+  else if (job.memory_mib > memory)
+    why = fmt::format("the largest {} node has {:g} MiB of memory, it asks for {:g}", type.model,
+                      memory, job.memory_mib);
   if (!why.empty()) {
     status.rate[k] = status.spread[k] = 0;
     return why;
@@ -475,6 +468,15 @@ bool StreamScheduler::host_fits(std::size_t j, std::size_t n) const {
           node.memory_mib_left >= job.memory_mib);
 }
 
+int StreamScheduler::node_free_total(std::size_t n) const {
+  const NodeState& node = nodes_[n];
+  const int total = units_per_device(resources_.nodes[n].type);
+  int free = std::max(0, node.free) * 1000;
+  for (int used : node.units_used)
+    if (used > 0) free += (total - used) * 1000 / total;
+  return free;
+}
+
 void StreamScheduler::node_free_milli(std::size_t n, std::vector<int>& free) const {
   const NodeState& node = nodes_[n];
   const int total = units_per_device(resources_.nodes[n].type);
@@ -498,7 +500,7 @@ GpuCapacity StreamScheduler::gpu_capacity() const {
   GpuCapacity capacity;
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
     node_free_milli(n, free_scratch_);
-    for (int free : free_scratch_) capacity.free_milli += free;
+    capacity.free_milli += node_free_total(n);
     if (std::isnan(node_fragmentation_[n])) node_fragmentation_[n] = measure(free_scratch_);
     capacity.fragmented_milli += node_fragmentation_[n];
   }
@@ -592,11 +594,8 @@ std::optional<StreamScheduler::ScoredPlacement> StreamScheduler::place_scored(
       it = scored.emplace(key, way).first;
     }
     const Way& way = it->second;
-    int node_free = node.free * 1000;
-    for (int used : node.units_used)
-      if (used > 0) node_free += (total - used) * 1000 / total;
     const double cpu_left = resources_.nodes[n].cpu_milli > 0 ? node.cpu_milli_left : 0;
-    const double tie = node_free * 1e6 + cpu_left;
+    const double tie = node_free_total(n) * 1e6 + cpu_left;
     if (best && !(way.score < best->score - 1e-9 ||
                   (std::abs(way.score - best->score) <= 1e-9 && tie < best->tie)))
       return;

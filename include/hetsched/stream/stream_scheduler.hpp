@@ -13,11 +13,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hetsched/stream/gang_placement.hpp"
@@ -263,6 +265,7 @@ class StreamScheduler {
   bool host_fits(std::size_t j, std::size_t n) const;
   // The free milli-GPUs of node n's devices (fully free and opened ones).
   void node_free_milli(std::size_t n, std::vector<int>& free) const;
+  int node_free_total(std::size_t n) const;  // their sum
   const GpuFragmentation& fragmentation() const;
   void touched(std::size_t node);  // node n's devices changed hands
   void take(std::size_t j, const StreamPlacement& placement, int sign);
@@ -315,6 +318,10 @@ class StreamScheduler {
   std::vector<std::vector<int>> nodes_of_type_;
   mutable std::vector<GangNodeRoom> rooms_;  // scratch of place_whole()
   std::vector<int> free_by_type_;
+  // Per type: the most CPU (milli) and memory (MiB) one of its nodes has; infinite when
+  // some node does not model it.
+  static constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<double, double>> largest_host_;
   std::vector<StreamJobStatus> jobs_;
   std::vector<std::string> users_;
   std::vector<double> user_devices_;

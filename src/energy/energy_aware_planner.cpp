@@ -139,7 +139,8 @@ EnergyAwarePlan plan_energy_aware(const JobEnergyModel& model, double deadline_s
   // a pass costs O(tasks × (tasks + edges)), so it runs on jobs of any size).
   if (fastest.makespan_seconds > 0) {
     EnergyRemapResult remapped =
-        minimise_energy_within_bound(model, fastest, deadline_seconds, options.remap_passes);
+        minimise_energy_within_bound(model, fastest, deadline_seconds, options.remap_passes,
+                                     options.remap_within_fastest_makespan);
     if (remapped.after.makespan_seconds <= deadline_seconds &&
         remapped.after.total_joules() < out.energy.total_joules()) {
       out.plan = std::move(remapped.plan);

@@ -243,13 +243,16 @@ EnergyRemapResult minimise_energy_within(const JobEnergyModel& model,
 EnergyRemapResult minimise_energy_within_bound(const JobEnergyModel& model,
                                                const StaticSchedule& schedule,
                                                double makespan_bound_seconds,
-                                               std::size_t remap_passes) {
+                                               std::size_t remap_passes,
+                                               const EnergyRemapResult* within_own_makespan) {
+  const double bound = std::max(makespan_bound_seconds, schedule.makespan_seconds);
+  const double tolerance = tolerance_for(bound);
+  const bool looser = bound > schedule.makespan_seconds + tolerance;
+  if (within_own_makespan && bound == schedule.makespan_seconds) return *within_own_makespan;
   EnergyRemapResult out;
   const DvfsSchedule full{schedule, std::vector<std::uint8_t>(schedule.tasks.size(), 0)};
   out.before = model.energy(full);
-  out.makespan_bound_seconds = std::max(makespan_bound_seconds, schedule.makespan_seconds);
-  const double bound = out.makespan_bound_seconds;
-  const double tolerance = tolerance_for(bound);
+  out.makespan_bound_seconds = bound;
   out.plan = full;
   out.after = out.before;
   out.candidate = "full-speed";
@@ -271,9 +274,11 @@ EnergyRemapResult minimise_energy_within_bound(const JobEnergyModel& model,
   consider(reclaim_slack_stepwise(model, polished, bound).plan, "best+remap+stepwise");
   // The searches are greedy, so a looser bound does not always find less energy: what
   // they find within the original makespan is a candidate too.
-  if (bound > schedule.makespan_seconds + tolerance) {
+  if (looser) {
     const EnergyRemapResult tight =
-        minimise_energy_within_bound(model, schedule, schedule.makespan_seconds, remap_passes);
+        within_own_makespan ? *within_own_makespan
+                            : minimise_energy_within_bound(model, schedule,
+                                                           schedule.makespan_seconds, remap_passes);
     consider(tight.plan, tight.candidate + " (within the original makespan)");
   }
   out.tasks_moved = count_moved(schedule, out.plan.schedule);

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 #include "hetsched/energy/dvfs_slack_reclamation.hpp"
 #include "hetsched/energy/energy_aware_planner.hpp"
+#include "hetsched/energy/energy_remapping.hpp"
 
 namespace hetsched {
 namespace {
@@ -133,12 +135,21 @@ std::vector<ParetoPoint> pareto_front(const JobEnergyModel& model, const ParetoO
     for (const PlannedTask& t : seed.tasks) placement.push_back(t.device);
     if (std::find(seen_seeds.begin(), seen_seeds.end(), placement) != seen_seeds.end()) continue;
     seen_seeds.push_back(std::move(placement));
+    // What re-mapping finds within the seed's own makespan: every deadline below considers it.
+    constexpr std::size_t kRemapPasses = 1;
+    std::optional<EnergyRemapResult> within_seed_makespan;
+    if (seed.makespan_seconds > 0)
+      within_seed_makespan =
+          minimise_energy_within_bound(restricted, seed, seed.makespan_seconds, kRemapPasses);
     for (double stretch : options.stretches) {
       const SlackReclamationResult r = reclaim_slack(restricted, seed, stretch);
       add(r.plan, fmt::format("eft on {}, dvfs +{:g}%", subset_name, 100 * stretch));
-      const EnergyAwarePlan e =
-          plan_energy_aware(restricted, seed.makespan_seconds * (1 + stretch), seed,
-                            EnergyAwareOptions{.consolidate = false, .remap_passes = 1});
+      const EnergyAwarePlan e = plan_energy_aware(
+          restricted, seed.makespan_seconds * (1 + stretch), seed,
+          EnergyAwareOptions{.consolidate = false,
+                             .remap_passes = kRemapPasses,
+                             .remap_within_fastest_makespan =
+                                 within_seed_makespan ? &*within_seed_makespan : nullptr});
       if (e.deadline_met)
         add(e.plan, fmt::format("energy-aware on {}, deadline +{:g}%", subset_name, 100 * stretch));
     }

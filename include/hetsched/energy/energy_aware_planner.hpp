@@ -21,6 +21,7 @@
 #include <string>
 
 #include "hetsched/energy/dvfs_slack_reclamation.hpp"
+#include "hetsched/energy/energy_remapping.hpp"
 
 namespace hetsched {
 
@@ -48,6 +49,9 @@ struct EnergyAwareOptions {
   // Passes of each re-mapping local search (the Pareto front, which plans many
   // subsets and bounds, uses one).
   std::size_t remap_passes = 8;
+  // The re-mapping's result within the fastest schedule's own makespan, for callers that
+  // plan one schedule under several deadlines (minimise_energy_within_bound).
+  const EnergyRemapResult* remap_within_fastest_makespan = nullptr;
 };
 
 // deadline_seconds is relative to the job's start.

@@ -71,9 +71,12 @@ EnergyRemapResult minimise_energy_within(const JobEnergyModel& model,
                                          const StaticSchedule& schedule, double makespan_stretch);
 // The same within an absolute bound (the schedule itself must end within it).
 // `remap_passes` bounds each re-mapping's passes (each O(tasks × (tasks + edges))).
-EnergyRemapResult minimise_energy_within_bound(const JobEnergyModel& model,
-                                               const StaticSchedule& schedule,
-                                               double makespan_bound_seconds,
-                                               std::size_t remap_passes = 8);
+// A looser bound than the schedule's own makespan also considers what the searches find
+// within that makespan (they are greedy): `within_own_makespan`, when given, is that
+// result, computed once by a caller that sweeps bounds over one schedule (this function
+// with the schedule's makespan as the bound and the same passes).
+EnergyRemapResult minimise_energy_within_bound(
+    const JobEnergyModel& model, const StaticSchedule& schedule, double makespan_bound_seconds,
+    std::size_t remap_passes = 8, const EnergyRemapResult* within_own_makespan = nullptr);
 
 }  // namespace hetsched

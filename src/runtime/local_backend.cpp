@@ -165,7 +165,7 @@ void LocalBackend::launch(const Assignment& a) {
     loop_.relocate(a.task, device, now_ + backlog_seconds_[device] + predicted_[a.task]);
   backlog_seconds_[device] += predicted_[a.task];
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
-  queued_[device].push(QueuedTask{key, launch_sequence_++, a.task});
+  queued_[device].push(key, a.task);
 }
 
 void LocalBackend::hand_to_worker(DeviceId device, TaskIndex task) {

@@ -864,7 +864,7 @@ void ControlPlane::launch(const Assignment& a) {
     twin_->simulator().launch(a);
     return;
   }
-  device_queues_[a.device].push({start, placements_++, a.task});
+  device_queues_[a.device].push(start, a.task);
   queued_devices_.insert(a.device);
 }
 

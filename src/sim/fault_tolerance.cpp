@@ -842,11 +842,12 @@ void FaultTolerance::finish_replica(std::uint32_t index) {
   f.undetected[a.device] = f.undetected[a.device] == t ? kNoTask : f.undetected[a.device];
   f.replica_winner[t] = index;
   if (r.clone) ++f.report.clones_won;
-  sim_.runs_[t].start = r.run.start;
-  sim_.runs_[t].joules = (sim_.now_ - r.run.start) * watts_of(t, r.device);
   if (sim_.loop_.placement(t) == kUnplaced) return;  // cannot happen: a live copy keeps it placed
   sim_.loop_.relocate(t, r.device);
-  sim_.devices_[r.device].busy = true;
+  Simulator::DeviceState& winner = sim_.devices_[r.device];
+  winner.running_start = r.run.start;
+  winner.running_joules = (sim_.now_ - r.run.start) * watts_of(t, r.device);
+  winner.busy = true;
   sim_.finish(t);
 }
 

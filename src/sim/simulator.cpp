@@ -60,7 +60,7 @@ void Simulator::cluster_grew() {
   node_watts_.resize(cluster_.node_count(), 0.0);
   for (DeviceId d = static_cast<DeviceId>(first); d < cluster_.device_count(); ++d) {
     const DeviceSpec& spec = cluster_.device(d).spec;
-    DeviceState& device = devices_.emplace_back(&queue_memory_);
+    DeviceState& device = devices_.emplace_back();
     device.watts = spec.idle_watts;
     cluster_watts_ += spec.idle_watts;
     node_watts_[cluster_.node_of(d)] += spec.idle_watts;
@@ -74,13 +74,14 @@ void Simulator::cluster_grew() {
 void Simulator::graph_grew() {
   const std::size_t first = runs_.size();
   runs_.resize(graph_.task_count());
+  job_spans_.resize(graph_.job_count());
   for (TaskIndex t = static_cast<TaskIndex>(first); t < graph_.task_count(); ++t)
     runs_[t].unfinished_predecessors = static_cast<std::uint32_t>(graph_.predecessors(t).size());
 }
 
 void Simulator::launch(const Assignment& a) {
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
-  devices_[a.device].queue.push(QueuedTask{key, launch_sequence_++, a.task});
+  devices_[a.device].queue.push(key, a.task);
   const Task& task = graph_.task(a.task);
   if (task.input_bytes > 0)
     send_input(a.task, graph_.job(graph_.job_of(a.task)).data_node, kUnplaced, task.input_bytes);
@@ -161,9 +162,9 @@ void Simulator::try_start(DeviceId d) {
   device.busy = true;
   double seconds = actual_seconds(t, d, pstate);
   for (const auto& extension : extensions_) seconds = extension->task_starting(t, d, seconds);
-  run.start = now_;
   const double watts = perf_.task_watts(task, dev, pstate);
-  run.joules = watts * seconds;
+  device.running_start = now_;
+  device.running_joules = watts * seconds;
   device.running = t;
   device.running_pstate = pstate;
   device.segment_start = now_;
@@ -172,7 +173,7 @@ void Simulator::try_start(DeviceId d) {
   set_device_watts(d, watts);
   loop_.task_started(t, now_);
   if (observer_ != nullptr) observer_->task_started(t, d, now_);
-  run.expected_finish = now_ + seconds;
+  device.expected_finish = now_ + seconds;
   events_.schedule(now_ + seconds, task_finish, t);
   for (const auto& extension : extensions_) extension->task_started(t, d);
 }
@@ -199,18 +200,17 @@ void Simulator::change_running_pstate(DeviceId d, std::uint8_t pstate) {
   const TaskIndex t = device.running;
   const Task& task = graph_.task(t);
   const Device& dev = model_device(task, d);
-  TaskRun& run = runs_[t];
   device.done_fraction += (now_ - device.segment_start) / device.segment_seconds;
-  run.joules -= device.watts * (run.expected_finish - now_);
+  device.running_joules -= device.watts * (device.expected_finish - now_);
   device.running_pstate = pstate;
   device.segment_start = now_;
   device.segment_seconds = actual_seconds(t, d, pstate);
   const double remaining = std::max(0.0, 1 - device.done_fraction) * device.segment_seconds;
   const double watts = perf_.task_watts(task, dev, pstate);
-  run.joules += watts * remaining;
+  device.running_joules += watts * remaining;
   set_device_watts(d, watts);
-  run.expected_finish = now_ + remaining;
-  events_.schedule(run.expected_finish, task_finish, t);
+  device.expected_finish = now_ + remaining;
+  events_.schedule(device.expected_finish, task_finish, t);
 }
 
 double Simulator::actual_seconds(TaskIndex t, DeviceId d, std::uint8_t pstate) const {
@@ -229,16 +229,17 @@ void Simulator::finish(TaskIndex t) {
   DeviceState& device = devices_[d];
   device.busy = false;
   set_device_watts(d, cluster_.spec_stand_in(d).spec.idle_watts);
-  TaskRun& run = runs_[t];
-  run.finish = now_;
-  device.busy_seconds += now_ - run.start;
-  device.busy_joules += run.joules;
+  JobSpan& span = job_spans_[graph_.job_of(t)];
+  span.first_start = std::min(span.first_start, device.running_start);
+  span.completion = std::max(span.completion, now_);
+  device.busy_seconds += now_ - device.running_start;
+  device.busy_joules += device.running_joules;
   ++device.tasks;
   if (options_.record_schedule)
     report_.schedule.push_back(
-        TaskRecord{t, d, device.running_pstate, run.start, now_, run.joules});
+        TaskRecord{t, d, device.running_pstate, device.running_start, now_, device.running_joules});
   loop_.task_finished(t, now_);
-  if (observer_ != nullptr) observer_->task_finished(t, d, now_, run.joules);
+  if (observer_ != nullptr) observer_->task_finished(t, d, now_, device.running_joules);
   for (const Dependency& s : graph_.successors(t)) {
     --runs_[s.task].unfinished_predecessors;
     const DeviceId consumer_device = loop_.placement(s.task);
@@ -279,7 +280,7 @@ void Simulator::run_instant() {
       case task_finish:
         // A finish is stale when a change of P-state moved it, a failure ended the
         // attempt or the owner stopped the task.
-        if (e.time == runs_[e.subject].expected_finish &&
+        if (finish_is_due(e) &&
             std::all_of(extensions_.begin(), extensions_.end(), [&](const auto& extension) {
               return extension->finish_is_current(e.subject);
             }))
@@ -289,13 +290,18 @@ void Simulator::run_instant() {
   }
 }
 
+bool Simulator::finish_is_due(const Event& e) const {
+  const DeviceId d = loop_.placement(e.subject);
+  if (d == kUnplaced) return false;
+  const DeviceState& device = devices_[d];
+  return device.busy && device.running == e.subject && device.expected_finish == e.time;
+}
+
 std::optional<TaskIndex> Simulator::stop(DeviceId d) {
   DeviceState& device = devices_[d];
   if (!device.busy) return std::nullopt;
   const TaskIndex t = device.running;
-  TaskRun& run = runs_[t];
-  run.expected_finish = -1;  // its finish event is stale now
-  const double ran = now_ - run.start;
+  const double ran = now_ - device.running_start;
   device.busy = false;
   device.busy_seconds += ran;
   device.busy_joules += device.watts * ran;
@@ -356,19 +362,13 @@ RunReport Simulator::run() {
     out.name = job.name;
     out.arrival_seconds = job.arrival_seconds;
     out.deadline_seconds = job.deadline_seconds;
-    out.first_start_seconds = job.arrival_seconds;
-    out.completion_seconds = job.arrival_seconds;
-    bool started = false;
-    for (TaskIndex t = graph_.first_task(j); t < graph_.end_task(j); ++t) {
-      if (loop_.state(t) != TaskState::finished) {
+    const JobSpan& span = job_spans_[j];
+    const bool started = span.completion >= span.first_start;  // a task of it finished
+    out.first_start_seconds = started ? span.first_start : job.arrival_seconds;
+    out.completion_seconds = std::max(job.arrival_seconds, span.completion);
+    for (TaskIndex t = graph_.first_task(j); t < graph_.end_task(j); ++t)
+      if (loop_.state(t) != TaskState::finished)
         r.unfinished_tasks.push_back(job.name + "/" + graph_.task(t).name);
-        continue;
-      }
-      const TaskRun& run = runs_[t];
-      out.first_start_seconds = started ? std::min(out.first_start_seconds, run.start) : run.start;
-      out.completion_seconds = std::max(out.completion_seconds, run.finish);
-      started = true;
-    }
   }
   for (const JobResult& j : r.jobs) makespan = std::max(makespan, j.completion_seconds);
   r.makespan_seconds = makespan;

@@ -72,8 +72,7 @@ void ThermalThrottling::schedule_limit_event(DeviceId d) {
       heat.celsius < limit ? model.seconds_to_reach(heat.celsius, device.watts, limit)
       : model.steady_celsius(device.watts) > limit ? 0.1 * model.time_constant_seconds()
                                                    : std::numeric_limits<double>::infinity();
-  if (!std::isfinite(wait) || sim_.now_ + wait >= sim_.runs_[device.running].expected_finish)
-    return;
+  if (!std::isfinite(wait) || sim_.now_ + wait >= device.expected_finish) return;
   heat.limit_event_time = sim_.now_ + std::max(wait, 0.0);
   sim_.events_.schedule(heat.limit_event_time, event_base_, d);
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <tuple>
 
@@ -11,24 +12,27 @@
 namespace hetsched {
 namespace {
 
-// The queue must hand tasks out exactly in (key, sequence) order, like one heap, whatever
-// mix of in-order and out-of-order pushes and pops it sees.
-TEST(PlannedQueueTest, PopsInPlannedOrderUnderMixedPushes) {
+// The queue must hand tasks out exactly in (key, push order) order, like one heap, whatever
+// mix of in-order and out-of-order pushes and pops it sees, and however often it numbers
+// its tasks again (a limit of 7 pushes renumbers thousands of times, with tasks queued).
+class PlannedQueueOrder : public testing::TestWithParam<std::uint32_t> {};
+
+TEST_P(PlannedQueueOrder, PopsInPlannedOrderUnderMixedPushes) {
   Rng rng(7);
-  PlannedQueue queue;
+  PlannedQueue queue(GetParam());
   std::set<std::tuple<double, std::uint64_t, TaskIndex>> reference;
-  std::uint64_t sequence = 0;
+  std::uint64_t pushed = 0;
   double now = 0;
   for (int step = 0; step < 20000; ++step) {
     const double choice = rng.uniform();
     if (choice < 0.55) {
-      // Mostly appends at "now" (online policies), sometimes an earlier planned start.
+      // Mostly appends at "now" (online policies), sometimes an earlier planned start,
+      // often the same key as an earlier push.
       now += rng.uniform() < 0.5 ? 0.0 : rng.uniform();
-      const double key = rng.uniform() < 0.8 ? now : now - rng.uniform() * 5;
+      const double key = rng.uniform() < 0.8 ? now : now - std::floor(rng.uniform() * 5);
       const auto task = static_cast<TaskIndex>(step);
-      queue.push(QueuedTask{key, sequence, task});
-      reference.emplace(key, sequence, task);
-      ++sequence;
+      queue.push(key, task);
+      reference.emplace(key, pushed++, task);
     } else if (!reference.empty()) {
       ASSERT_FALSE(queue.empty());
       const auto expected = *reference.begin();
@@ -40,6 +44,9 @@ TEST(PlannedQueueTest, PopsInPlannedOrderUnderMixedPushes) {
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(SequenceLimits, PlannedQueueOrder,
+                         testing::Values(UINT32_MAX, std::uint32_t{7}));
+
 // Room written ahead (before a run's clock starts) leaves an empty queue empty, and a
 // queue that already holds tasks untouched, in the same order.
 TEST(PlannedQueueTest, ReservedRoomLeavesContentsAndOrderAlone) {
@@ -47,8 +54,8 @@ TEST(PlannedQueueTest, ReservedRoomLeavesContentsAndOrderAlone) {
   queue.reserve_touched(1000);
   EXPECT_TRUE(queue.empty());
   EXPECT_EQ(queue.size(), 0u);
-  for (TaskIndex t = 0; t < 5; ++t) queue.push(QueuedTask{double(t), t, t});
-  queue.push(QueuedTask{-1.0, 5, 5});  // out of order: goes first
+  for (TaskIndex t = 0; t < 5; ++t) queue.push(double(t), t);
+  queue.push(-1.0, 5);  // out of order: goes first
   queue.reserve_touched(100000);
   ASSERT_EQ(queue.size(), 6u);
   EXPECT_EQ(queue.front().task, 5u);
@@ -63,8 +70,8 @@ TEST(PlannedQueueTest, ReservedRoomLeavesContentsAndOrderAlone) {
 
 TEST(PlannedQueueTest, LatestFirstVisitAndEraseKeepTheOrder) {
   PlannedQueue queue;
-  for (TaskIndex t = 0; t < 10; ++t) queue.push(QueuedTask{double(t), t, t});
-  queue.push(QueuedTask{2.5, 10, 10});  // out of order: goes to the heap
+  for (TaskIndex t = 0; t < 10; ++t) queue.push(double(t), t);
+  queue.push(2.5, 10);  // out of order: goes to the heap
   std::vector<TaskIndex> latest;
   queue.visit_latest(3, [&](const QueuedTask& p) {
     latest.push_back(p.task);

@@ -9,15 +9,13 @@
 // at a fraction of the cost per task (a heap of 100,000 tasks pays ~17 levels of
 // sifting per pop). The latest-planned tasks (candidates for stealing) are the back
 // of the run and the heap's leaves. Every body keeps its devices' queues in it: the
-// simulator (its entries in one arena for all devices), the local runtime and the
-// service.
+// simulator, the local runtime and the service.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory_resource>
 #include <vector>
 
 #include "hetsched/core/reserve_touched.hpp"
@@ -25,9 +23,10 @@
 
 namespace hetsched {
 
+// 16 bytes: a million queued tasks are 16 MB.
 struct QueuedTask {
-  double key = 0;  // planned start, s
-  std::uint64_t sequence = 0;
+  double key = 0;              // planned start, s
+  std::uint32_t sequence = 0;  // the queue's own count of pushes: ties in push order
   TaskIndex task = 0;
   bool operator>(const QueuedTask& o) const {
     return key != o.key ? key > o.key : sequence > o.sequence;
@@ -36,10 +35,10 @@ struct QueuedTask {
 
 class PlannedQueue {
  public:
-  // `memory`: where the entries live (the simulator gives every device's queue one
-  // arena, so a million placements do not fault in pages vector by vector).
-  explicit PlannedQueue(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
-      : run_(memory), heap_(memory) {}
+  // `sequence_limit`: when the count of pushes reaches it, the queued tasks are numbered
+  // again from 0 in their order (once per four billion pushes by default; tests lower it).
+  explicit PlannedQueue(std::uint32_t sequence_limit = UINT32_MAX)
+      : sequence_limit_(sequence_limit) {}
 
   bool empty() const { return head_ == run_.size() && heap_.empty(); }
 
@@ -53,7 +52,11 @@ class PlannedQueue {
   }
   std::size_t size() const { return run_.size() - head_ + heap_.size(); }
 
-  void push(const QueuedTask& t) {
+  // Queues `task` to start at `key`; among tasks with the same key, after those pushed
+  // before it.
+  void push(double key, TaskIndex task) {
+    if (next_sequence_ == sequence_limit_) renumber();
+    const QueuedTask t{key, next_sequence_++, task};
     if (head_ == run_.size() || !(run_.back() > t)) {
       if (head_ == run_.size() && head_ != 0) {
         run_.clear();
@@ -123,9 +126,24 @@ class PlannedQueue {
     return head_ == run_.size() || run_[head_] > heap_.front();
   }
 
-  std::pmr::vector<QueuedTask> run_;  // non-decreasing from head_
+  // Every queued task in planned order in the run, numbered 0, 1, …: the same order.
+  void renumber() {
+    run_.erase(run_.begin(), run_.begin() + std::ptrdiff_t(head_));
+    head_ = 0;
+    const auto earlier = [](const QueuedTask& a, const QueuedTask& b) { return b > a; };
+    std::sort(heap_.begin(), heap_.end(), earlier);
+    const auto middle = run_.insert(run_.end(), heap_.begin(), heap_.end());
+    heap_.clear();
+    std::inplace_merge(run_.begin(), middle, run_.end(), earlier);
+    next_sequence_ = 0;
+    for (QueuedTask& t : run_) t.sequence = next_sequence_++;
+  }
+
+  std::vector<QueuedTask> run_;  // non-decreasing from head_
   std::size_t head_ = 0;
-  std::pmr::vector<QueuedTask> heap_;  // min-heap of the out-of-order pushes
+  std::vector<QueuedTask> heap_;  // min-heap of the out-of-order pushes
+  std::uint32_t next_sequence_ = 0;
+  std::uint32_t sequence_limit_;
 };
 
 }  // namespace hetsched

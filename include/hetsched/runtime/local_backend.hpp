@@ -135,7 +135,6 @@ class LocalBackend final : public Backend {
   std::vector<std::unique_ptr<Worker>> workers_;
   std::int64_t start_ticks_ = 0;
   double now_ = 0;
-  std::uint64_t launch_sequence_ = 0;
 
   // Dispatcher state (calling thread only).
   std::vector<PlannedQueue> queued_;       // per device: placed, not handed over

@@ -277,7 +277,6 @@ class ControlPlane final : private Backend, private SimulationObserver {
   std::vector<std::uint64_t> job_ids_;  // per graph job
   std::vector<PlannedQueue> device_queues_;
   std::set<DeviceId> queued_devices_;           // devices whose queue is not empty
-  std::uint64_t placements_ = 0;                // orders equal planned starts
   std::uint64_t placed_now_ = 0;                // placements during the current decision
   std::vector<std::optional<TaskRef>> holder_;  // per device: the task or gang on it
   std::map<std::string, TaskRef> launched_;     // by launch key

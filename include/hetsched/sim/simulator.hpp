@@ -16,8 +16,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
-#include <memory_resource>
 #include <optional>
 #include <vector>
 
@@ -106,7 +106,6 @@ class Simulator final : public Backend {
  private:
   enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish };
   struct DeviceState {
-    explicit DeviceState(std::pmr::memory_resource* queue_memory) : queue(queue_memory) {}
     PlannedQueue queue;
     bool busy = false;
     double busy_seconds = 0;
@@ -115,22 +114,26 @@ class Simulator final : public Backend {
     // The running task and its P-state: it may change while the task runs.
     TaskIndex running = 0;
     std::uint8_t running_pstate = 0;
+    double running_start = 0;    // when the running task started
+    double running_joules = 0;   // the energy it will have used by its expected finish
+    double expected_finish = 0;  // stale finish events (after a throttle, a stop) are skipped
     double segment_start = 0;    // when the running task's current P-state began
     double segment_seconds = 0;  // the task's full run time at that P-state
     double done_fraction = 0;    // work done before the current segment
     double watts = 0;            // current draw
     double wake_at = -1;         // the pending wake-up, if any
   };
-  // What the simulator keeps per task, together (48 bytes): an event on a task reads
-  // and writes these at once, and tasks of one device are far apart in index. Aligned
-  // to a cache line it took 64 bytes a task and ran no faster (bench sim, alternating).
+  // What the simulator keeps per task, together (16 bytes): what a task waits for before
+  // it can start. What only a running task has (its start, energy, expected finish) is
+  // kept per device, and what the report needs of finished tasks per job.
   struct TaskRun {
     double inputs_ready_at = 0;  // arrival of the last input transfer issued
-    double start = 0;
-    double finish = 0;
-    double expected_finish = 0;  // stale finish events (after a throttle) are skipped
-    double joules = 0;
     std::uint32_t unfinished_predecessors = 0;
+  };
+  // The first start and the last finish of a job's finished tasks.
+  struct JobSpan {
+    double first_start = std::numeric_limits<double>::infinity();  // none yet
+    double completion = -std::numeric_limits<double>::infinity();
   };
   struct NicState {
     double out_free = 0;
@@ -140,6 +143,9 @@ class Simulator final : public Backend {
   void send_input(TaskIndex consumer, NodeId from_node, DeviceId from_device, double bytes);
   void try_start(DeviceId device);
   void finish(TaskIndex task);
+  // A finish event is stale when its task no longer runs (stopped, failed) or a change of
+  // P-state moved its finish: it is due only when the task still runs and ends now.
+  bool finish_is_due(const Event& event) const;
   // The device's draw from now on; the cluster's and its node's follow.
   void set_device_watts(DeviceId device, double watts);
   // The task running on the device goes on at another P-state from now (DVFS while it
@@ -174,14 +180,11 @@ class Simulator final : public Backend {
   SimulationObserver* observer_ = nullptr;  // open world only
   EventQueue events_;
   double now_ = 0;
-  std::uint64_t launch_sequence_ = 0;
 
-  // One arena on huge pages for every device's queue (entries are never given back
-  // before the run ends: a queue keeps its capacity when it drains).
-  std::pmr::monotonic_buffer_resource queue_memory_{std::size_t{1} << 16, huge_page_resource()};
   std::vector<DeviceState> devices_;
   std::vector<NicState> nics_;
   LargeVector<TaskRun> runs_;  // per task
+  std::vector<JobSpan> job_spans_;
   double cluster_watts_ = 0;
   std::vector<double> node_watts_;  // per node: its devices' current draw
   RunReport report_;

@@ -39,7 +39,9 @@ for name in "${order[@]}"; do
       file=${hit%%:*}
       rest=${hit#*:}
       line=${rest%%:*}
-      included=$(sed -E 's@.*#include "(hetsched|\.\.)/([a-z_]+)/.*@\2@' <<<"${rest#*:}")
+      # The module named by the include (matched in bash: a process per line took seconds).
+      [[ ${rest#*:} =~ include\ \"(hetsched|\.\.)/([a-z_]+)/ ]] || continue
+      included=${BASH_REMATCH[2]}
       # "../<folder>/" from a file of src/ reaches into another module's private headers.
       [[ ${rest#*:} == *'"../'* && -z ${direct[$included]+declared} ]] && continue
       if [[ ${allowed[$name]} != *" $included "* ]]; then

@@ -27,28 +27,31 @@ fi
 shopt -s nullglob
 for example in examples/*.yaml examples/*.yml examples/*.json; do
   dir=$(dirname "$example")
-  line_number=0
-  while IFS= read -r line; do
-    line_number=$((line_number + 1))
-    # values such as `key: path/to/file.json` or `"key": "path/to/file.json"`
-    while read -r path; do
-      [[ -z $path ]] && continue
-      if [[ $path == /* ]]; then
-        echo "$example:$line_number: absolute path '$path': name a file of the repository by a relative path"
-        failed=1
-        continue
-      fi
-      resolved=$(realpath -m "$dir/$path")
-      if [[ $resolved != "$root"/* ]]; then
-        echo "$example:$line_number: '$path' resolves outside the repository ($resolved)"
-        failed=1
-      elif [[ ! -f $resolved ]]; then
-        echo "$example:$line_number: '$path' names no file of the repository"
-        failed=1
-      fi
-    done < <(grep -oE ':[[:space:]]*"?[^"[:space:]{},]+\.(json|trace|csv|xml|yaml|yml|txt)"?' <<<"$line" |
-      sed -E 's/^:[[:space:]]*"?//; s/"$//')
-  done <"$example"
+  # values such as `key: path/to/file.json` or `"key": "path/to/file.json"`, found in one pass
+  # over the file (line:value), not a process per line
+  while IFS= read -r hit; do
+    [[ -z $hit ]] && continue
+    line_number=${hit%%:*}
+    path=${hit#*:}
+    path=${path#:}
+    path=${path#"${path%%[![:space:]]*}"}
+    path=${path#\"}
+    path=${path%\"}
+    [[ -z $path ]] && continue
+    if [[ $path == /* ]]; then
+      echo "$example:$line_number: absolute path '$path': name a file of the repository by a relative path"
+      failed=1
+      continue
+    fi
+    resolved=$(realpath -m "$dir/$path")
+    if [[ $resolved != "$root"/* ]]; then
+      echo "$example:$line_number: '$path' resolves outside the repository ($resolved)"
+      failed=1
+    elif [[ ! -f $resolved ]]; then
+      echo "$example:$line_number: '$path' names no file of the repository"
+      failed=1
+    fi
+  done < <(grep -noE ':[[:space:]]*"?[^"[:space:]{},]+\.(json|trace|csv|xml|yaml|yml|txt)"?' "$example" || true)
 done
 
 if ((failed)); then exit 1; fi

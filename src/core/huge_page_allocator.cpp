@@ -86,25 +86,4 @@ void huge_page_deallocate(void* block, std::size_t bytes, std::size_t alignment)
     ::operator delete (block, std::align_val_t{alignment});
 }
 
-namespace {
-
-class HugePageResource final : public std::pmr::memory_resource {
-  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
-    return huge_page_allocate(bytes, alignment);
-  }
-  void do_deallocate(void* block, std::size_t bytes, std::size_t alignment) override {
-    huge_page_deallocate(block, bytes, alignment);
-  }
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
-    return this == &other;
-  }
-};
-
-}  // namespace
-
-std::pmr::memory_resource* huge_page_resource() {
-  static HugePageResource resource;
-  return &resource;
-}
-
 }  // namespace hetsched

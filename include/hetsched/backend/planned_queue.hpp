@@ -36,7 +36,8 @@ struct QueuedTask {
 class PlannedQueue {
  public:
   // `sequence_limit`: when the count of pushes reaches it, the queued tasks are numbered
-  // again from 0 in their order (once per four billion pushes by default; tests lower it).
+  // again from 0 in their order (once per four billion pushes by default; tests lower it,
+  // below the number of tasks queued, to renumber at every push).
   explicit PlannedQueue(std::uint32_t sequence_limit = UINT32_MAX)
       : sequence_limit_(sequence_limit) {}
 
@@ -55,7 +56,7 @@ class PlannedQueue {
   // Queues `task` to start at `key`; among tasks with the same key, after those pushed
   // before it.
   void push(double key, TaskIndex task) {
-    if (next_sequence_ == sequence_limit_) renumber();
+    if (next_sequence_ >= sequence_limit_) renumber();
     const QueuedTask t{key, next_sequence_++, task};
     if (head_ == run_.size() || !(run_.back() > t)) {
       if (head_ == run_.size() && head_ != 0) {

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstddef>
-#include <memory_resource>
 #include <new>
 #include <vector>
 
@@ -45,9 +44,6 @@ void unmap_huge_pages(void* block, std::size_t bytes) noexcept;
 // allocated elsewhere (a big std::string) and not yet touched. Advice only: a no-op
 // where huge pages are off.
 void advise_huge_pages(void* block, std::size_t bytes) noexcept;
-
-// The same as a memory resource, e.g. upstream of an arena of many small vectors.
-std::pmr::memory_resource* huge_page_resource();
 
 template <class T>
 struct HugePageAllocator {

@@ -499,9 +499,11 @@ GpuCapacity StreamScheduler::gpu_capacity() const {
   const GpuFragmentation& measure = fragmentation();
   GpuCapacity capacity;
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
-    node_free_milli(n, free_scratch_);
     capacity.free_milli += node_free_total(n);
-    if (std::isnan(node_fragmentation_[n])) node_fragmentation_[n] = measure(free_scratch_);
+    if (std::isnan(node_fragmentation_[n])) {  // measured again only when the node changed
+      node_free_milli(n, free_scratch_);
+      node_fragmentation_[n] = measure(free_scratch_);
+    }
     capacity.fragmented_milli += node_fragmentation_[n];
   }
   return capacity;

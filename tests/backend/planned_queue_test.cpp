@@ -33,6 +33,13 @@ TEST_P(PlannedQueueOrder, PopsInPlannedOrderUnderMixedPushes) {
       const auto task = static_cast<TaskIndex>(step);
       queue.push(key, task);
       reference.emplace(key, pushed++, task);
+      // Once the count reaches the limit, the queued tasks are numbered from 0 again.
+      std::uint32_t highest = 0;
+      queue.visit_all([&](const QueuedTask& queued) {
+        highest = std::max(highest, queued.sequence);
+        return false;
+      });
+      EXPECT_LT(highest, std::max<std::uint64_t>(GetParam(), queue.size())) << "step " << step;
     } else if (!reference.empty()) {
       ASSERT_FALSE(queue.empty());
       const auto expected = *reference.begin();

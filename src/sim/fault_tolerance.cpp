@@ -132,12 +132,13 @@ struct FaultRuntime {
 };
 
 void FaultTolerance::run_starting() {
-  const FaultOptions& o = sim_.options_.faults;
-  o.validate(sim_.cluster_);
+  const FaultOptions& o = kernel_.options().faults;
+  o.validate(kernel_.cluster());
   runtime_ = std::make_unique<FaultRuntime>();
   FaultRuntime& f = *runtime_;
-  if (sim_.options_.record_schedule) f.marks = &sim_.report_.marks;
-  const std::size_t devices = sim_.cluster_.device_count(), tasks = sim_.graph_.task_count();
+  if (kernel_.options().record_schedule) f.marks = &kernel_.report().marks;
+  const std::size_t devices = kernel_.cluster().device_count(),
+                    tasks = kernel_.graph().task_count();
   f.alive.assign(devices, true);
   f.running.assign(devices, kNoTask);
   f.running_replica.assign(devices, -1);
@@ -155,14 +156,14 @@ void FaultTolerance::run_starting() {
   f.clone_check_at.assign(tasks, -1.0);
   f.clone_period.assign(tasks, 0.0);
   f.report.cloning = o.clone.enabled;
-  f.ended.assign(sim_.graph_.job_count(), false);
-  f.critical.assign(sim_.graph_.job_count(), false);
+  f.ended.assign(kernel_.graph().job_count(), false);
+  f.critical.assign(kernel_.graph().job_count(), false);
   if (o.replicas > 1)
-    for (JobIndex j = 0; j < sim_.graph_.job_count(); ++j)
-      f.critical[j] =
-          o.critical_jobs.empty() || std::find(o.critical_jobs.begin(), o.critical_jobs.end(),
-                                               sim_.graph_.job(j).name) != o.critical_jobs.end();
-  f.report.jobs.resize(sim_.graph_.job_count());
+    for (JobIndex j = 0; j < kernel_.graph().job_count(); ++j)
+      f.critical[j] = o.critical_jobs.empty() ||
+                      std::find(o.critical_jobs.begin(), o.critical_jobs.end(),
+                                kernel_.graph().job(j).name) != o.critical_jobs.end();
+  f.report.jobs.resize(kernel_.graph().job_count());
 
   f.pending_crashes.resize(devices);
   const auto inject = [&](const FailureEvent& e) {
@@ -173,18 +174,19 @@ void FaultTolerance::run_starting() {
   };
   for (const FailureEvent& e : o.explicit_failures) inject(e);
   if (o.use_model) {
-    f.process = std::make_unique<FailureProcess>(sim_.cluster_, o.model, sim_.options_.seed);
+    f.process =
+        std::make_unique<FailureProcess>(kernel_.cluster(), o.model, kernel_.options().seed);
     for (std::uint32_t kind = 0; kind < 3; ++kind)
-      for (DeviceId d = 0; d < sim_.cluster_.device_count(); ++d)
+      for (DeviceId d = 0; d < kernel_.cluster().device_count(); ++d)
         if (auto e = f.process->next(static_cast<FailureKind>(kind), d, 0.0)) inject(*e);
-    for (NodeId n = 0; n < sim_.cluster_.node_count(); ++n)
+    for (NodeId n = 0; n < kernel_.cluster().node_count(); ++n)
       if (auto e = f.process->next(FailureKind::partition, n, 0.0)) inject(*e);
   }
   if (o.predictor.enabled) {
     f.telemetry =
-        std::make_unique<TelemetryModel>(devices, o.predictor.telemetry, sim_.options_.seed);
+        std::make_unique<TelemetryModel>(devices, o.predictor.telemetry, kernel_.options().seed);
     f.predictor = std::make_unique<FailurePredictor>(devices, o.predictor);
-    for (const Device& d : sim_.cluster_.devices())
+    for (const Device& d : kernel_.cluster().devices())
       f.health_thermal.emplace_back(d.spec, ThermalOptions{});
     f.quarantine_until.assign(devices, -1.0);
     f.episode_start.assign(devices, -kInfinity);
@@ -195,7 +197,7 @@ void FaultTolerance::run_starting() {
 
 bool FaultTolerance::finish_is_current(TaskIndex task) {
   auto& stale = runtime_->stale_finishes[task];
-  if (auto it = std::find(stale.begin(), stale.end(), sim_.now_); it != stale.end()) {
+  if (auto it = std::find(stale.begin(), stale.end(), kernel_.now()); it != stale.end()) {
     stale.erase(it);
     return false;
   }
@@ -204,10 +206,6 @@ bool FaultTolerance::finish_is_current(TaskIndex task) {
 
 // Forget where a task was going: its queue entry goes stale (cannot_start) and the
 // inputs sent to the old device no longer count.
-static void invalidate_placement(double& inputs_ready_at) {
-  inputs_ready_at = 0;  // inputs are sent again when it is placed again
-}
-
 // How a copy of a task ends.
 enum class CopyEnd : std::uint8_t {
   won,        // it finished the task
@@ -331,15 +329,13 @@ void settle_copy(FaultRuntime& f, FaultJobRecord& job, TaskIndex t, const Attemp
 
 bool FaultTolerance::holds_device(DeviceId d) {
   FaultRuntime& f = *runtime_;
-  Simulator::DeviceState& device = sim_.devices_[d];
-  sim_.pop_stale_heads(d);
-  if (device.queue.empty() || !f.alive[d] || sim_.loop_.device_is_down(d)) return true;
+  if (!kernel_.has_queued_work(d) || !f.alive[d] || kernel_.loop().device_is_down(d)) return true;
   // A replica here gives way to the work the policy queued, when another copy of
   // its task lives (replicas only use idle capacity). Its checkpoints stay on
   // shared storage; its time is replication's cost; another idle device may take
   // its place.
   const std::int64_t index = f.running_replica[d];
-  if (device.busy && index >= 0) {
+  if (kernel_.busy(d) && index >= 0) {
     FaultRuntime::Replica& r = f.replicas[static_cast<std::size_t>(index)];
     const TaskIndex t = r.task;
     bool others = f.attempt[t].live;
@@ -347,49 +343,49 @@ bool FaultTolerance::holds_device(DeviceId d) {
       others = others || (other != index && f.replicas[other].live);
     if (!others) return true;  // it carries the task: the queued work waits
     r.live = false;
-    const double watts = sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(d), 0);
-    device.busy_seconds += sim_.now_ - r.run.start;
-    device.busy_joules += (sim_.now_ - r.run.start) * watts;
-    settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, r.run, sim_.now_, CopyEnd::cancelled,
-                watts);
+    const double watts =
+        kernel_.perf().task_watts(kernel_.graph().task(t), kernel_.cluster().device(d), 0);
+    kernel_.charge(d, kernel_.now() - r.run.start, watts);
+    settle_copy(f, f.report.jobs[kernel_.graph().job_of(t)], t, r.run, kernel_.now(),
+                CopyEnd::cancelled, watts);
     ++f.report.replicas_cancelled;
     f.running_replica[d] = -1;
-    device.busy = false;
+    kernel_.set_busy(d, false);
     f.replica_candidates.push_back(t);
   }
-  return device.busy;
+  return kernel_.busy(d);
 }
 
 double FaultTolerance::task_starting(TaskIndex t, DeviceId d, double seconds) {
   FaultRuntime& f = *runtime_;
-  const JobIndex j = sim_.graph_.job_of(t);
+  const JobIndex j = kernel_.graph().job_of(t);
   f.reoffers_without_start = 0;
-  const double slow = sim_.now_ < f.slow_until[d] ? f.slow_factor[d] : 1.0;
+  const double slow = kernel_.now() < f.slow_until[d] ? f.slow_factor[d] : 1.0;
   FaultRuntime::Attempt& a = f.attempt[t];
-  a = plan_run(sim_.options_.faults, sim_.graph_.task(t), sim_.cluster_.device(d).spec, sim_.now_,
-               seconds * slow, f.done[t]);
+  a = plan_run(kernel_.options().faults, kernel_.graph().task(t), kernel_.cluster().device(d).spec,
+               kernel_.now(), seconds * slow, f.done[t]);
   a.device = d;
   f.running[d] = t;
   ++f.report.jobs[j].attempts;
   if (f.lost_at[t] >= 0) {
-    f.mark(sim_.now_, d, t, TimelineMarkKind::restart);
-    f.report.jobs[j].recovery_seconds += sim_.now_ - f.lost_at[t];
+    f.mark(kernel_.now(), d, t, TimelineMarkKind::restart);
+    f.report.jobs[j].recovery_seconds += kernel_.now() - f.lost_at[t];
     f.lost_at[t] = -1;
   }
   // Replicas are started after this instant's decisions (after_decide), so they
   // take only devices the policy left idle.
   if (f.critical[j]) f.replica_candidates.push_back(t);
-  // The simulator schedules the finish at sim_.now_ + duration: keep a.finish equal to it
+  // The simulator schedules the finish at kernel_.now() + duration: keep a.finish equal to it
   // bit for bit, so a stale finish is recognised.
-  const double duration = a.finish - sim_.now_;
-  a.finish = sim_.now_ + duration;
+  const double duration = a.finish - kernel_.now();
+  a.finish = kernel_.now() + duration;
   // Cloning: look again when the attempt has run `threshold` × its predicted time
   // (no check is needed if it will have ended by then).
-  const FaultOptions& o = sim_.options_.faults;
+  const FaultOptions& o = kernel_.options().faults;
   f.clone_check_at[t] = -1;
   if (o.clone.enabled) {
     const double predicted = a.restart + seconds * (1.0 - a.from);
-    const double check = sim_.now_ + o.clone.threshold * predicted;
+    const double check = kernel_.now() + o.clone.threshold * predicted;
     f.clone_period[t] = 0.25 * predicted;
     if (check < a.finish) {
       f.clone_check_at[t] = check;
@@ -399,15 +395,9 @@ double FaultTolerance::task_starting(TaskIndex t, DeviceId d, double seconds) {
   return duration;
 }
 
-// The device is busy until `until` with the attempt (work or overhead) and then free.
-static void charge_device(double& busy_seconds, double& busy_joules, double seconds, double watts) {
-  busy_seconds += seconds;
-  busy_joules += seconds * watts;
-}
-
 void FaultTolerance::task_finishing(TaskIndex t) {
   FaultRuntime& f = *runtime_;
-  FaultJobRecord& job = f.report.jobs[sim_.graph_.job_of(t)];
+  FaultJobRecord& job = f.report.jobs[kernel_.graph().job_of(t)];
   FaultRuntime::Attempt& a = f.attempt[t];
   // The losing copies stop first; their device time is the price of replication.
   for (std::uint32_t index : f.task_replicas[t]) {
@@ -415,22 +405,23 @@ void FaultTolerance::task_finishing(TaskIndex t) {
     if (!r.live || static_cast<std::int64_t>(index) == f.replica_winner[t]) continue;
     r.live = false;
     const double watts =
-        sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(r.device), 0);
-    charge_device(sim_.devices_[r.device].busy_seconds, sim_.devices_[r.device].busy_joules,
-                  sim_.now_ - r.run.start, watts);
-    settle_copy(f, job, t, r.run, sim_.now_, CopyEnd::cancelled, watts);
+        kernel_.perf().task_watts(kernel_.graph().task(t), kernel_.cluster().device(r.device), 0);
+    kernel_.charge(r.device, kernel_.now() - r.run.start, watts);
+    settle_copy(f, job, t, r.run, kernel_.now(), CopyEnd::cancelled, watts);
     ++f.report.replicas_cancelled;
     f.running_replica[r.device] = -1;
-    sim_.devices_[r.device].busy = false;
-    sim_.try_start(r.device);
+    kernel_.set_busy(r.device, false);
+    kernel_.try_start(r.device);
   }
   if (f.replica_winner[t] < 0) {
-    settle_copy(f, job, t, a, sim_.now_, CopyEnd::won,
-                sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(a.device), 0));
+    settle_copy(
+        f, job, t, a, kernel_.now(), CopyEnd::won,
+        kernel_.perf().task_watts(kernel_.graph().task(t), kernel_.cluster().device(a.device), 0));
   } else {
     const FaultRuntime::Replica& w = f.replicas[static_cast<std::size_t>(f.replica_winner[t])];
-    settle_copy(f, job, t, w.run, sim_.now_, CopyEnd::won,
-                sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(w.device), 0));
+    settle_copy(
+        f, job, t, w.run, kernel_.now(), CopyEnd::won,
+        kernel_.perf().task_watts(kernel_.graph().task(t), kernel_.cluster().device(w.device), 0));
   }
   a.live = false;
   if (f.running[a.device] == t) f.running[a.device] = kNoTask;
@@ -438,66 +429,68 @@ void FaultTolerance::task_finishing(TaskIndex t) {
 }
 
 bool FaultTolerance::run_settled() const {
-  return sim_.events_.size() == runtime_->failure_events_pending ||
-         sim_.loop_.finished_count() + runtime_->cancelled == sim_.graph_.task_count();
+  return kernel_.pending_events() == runtime_->failure_events_pending ||
+         kernel_.loop().finished_count() + runtime_->cancelled == kernel_.graph().task_count();
 }
 
 void FaultTolerance::loop_decided() {
   FaultRuntime& f = *runtime_;
-  const FaultOptions& o = sim_.options_.faults;
+  const FaultOptions& o = kernel_.options().faults;
   // Replicas: idle, live devices with nothing queued that can run the task, for the
   // critical tasks that started at this instant or lost a copy, up to k copies;
   // devices outside the failure domains of the task's live copies first.
   const auto same_domain = [&](DeviceId a, DeviceId b) {
-    const NodeId na = sim_.cluster_.device(a).node, nb = sim_.cluster_.device(b).node;
+    const NodeId na = kernel_.cluster().device(a).node, nb = kernel_.cluster().device(b).node;
     switch (o.replica_domain) {
       case ReplicaDomain::any:
         return false;
       case ReplicaDomain::node:
         return na == nb;
       case ReplicaDomain::rack:
-        return sim_.cluster_.node(na).rack == sim_.cluster_.node(nb).rack;
+        return kernel_.cluster().node(na).rack == kernel_.cluster().node(nb).rack;
     }
     return false;
   };
   for (TaskIndex t : f.replica_candidates) {
-    if (f.ended[sim_.graph_.job_of(t)] || sim_.loop_.state(t) == TaskState::finished) continue;
+    if (f.ended[kernel_.graph().job_of(t)] || kernel_.loop().state(t) == TaskState::finished)
+      continue;
     const FaultRuntime::Attempt& a = f.attempt[t];
     std::vector<DeviceId> copies;
     double from = f.done[t];  // the newest checkpoint of any copy
     if (a.live) {
       copies.push_back(a.device);
-      from = std::max(from, saved_fraction(a, sim_.now_));
+      from = std::max(from, saved_fraction(a, kernel_.now()));
     }
     for (std::uint32_t index : f.task_replicas[t])
       if (f.replicas[index].live) {
         copies.push_back(f.replicas[index].device);
-        from = std::max(from, saved_fraction(f.replicas[index].run, sim_.now_));
+        from = std::max(from, saved_fraction(f.replicas[index].run, kernel_.now()));
       }
     if (copies.empty() || copies.size() >= o.replicas) continue;
     if (std::find(f.replica_waiting.begin(), f.replica_waiting.end(), t) != f.replica_waiting.end())
       continue;  // already handled at this instant
-    const Task& task = sim_.graph_.task(t);
+    const Task& task = kernel_.graph().task(t);
     for (int pass = 0; pass < 2 && copies.size() < o.replicas; ++pass)
-      for (DeviceId r = 0; r < sim_.cluster_.device_count() && copies.size() < o.replicas; ++r) {
+      for (DeviceId r = 0; r < kernel_.cluster().device_count() && copies.size() < o.replicas;
+           ++r) {
         if (std::find(copies.begin(), copies.end(), r) != copies.end()) continue;
-        if (sim_.devices_[r].busy || !f.alive[r] || sim_.loop_.device_is_down(r)) continue;
+        if (kernel_.busy(r) || !f.alive[r] || kernel_.loop().device_is_down(r)) continue;
         if (holds_device(r) == false) continue;  // it has queued work of its own
         if (pass == 0 && std::any_of(copies.begin(), copies.end(),
                                      [&](DeviceId c) { return same_domain(r, c); }))
           continue;
-        const Device& dev = sim_.cluster_.device(r);
+        const Device& dev = kernel_.cluster().device(r);
         if (!can_run(task, dev)) continue;
-        const double run = sim_.actual_seconds(t, r, 0);  // kCannotRun stays kCannotRun
+        const double run = kernel_.actual_seconds(t, r, 0);  // kCannotRun stays kCannotRun
         if (run == kCannotRun) continue;
-        const double slow_r = sim_.now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
-        FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, sim_.now_, run * slow_r, from);
+        const double slow_r = kernel_.now() < f.slow_until[r] ? f.slow_factor[r] : 1.0;
+        FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, kernel_.now(), run * slow_r, from);
         copy.device = r;
         f.replicas.push_back({t, r, copy, true});
         const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
         f.task_replicas[t].push_back(index);
         f.running_replica[r] = index;
-        sim_.devices_[r].busy = true;
+        kernel_.set_busy(r, true);
         schedule(copy.finish, replica_finish, index);
         ++f.report.replicas_started;
         copies.push_back(r);
@@ -507,33 +500,33 @@ void FaultTolerance::loop_decided() {
   // Tasks still short of copies wait for a device to become idle.
   f.replica_candidates.swap(f.replica_waiting);
   f.replica_waiting.clear();
-  if (sim_.loop_.refused_count() == f.refused_seen) return;
-  f.refused_seen = sim_.loop_.refused_count();
+  if (kernel_.loop().refused_count() == f.refused_seen) return;
+  f.refused_seen = kernel_.loop().refused_count();
   // A policy placed work on a device that is out; ask it again a heartbeat later,
   // but not forever if nothing can ever start.
-  if (f.reoffer_pending || ++f.reoffers_without_start > 4 * sim_.cluster_.device_count() + 16)
+  if (f.reoffer_pending || ++f.reoffers_without_start > 4 * kernel_.cluster().device_count() + 16)
     return;
   f.reoffer_pending = true;
-  schedule(sim_.now_ + sim_.options_.faults.heartbeat.interval_seconds, reoffer, 0);
+  schedule(kernel_.now() + kernel_.options().faults.heartbeat.interval_seconds, reoffer, 0);
 }
 
 void FaultTolerance::complete_report(RunReport& r) {
   FaultRuntime& f = *runtime_;
-  for (JobIndex j = 0; j < sim_.graph_.job_count(); ++j) {
+  for (JobIndex j = 0; j < kernel_.graph().job_count(); ++j) {
     FaultJobRecord& rec = f.report.jobs[j];
     if (!rec.failure_reason.empty()) continue;
-    for (TaskIndex t = sim_.graph_.first_task(j); t < sim_.graph_.end_task(j); ++t) {
-      if (sim_.loop_.state(t) == TaskState::finished) continue;
+    for (TaskIndex t = kernel_.graph().first_task(j); t < kernel_.graph().end_task(j); ++t) {
+      if (kernel_.loop().state(t) == TaskState::finished) continue;
       // Unfinished without a reason: either nothing alive can run it (a reason), or lost.
       bool runnable = false;
-      for (DeviceId d = 0; d < sim_.cluster_.device_count() && !runnable; ++d)
-        runnable =
-            f.alive[d] && !sim_.loop_.device_is_down(d) &&
-            can_run(sim_.graph_.task(t), sim_.cluster_.device(d)) &&
-            sim_.perf_.task_seconds(sim_.graph_.task(t), sim_.cluster_.device(d), 0) != kCannotRun;
+      for (DeviceId d = 0; d < kernel_.cluster().device_count() && !runnable; ++d)
+        runnable = f.alive[d] && !kernel_.loop().device_is_down(d) &&
+                   can_run(kernel_.graph().task(t), kernel_.cluster().device(d)) &&
+                   kernel_.perf().task_seconds(kernel_.graph().task(t), kernel_.cluster().device(d),
+                                               0) != kCannotRun;
       if (!runnable) {
         rec.failure_reason =
-            fmt::format("no live device can run task '{}'", sim_.graph_.task(t).name);
+            fmt::format("no live device can run task '{}'", kernel_.graph().task(t).name);
         ++f.report.jobs_failed;
       } else {
         ++f.report.lost_tasks;
@@ -545,15 +538,16 @@ void FaultTolerance::complete_report(RunReport& r) {
 }
 
 double FaultTolerance::watts_of(TaskIndex t, DeviceId d) const {
-  return sim_.perf_.task_watts(sim_.graph_.task(t), sim_.cluster_.device(d), 0);
+  return kernel_.perf().task_watts(kernel_.graph().task(t), kernel_.cluster().device(d), 0);
 }
 
 // A critical task lost a copy while another lives: start a new one after the
 // decisions of this instant, from the newest checkpoint.
 void FaultTolerance::respawn(TaskIndex t) {
   FaultRuntime& f = *runtime_;
-  const FaultOptions& o = sim_.options_.faults;
-  if (o.respawn_replicas && f.critical[sim_.graph_.job_of(t)]) f.replica_candidates.push_back(t);
+  const FaultOptions& o = kernel_.options().faults;
+  if (o.respawn_replicas && f.critical[kernel_.graph().job_of(t)])
+    f.replica_candidates.push_back(t);
 }
 
 // Ends a job that cannot complete: its tasks are cancelled, running copies stopped.
@@ -565,17 +559,16 @@ void FaultTolerance::fail_job(JobIndex j, const std::string& reason) {
   job.failure_reason = reason;
   ++f.report.jobs_failed;
   std::vector<DeviceId> freed;
-  for (TaskIndex t = sim_.graph_.first_task(j); t < sim_.graph_.end_task(j); ++t) {
-    if (sim_.loop_.state(t) == TaskState::finished) continue;
+  for (TaskIndex t = kernel_.graph().first_task(j); t < kernel_.graph().end_task(j); ++t) {
+    if (kernel_.loop().state(t) == TaskState::finished) continue;
     FaultRuntime::Attempt& a = f.attempt[t];
     if (a.live && f.alive[a.device]) {
       const double watts = watts_of(t, a.device);
-      charge_device(sim_.devices_[a.device].busy_seconds, sim_.devices_[a.device].busy_joules,
-                    sim_.now_ - a.start, watts);
-      settle_copy(f, job, t, a, sim_.now_, CopyEnd::abandoned, watts);
+      kernel_.charge(a.device, kernel_.now() - a.start, watts);
+      settle_copy(f, job, t, a, kernel_.now(), CopyEnd::abandoned, watts);
       f.stale_finishes[t].push_back(a.finish);
       f.running[a.device] = kNoTask;
-      sim_.devices_[a.device].busy = false;
+      kernel_.set_busy(a.device, false);
       freed.push_back(a.device);
     }
     a.live = false;
@@ -584,66 +577,65 @@ void FaultTolerance::fail_job(JobIndex j, const std::string& reason) {
       if (!r.live) continue;
       r.live = false;
       const double watts = watts_of(t, r.device);
-      charge_device(sim_.devices_[r.device].busy_seconds, sim_.devices_[r.device].busy_joules,
-                    sim_.now_ - r.run.start, watts);
-      settle_copy(f, job, t, r.run, sim_.now_, CopyEnd::abandoned, watts);
+      kernel_.charge(r.device, kernel_.now() - r.run.start, watts);
+      settle_copy(f, job, t, r.run, kernel_.now(), CopyEnd::abandoned, watts);
       f.running_replica[r.device] = -1;
-      sim_.devices_[r.device].busy = false;
+      kernel_.set_busy(r.device, false);
       freed.push_back(r.device);
     }
-    sim_.loop_.cancel(t);
-    invalidate_placement(sim_.runs_[t].inputs_ready_at);
+    kernel_.loop().cancel(t);
+    kernel_.forget_inputs(t);
     ++f.cancelled;
     ++job.tasks_cancelled;
   }
-  for (DeviceId d : freed) sim_.try_start(d);
+  for (DeviceId d : freed) kernel_.try_start(d);
 }
 
-// A task's attempt is known lost at `sim_.now_` (it was lost at `lost_at`): retry it
+// A task's attempt is known lost at `kernel_.now()` (it was lost at `lost_at`): retry it
 // after a backoff, or end its job with the reason.
 void FaultTolerance::recover(TaskIndex t, double lost_at) {
   FaultRuntime& f = *runtime_;
-  const FaultOptions& o = sim_.options_.faults;
-  const JobIndex j = sim_.graph_.job_of(t);
-  if (f.ended[j] || sim_.loop_.state(t) == TaskState::finished) return;
+  const FaultOptions& o = kernel_.options().faults;
+  const JobIndex j = kernel_.graph().job_of(t);
+  if (f.ended[j] || kernel_.loop().state(t) == TaskState::finished) return;
   for (std::uint32_t index : f.task_replicas[t])
     if (f.replicas[index].live) return;  // a copy still runs: it carries the task
   f.task_replicas[t].clear();
   const std::uint32_t failures = ++f.task_failures[t];
-  const Job& job = sim_.graph_.job(j);
+  const Job& job = kernel_.graph().job(j);
   if (failures >= o.retry.max_attempts) {
     fail_job(j, fmt::format("retries exhausted: task '{}' failed {} times",
-                            sim_.graph_.task(t).name, failures));
+                            kernel_.graph().task(t).name, failures));
     return;
   }
-  if (o.retry.give_up_after_deadline && job.deadline_seconds && sim_.now_ > *job.deadline_seconds) {
+  if (o.retry.give_up_after_deadline && job.deadline_seconds &&
+      kernel_.now() > *job.deadline_seconds) {
     fail_job(j, fmt::format("deadline passed: task '{}' lost at {:.1f} s, deadline {:.1f} s",
-                            sim_.graph_.task(t).name, lost_at, *job.deadline_seconds));
+                            kernel_.graph().task(t).name, lost_at, *job.deadline_seconds));
     return;
   }
-  sim_.loop_.unplace(t);
-  invalidate_placement(sim_.runs_[t].inputs_ready_at);
+  kernel_.loop().unplace(t);
+  kernel_.forget_inputs(t);
   f.lost_at[t] = lost_at;
   const double backoff = std::min(o.retry.max_backoff_seconds,
                                   o.retry.backoff_seconds * std::ldexp(1.0, int(failures) - 1));
   ++f.report.retries;
-  schedule(sim_.now_ + backoff, retry_ready, t);
+  schedule(kernel_.now() + backoff, retry_ready, t);
 }
 
-// The running attempt on `d` stops at sim_.now_: count what it saved and lost.
+// The running attempt on `d` stops at kernel_.now(): count what it saved and lost.
 TaskIndex FaultTolerance::stop_attempt(DeviceId d, CopyEnd end) {
   FaultRuntime& f = *runtime_;
   const TaskIndex t = f.running[d];
   if (t == kNoTask) return kNoTask;
   FaultRuntime::Attempt& a = f.attempt[t];
   const double watts = watts_of(t, d);
-  charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules, sim_.now_ - a.start,
-                watts);
-  settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, a, sim_.now_, end, watts);
+  kernel_.charge(d, kernel_.now() - a.start, watts);
+  settle_copy(f, f.report.jobs[kernel_.graph().job_of(t)], t, a, kernel_.now(), end, watts);
   f.stale_finishes[t].push_back(a.finish);
   a.live = false;
   f.running[d] = kNoTask;
-  sim_.set_device_watts(d, sim_.cluster_.device(d).spec.idle_watts);
+  kernel_.set_watts(d, kernel_.cluster().device(d).spec.idle_watts);
   return t;
 }
 
@@ -658,9 +650,8 @@ void FaultTolerance::stop_replica(DeviceId d, CopyEnd end) {
   r.live = false;
   const TaskIndex t = r.task;
   const double watts = watts_of(t, d);
-  charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules,
-                sim_.now_ - r.run.start, watts);
-  settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, r.run, sim_.now_, end, watts);
+  kernel_.charge(d, kernel_.now() - r.run.start, watts);
+  settle_copy(f, f.report.jobs[kernel_.graph().job_of(t)], t, r.run, kernel_.now(), end, watts);
   f.running_replica[d] = -1;
   const FaultRuntime::Attempt& a = f.attempt[t];
   bool others = a.live;
@@ -670,27 +661,27 @@ void FaultTolerance::stop_replica(DeviceId d, CopyEnd end) {
     return;
   }
   if (f.undetected[a.device] == t) return;  // the primary's loss is noticed later
-  recover(t, sim_.now_);
+  recover(t, kernel_.now());
 }
 
-// A device goes down at sim_.now_ (crash or partition) and returns at `back`.
+// A device goes down at kernel_.now() (crash or partition) and returns at `back`.
 void FaultTolerance::crash(DeviceId d, double back) {
   FaultRuntime& f = *runtime_;
-  const FaultOptions& o = sim_.options_.faults;
+  const FaultOptions& o = kernel_.options().faults;
   if (!f.alive[d]) return;
   f.alive[d] = false;
   const TaskIndex t = stop_attempt(d, CopyEnd::lost);
-  f.mark(sim_.now_, d, t, TimelineMarkKind::failure);
+  f.mark(kernel_.now(), d, t, TimelineMarkKind::failure);
   if (t != kNoTask) {
-    ++f.report.jobs[sim_.graph_.job_of(t)].failures;
+    ++f.report.jobs[kernel_.graph().job_of(t)].failures;
     f.undetected[d] = t;
-    f.lost_at[t] = sim_.now_;
+    f.lost_at[t] = kernel_.now();
     respawn(t);  // if replicas carry it, one more copy replaces this one
   }
   stop_replica(d, CopyEnd::lost);
-  sim_.devices_[d].busy = false;
-  const double detected = o.heartbeat.detection_time(sim_.now_);
-  f.report.detection_delay_seconds += detected - sim_.now_;
+  kernel_.set_busy(d, false);
+  const double detected = o.heartbeat.detection_time(kernel_.now());
+  f.report.detection_delay_seconds += detected - kernel_.now();
   schedule(detected, failure_detected, d);
   f.repair_at[d] = std::max(back, detected);
   if (!std::isinf(f.repair_at[d])) schedule(f.repair_at[d], device_repaired, d);
@@ -700,45 +691,44 @@ void FaultTolerance::crash(DeviceId d, double back) {
 // move it. Returns the in-flight work it kept (since the last periodic checkpoint).
 double FaultTolerance::drain(DeviceId d) {
   FaultRuntime& f = *runtime_;
-  for (TaskIndex t : sim_.loop_.device_down(d, sim_.now_))
-    invalidate_placement(sim_.runs_[t].inputs_ready_at);
+  for (TaskIndex t : kernel_.loop().device_down(d, kernel_.now())) kernel_.forget_inputs(t);
   stop_replica(d, CopyEnd::drained);
   const TaskIndex running = f.running[d];
   double kept = 0;
   if (running != kNoTask) {
-    f.mark(sim_.now_, d, running, TimelineMarkKind::migration);
-    const Progress before = attempt_progress(f.attempt[running], sim_.now_);
+    f.mark(kernel_.now(), d, running, TimelineMarkKind::migration);
+    const Progress before = attempt_progress(f.attempt[running], kernel_.now());
     kept = before.elapsed_work - before.saved_work;
     stop_attempt(d, CopyEnd::drained);
     const double checkpoint = f.attempt[running].checkpoint;
-    charge_device(sim_.devices_[d].busy_seconds, sim_.devices_[d].busy_joules, checkpoint, 0.0);
+    kernel_.charge(d, checkpoint, 0.0);
     f.report.checkpoint_device_seconds += checkpoint;
-    ++f.report.jobs[sim_.graph_.job_of(running)].migrations;
+    ++f.report.jobs[kernel_.graph().job_of(running)].migrations;
     bool others = false;
     for (std::uint32_t index : f.task_replicas[running]) others = others || f.replicas[index].live;
     if (others) {
       respawn(running);
     } else {
-      sim_.loop_.unplace(running);
-      invalidate_placement(sim_.runs_[running].inputs_ready_at);
-      f.lost_at[running] = sim_.now_;
-      schedule(sim_.now_ + checkpoint, retry_ready, running);
+      kernel_.loop().unplace(running);
+      kernel_.forget_inputs(running);
+      f.lost_at[running] = kernel_.now();
+      schedule(kernel_.now() + checkpoint, retry_ready, running);
     }
   }
-  sim_.devices_[d].busy = false;
+  kernel_.set_busy(d, false);
   return kept;
 }
 
 void FaultTolerance::inject_failure(std::uint32_t index) {
   FaultRuntime& f = *runtime_;
-  const FaultOptions& o = sim_.options_.faults;
+  const FaultOptions& o = kernel_.options().faults;
   --f.failure_events_pending;
   const FailureEvent ev = f.injected[index];
   ++f.report.failures_injected;
   // Draw the next failure of this kind on this target.
   if (f.process && index >= o.explicit_failures.size()) {
     const double after =
-        ev.kind == FailureKind::crash ? sim_.now_ + ev.duration_seconds : sim_.now_;
+        ev.kind == FailureKind::crash ? kernel_.now() + ev.duration_seconds : kernel_.now();
     if (!std::isinf(after))
       if (auto next = f.process->next(ev.kind, ev.target, after)) {
         if (next->kind == FailureKind::crash)
@@ -758,21 +748,21 @@ void FaultTolerance::inject_failure(std::uint32_t index) {
       // Scored afterwards: was this crash foreseen by an alarm in its lead window?
       if (f.predictor && f.alive[ev.target] &&
           f.episode_start[ev.target] >=
-              sim_.now_ - o.predictor.telemetry.degradation_lead_seconds) {
+              kernel_.now() - o.predictor.telemetry.degradation_lead_seconds) {
         ++f.report.predicted_crashes;
-        f.report.lead_seconds += sim_.now_ - f.episode_start[ev.target];
+        f.report.lead_seconds += kernel_.now() - f.episode_start[ev.target];
       }
-      crash(ev.target, sim_.now_ + ev.duration_seconds);
+      crash(ev.target, kernel_.now() + ev.duration_seconds);
       break;
     }
     case FailureKind::partition:
       ++f.report.partitions;
-      for (DeviceId d : sim_.cluster_.node(ev.target).devices)
-        crash(d, sim_.now_ + ev.duration_seconds);
+      for (DeviceId d : kernel_.cluster().node(ev.target).devices)
+        crash(d, kernel_.now() + ev.duration_seconds);
       break;
     case FailureKind::straggler:
       ++f.report.stragglers;
-      f.slow_until[ev.target] = sim_.now_ + ev.duration_seconds;
+      f.slow_until[ev.target] = kernel_.now() + ev.duration_seconds;
       f.slow_factor[ev.target] = ev.slowdown;
       break;
     case FailureKind::transient: {
@@ -781,14 +771,14 @@ void FaultTolerance::inject_failure(std::uint32_t index) {
       if (!f.alive[d]) break;
       stop_replica(d, CopyEnd::lost);
       const TaskIndex t = stop_attempt(d, CopyEnd::lost);
-      f.mark(sim_.now_, d, t, TimelineMarkKind::failure);
-      sim_.devices_[d].busy = false;
+      f.mark(kernel_.now(), d, t, TimelineMarkKind::failure);
+      kernel_.set_busy(d, false);
       if (t != kNoTask) {
-        ++f.report.jobs[sim_.graph_.job_of(t)].failures;
+        ++f.report.jobs[kernel_.graph().job_of(t)].failures;
         respawn(t);
-        recover(t, sim_.now_);
+        recover(t, kernel_.now());
       }
-      sim_.try_start(d);
+      kernel_.try_start(d);
       break;
     }
   }
@@ -797,8 +787,7 @@ void FaultTolerance::inject_failure(std::uint32_t index) {
 void FaultTolerance::detect_failure(DeviceId d) {
   FaultRuntime& f = *runtime_;
   ++f.report.detections;
-  for (TaskIndex t : sim_.loop_.device_down(d, sim_.now_))
-    invalidate_placement(sim_.runs_[t].inputs_ready_at);
+  for (TaskIndex t : kernel_.loop().device_down(d, kernel_.now())) kernel_.forget_inputs(t);
   const TaskIndex t = f.undetected[d];
   f.undetected[d] = kNoTask;
   if (t != kNoTask) recover(t, f.lost_at[t]);
@@ -806,60 +795,57 @@ void FaultTolerance::detect_failure(DeviceId d) {
 
 void FaultTolerance::repair(DeviceId d) {
   FaultRuntime& f = *runtime_;
-  if (f.alive[d] || f.repair_at[d] != sim_.now_) return;
+  if (f.alive[d] || f.repair_at[d] != kernel_.now()) return;
   f.alive[d] = true;
   if (f.predictor) {  // a replaced device starts with a clean history
     f.predictor->reset(d);
     f.quarantine_until[d] = -1;
     f.episode_start[d] = -kInfinity;
   }
-  sim_.loop_.device_up(d, sim_.now_);
+  kernel_.loop().device_up(d, kernel_.now());
 }
 
 void FaultTolerance::finish_replica(std::uint32_t index) {
   FaultRuntime& f = *runtime_;
   FaultRuntime::Replica& r = f.replicas[index];
-  if (!r.live || r.run.finish != sim_.now_) return;
+  if (!r.live || r.run.finish != kernel_.now()) return;
   const TaskIndex t = r.task;
   r.live = false;
   f.running_replica[r.device] = -1;
   FaultRuntime::Attempt& a = f.attempt[t];
   if (a.live) {  // the primary copy loses
     const double watts = watts_of(t, a.device);
-    charge_device(sim_.devices_[a.device].busy_seconds, sim_.devices_[a.device].busy_joules,
-                  sim_.now_ - a.start, watts);
-    settle_copy(f, f.report.jobs[sim_.graph_.job_of(t)], t, a, sim_.now_, CopyEnd::cancelled,
-                watts);
+    kernel_.charge(a.device, kernel_.now() - a.start, watts);
+    settle_copy(f, f.report.jobs[kernel_.graph().job_of(t)], t, a, kernel_.now(),
+                CopyEnd::cancelled, watts);
     ++f.report.replicas_cancelled;
     f.stale_finishes[t].push_back(a.finish);
     f.running[a.device] = kNoTask;
-    sim_.devices_[a.device].busy = false;
-    sim_.set_device_watts(a.device, sim_.cluster_.device(a.device).spec.idle_watts);
+    kernel_.set_busy(a.device, false);
+    kernel_.set_watts(a.device, kernel_.cluster().device(a.device).spec.idle_watts);
     const DeviceId primary = a.device;
     a.live = false;
-    sim_.try_start(primary);
+    kernel_.try_start(primary);
   }
   f.undetected[a.device] = f.undetected[a.device] == t ? kNoTask : f.undetected[a.device];
   f.replica_winner[t] = index;
   if (r.clone) ++f.report.clones_won;
-  if (sim_.loop_.placement(t) == kUnplaced) return;  // cannot happen: a live copy keeps it placed
-  sim_.loop_.relocate(t, r.device);
-  Simulator::DeviceState& winner = sim_.devices_[r.device];
-  winner.running_start = r.run.start;
-  winner.running_joules = (sim_.now_ - r.run.start) * watts_of(t, r.device);
-  winner.busy = true;
-  sim_.finish(t);
+  if (kernel_.loop().placement(t) == kUnplaced)
+    return;  // cannot happen: a live copy keeps it placed
+  kernel_.loop().relocate(t, r.device);
+  kernel_.finish_copy(t, r.device, r.run.start,
+                      (kernel_.now() - r.run.start) * watts_of(t, r.device));
 }
 
 void FaultTolerance::sample_telemetry() {
   FaultRuntime& f = *runtime_;
-  const FaultOptions& o = sim_.options_.faults;
+  const FaultOptions& o = kernel_.options().faults;
   // Every live device reports; the predictor reads the samples, nothing else.
   const PredictorOptions& p = o.predictor;
-  for (DeviceId d = 0; d < sim_.cluster_.device_count(); ++d) {
+  for (DeviceId d = 0; d < kernel_.cluster().device_count(); ++d) {
     if (!f.alive[d]) continue;
-    const double idle = sim_.cluster_.device(d).spec.idle_watts;
-    const double watts = f.running[d] != kNoTask ? sim_.devices_[d].watts
+    const double idle = kernel_.cluster().device(d).spec.idle_watts;
+    const double watts = f.running[d] != kNoTask ? kernel_.watts(d)
                          : f.running_replica[d] >= 0
                              ? watts_of(f.replicas[std::size_t(f.running_replica[d])].task, d)
                              : idle;
@@ -867,52 +853,53 @@ void FaultTolerance::sample_telemetry() {
     const auto& pending = f.pending_crashes[d];
     const double next_crash =
         pending.empty() ? kInfinity : *std::min_element(pending.begin(), pending.end());
-    const TelemetrySample sample = f.telemetry->sample(d, sim_.now_, watts, healthy, next_crash);
+    const TelemetrySample sample =
+        f.telemetry->sample(d, kernel_.now(), watts, healthy, next_crash);
     const bool alarm = f.predictor->observe(d, sample, healthy);
     if (alarm && f.quarantine_until[d] >= 0) {
-      f.quarantine_until[d] = sim_.now_ + p.inspection_seconds;  // still failing: stays out
+      f.quarantine_until[d] = kernel_.now() + p.inspection_seconds;  // still failing: stays out
     } else if (alarm) {
       ++f.report.alarms;
-      f.episode_start[d] = sim_.now_;
-      const bool true_alarm = next_crash - sim_.now_ <= p.telemetry.degradation_lead_seconds;
+      f.episode_start[d] = kernel_.now();
+      const bool true_alarm = next_crash - kernel_.now() <= p.telemetry.degradation_lead_seconds;
       if (true_alarm) ++f.report.true_alarms;
       const double kept = drain(d);
       if (true_alarm) f.report.work_saved_seconds += kept;
-      f.quarantine_until[d] = sim_.now_ + p.inspection_seconds;
-    } else if (f.quarantine_until[d] >= 0 && sim_.now_ >= f.quarantine_until[d]) {
+      f.quarantine_until[d] = kernel_.now() + p.inspection_seconds;
+    } else if (f.quarantine_until[d] >= 0 && kernel_.now() >= f.quarantine_until[d]) {
       f.quarantine_until[d] = -1;
-      if (f.undetected[d] == kNoTask) sim_.loop_.device_up(d, sim_.now_);
+      if (f.undetected[d] == kNoTask) kernel_.loop().device_up(d, kernel_.now());
     }
   }
-  schedule(sim_.now_ + p.telemetry.sample_seconds, telemetry_tick, 0);
+  schedule(kernel_.now() + p.telemetry.sample_seconds, telemetry_tick, 0);
 }
 
 void FaultTolerance::check_clone(TaskIndex t) {
   FaultRuntime& f = *runtime_;
-  const FaultOptions& o = sim_.options_.faults;
-  if (f.clone_check_at[t] != sim_.now_) return;  // stale: the attempt ended or restarted
+  const FaultOptions& o = kernel_.options().faults;
+  if (f.clone_check_at[t] != kernel_.now()) return;  // stale: the attempt ended or restarted
   f.clone_check_at[t] = -1;
   const FaultRuntime::Attempt& a = f.attempt[t];
-  if (!a.live || f.ended[sim_.graph_.job_of(t)] || a.finish <= sim_.now_) return;
+  if (!a.live || f.ended[kernel_.graph().job_of(t)] || a.finish <= kernel_.now()) return;
   bool copy_running = false;
   for (std::uint32_t index : f.task_replicas[t]) copy_running |= f.replicas[index].live;
   if (copy_running) return;
   // A clone starts from the newest checkpoint, like any replica (shared storage).
-  const double from = std::max(f.done[t], saved_fraction(a, sim_.now_));
+  const double from = std::max(f.done[t], saved_fraction(a, kernel_.now()));
   // The idle device (nothing queued) predicted to finish a fresh copy first.
-  const Task& task = sim_.graph_.task(t);
+  const Task& task = kernel_.graph().task(t);
   FaultRuntime::Attempt best;
   best.finish = kInfinity;
-  for (DeviceId r = 0; r < sim_.cluster_.device_count(); ++r) {
-    if (r == a.device || sim_.devices_[r].busy || !f.alive[r] || sim_.loop_.device_is_down(r))
+  for (DeviceId r = 0; r < kernel_.cluster().device_count(); ++r) {
+    if (r == a.device || kernel_.busy(r) || !f.alive[r] || kernel_.loop().device_is_down(r))
       continue;
     if (!holds_device(r)) continue;  // it has queued work of its own
-    const Device& dev = sim_.cluster_.device(r);
+    const Device& dev = kernel_.cluster().device(r);
     if (!can_run(task, dev)) continue;
-    const double run = sim_.actual_seconds(t, r, 0);  // kCannotRun stays kCannotRun
+    const double run = kernel_.actual_seconds(t, r, 0);  // kCannotRun stays kCannotRun
     if (run == kCannotRun) continue;
-    const double slow_r = sim_.now_ < f.slow_until[r] ? f.slow_factor[r] : 1.0;
-    FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, sim_.now_, run * slow_r, from);
+    const double slow_r = kernel_.now() < f.slow_until[r] ? f.slow_factor[r] : 1.0;
+    FaultRuntime::Attempt copy = plan_run(o, task, dev.spec, kernel_.now(), run * slow_r, from);
     copy.device = r;
     if (copy.finish < best.finish) best = copy;
   }
@@ -921,12 +908,12 @@ void FaultTolerance::check_clone(TaskIndex t) {
     const auto index = static_cast<std::uint32_t>(f.replicas.size() - 1);
     f.task_replicas[t].push_back(index);
     f.running_replica[best.device] = index;
-    sim_.devices_[best.device].busy = true;
+    kernel_.set_busy(best.device, true);
     schedule(best.finish, replica_finish, index);
     ++f.report.replicas_started;
     ++f.report.clones_started;
-  } else if (f.clone_period[t] > 0 && sim_.now_ + f.clone_period[t] < a.finish) {
-    f.clone_check_at[t] = sim_.now_ + f.clone_period[t];  // no device helps yet: look again
+  } else if (f.clone_period[t] > 0 && kernel_.now() + f.clone_period[t] < a.finish) {
+    f.clone_check_at[t] = kernel_.now() + f.clone_period[t];  // no device helps yet: look again
     schedule(f.clone_check_at[t], clone_check, t);
   }
 }
@@ -943,7 +930,8 @@ void FaultTolerance::event(const Event& e) {
       repair(e.subject);
       break;
     case retry_ready:
-      if (!runtime_->ended[sim_.graph_.job_of(e.subject)]) sim_.loop_.offer_again(e.subject);
+      if (!runtime_->ended[kernel_.graph().job_of(e.subject)])
+        kernel_.loop().offer_again(e.subject);
       break;
     case reoffer:
       runtime_->reoffer_pending = false;  // the decision after this instant offers waiting work
@@ -964,13 +952,13 @@ void FaultTolerance::event(const Event& e) {
 
 namespace hetsched {
 
-FaultTolerance::FaultTolerance(Simulator& simulator, std::uint32_t event_base)
-    : sim_(simulator), event_base_(event_base) {}
+FaultTolerance::FaultTolerance(SimulationKernel kernel, std::uint32_t event_base)
+    : kernel_(kernel), event_base_(event_base) {}
 
 FaultTolerance::~FaultTolerance() = default;
 
 void FaultTolerance::schedule(double time, std::uint32_t kind, std::uint32_t subject) {
-  sim_.events_.schedule(time, event_base_ + kind, subject);
+  kernel_.schedule(time, event_base_ + kind, subject);
 }
 
 }  // namespace hetsched

@@ -1,7 +1,8 @@
 // FaultTolerance: the simulator's extension for failures, their detection and recovery
 // (checkpoints, retries, replicas, cloning, failure prediction); its account of the
-// model is at the top of fault_tolerance.cpp. It is the kernel's own feature: it reads
-// and changes the Simulator's state (stops copies, un-places tasks), as its friend.
+// model is at the top of fault_tolerance.cpp. It sees the Simulator through its
+// SimulationKernel: it holds devices for replicas, charges the time its copies used, tells
+// the loop of devices going down and tasks to place again.
 #pragma once
 
 #include <cstdint>
@@ -9,16 +10,16 @@
 #include <string>
 
 #include "hetsched/sim/simulation_extension.hpp"
+#include "simulation_kernel.hpp"
 
 namespace hetsched {
 
-class Simulator;
 struct FaultRuntime;
 enum class CopyEnd : std::uint8_t;  // how a copy of a task ends
 
 class FaultTolerance final : public SimulationExtension {
  public:
-  FaultTolerance(Simulator& simulator, std::uint32_t event_base);
+  FaultTolerance(SimulationKernel kernel, std::uint32_t event_base);
   ~FaultTolerance() override;
 
   void run_starting() override;
@@ -53,7 +54,7 @@ class FaultTolerance final : public SimulationExtension {
   void crash(DeviceId device, double back);
   double drain(DeviceId device);
 
-  Simulator& sim_;
+  SimulationKernel kernel_;
   std::uint32_t event_base_;
   std::unique_ptr<FaultRuntime> runtime_;  // created by run_starting()
 };

@@ -11,15 +11,14 @@
 #include <vector>
 
 #include "hetsched/sim/simulation_extension.hpp"
+#include "simulation_kernel.hpp"
 
 namespace hetsched {
-
-class Simulator;
 
 class PowerCapping final : public SimulationExtension {
  public:
   // Throws InputError when a cap is below the idle power it covers.
-  PowerCapping(Simulator& simulator, std::uint32_t event_base);
+  PowerCapping(SimulationKernel kernel, std::uint32_t event_base);
 
   void devices_added(DeviceId first) override;
   void event(const Event& /*event*/) override {}  // it has none of its own
@@ -28,7 +27,7 @@ class PowerCapping final : public SimulationExtension {
   void task_finished(TaskIndex task, DeviceId device) override;
 
  private:
-  Simulator& sim_;
+  SimulationKernel kernel_;
   std::vector<std::uint8_t> waiting_;  // per device: its head waits for power
 };
 

@@ -10,9 +10,17 @@
 #include "fault_tolerance.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "power_capping.hpp"
+#include "simulation_kernel.hpp"
 #include "thermal_throttling.hpp"
 
 namespace hetsched {
+
+template <typename Extension>
+void Simulator::add_extension() {
+  const auto event_base = static_cast<std::uint32_t>((extensions_.size() + 1) *
+                                                     SimulationExtension::kEventKindsPerExtension);
+  extensions_.push_back(std::make_unique<Extension>(SimulationKernel(*this), event_base));
+}
 
 Simulator::Simulator(const Cluster& cluster, const Workload& workload, const PerfModel& perf,
                      SchedulingPolicy& policy, SimulationOptions options)

@@ -8,38 +8,38 @@
 
 namespace hetsched {
 
-ThermalThrottling::ThermalThrottling(Simulator& simulator, std::uint32_t event_base)
-    : sim_(simulator), event_base_(event_base) {
-  sim_.report_.thermal_modeled = true;
-  sim_.report_.thermal_limit_celsius = sim_.options_.thermal.limit_celsius;
+ThermalThrottling::ThermalThrottling(SimulationKernel kernel, std::uint32_t event_base)
+    : kernel_(kernel), event_base_(event_base) {
+  kernel_.report().thermal_modeled = true;
+  kernel_.report().thermal_limit_celsius = kernel_.options().thermal.limit_celsius;
 }
 
 void ThermalThrottling::devices_added(DeviceId first) {
-  for (DeviceId d = first; d < sim_.cluster_.device_count(); ++d) {
-    const DeviceSpec& spec = sim_.cluster_.device(d).spec;
-    models_.emplace_back(spec, sim_.options_.thermal);
+  for (DeviceId d = first; d < kernel_.cluster().device_count(); ++d) {
+    const DeviceSpec& spec = kernel_.cluster().device(d).spec;
+    models_.emplace_back(spec, kernel_.options().thermal);
     DeviceHeat& heat = heat_.emplace_back();
-    heat.celsius_time = sim_.now_;
+    heat.celsius_time = kernel_.now();
     heat.celsius = heat.peak_celsius = models_.back().steady_celsius(spec.idle_watts);
   }
 }
 
 void ThermalThrottling::run_starting() {
-  if (!sim_.options_.record_schedule) return;
+  if (!kernel_.options().record_schedule) return;
   for (DeviceId d = 0; d < heat_.size(); ++d)
-    sim_.report_.temperatures.push_back(TemperatureSample{0.0, d, heat_[d].celsius});
+    kernel_.report().temperatures.push_back(TemperatureSample{0.0, d, heat_[d].celsius});
 }
 
 void ThermalThrottling::advance_temperature(DeviceId d) {
   DeviceHeat& heat = heat_[d];
-  if (sim_.now_ > heat.celsius_time) {
+  if (kernel_.now() > heat.celsius_time) {
     // Under constant power the temperature is monotone, so the peak over the
     // interval is at one of its ends.
-    heat.celsius = models_[d].temperature_after(heat.celsius, sim_.devices_[d].watts,
-                                                sim_.now_ - heat.celsius_time);
-    heat.celsius_time = sim_.now_;
-    if (sim_.options_.record_schedule)
-      sim_.report_.temperatures.push_back(TemperatureSample{sim_.now_, d, heat.celsius});
+    heat.celsius = models_[d].temperature_after(heat.celsius, kernel_.watts(d),
+                                                kernel_.now() - heat.celsius_time);
+    heat.celsius_time = kernel_.now();
+    if (kernel_.options().record_schedule)
+      kernel_.report().temperatures.push_back(TemperatureSample{kernel_.now(), d, heat.celsius});
   }
   heat.peak_celsius = std::max(heat.peak_celsius, heat.celsius);
 }
@@ -48,9 +48,9 @@ SimulationExtension::Start ThermalThrottling::start_pstate(TaskIndex /*task*/, D
                                                            std::uint8_t& pstate) {
   DeviceHeat& heat = heat_[d];
   advance_temperature(d);
-  const ThermalOptions& options = sim_.options_.thermal;
+  const ThermalOptions& options = kernel_.options().thermal;
   if (heat.celsius < options.limit_celsius - options.hysteresis_celsius) heat.throttle_level = 0;
-  const std::size_t slowest = sim_.cluster_.device(d).spec.pstates.size() - 1;
+  const std::size_t slowest = kernel_.cluster().device(d).spec.pstates.size() - 1;
   pstate = static_cast<std::uint8_t>(std::min<std::size_t>(pstate + heat.throttle_level, slowest));
   return Start::go;
 }
@@ -62,19 +62,18 @@ void ThermalThrottling::device_power_changing(DeviceId d) { advance_temperature(
 void ThermalThrottling::schedule_limit_event(DeviceId d) {
   DeviceHeat& heat = heat_[d];
   heat.limit_event_time = -1;
-  const Simulator::DeviceState& device = sim_.devices_[d];
-  if (!device.busy) return;
-  const double limit = sim_.options_.thermal.limit_celsius;
+  if (!kernel_.busy(d)) return;
+  const double limit = kernel_.options().thermal.limit_celsius;
   const ThermalModel& model = models_[d];
   // Below the limit: when it will be crossed. At it: step down again after a tenth
   // of the time constant while the current draw would still settle above it.
   const double wait =
-      heat.celsius < limit ? model.seconds_to_reach(heat.celsius, device.watts, limit)
-      : model.steady_celsius(device.watts) > limit ? 0.1 * model.time_constant_seconds()
-                                                   : std::numeric_limits<double>::infinity();
-  if (!std::isfinite(wait) || sim_.now_ + wait >= device.expected_finish) return;
-  heat.limit_event_time = sim_.now_ + std::max(wait, 0.0);
-  sim_.events_.schedule(heat.limit_event_time, event_base_, d);
+      heat.celsius < limit ? model.seconds_to_reach(heat.celsius, kernel_.watts(d), limit)
+      : model.steady_celsius(kernel_.watts(d)) > limit ? 0.1 * model.time_constant_seconds()
+                                                       : std::numeric_limits<double>::infinity();
+  if (!std::isfinite(wait) || kernel_.now() + wait >= kernel_.expected_finish(d)) return;
+  heat.limit_event_time = kernel_.now() + std::max(wait, 0.0);
+  kernel_.schedule(heat.limit_event_time, event_base_, d);
 }
 
 // The device reached its limit while running: like a GPU's clock slowdown, the
@@ -82,17 +81,16 @@ void ThermalThrottling::schedule_limit_event(DeviceId d) {
 void ThermalThrottling::event(const Event& e) {
   const DeviceId d = e.subject;
   DeviceHeat& heat = heat_[d];
-  const Simulator::DeviceState& device = sim_.devices_[d];
-  if (!device.busy || heat.limit_event_time != sim_.now_) return;  // stale
+  if (!kernel_.busy(d) || heat.limit_event_time != kernel_.now()) return;  // stale
   heat.limit_event_time = -1;
-  const std::size_t slowest = sim_.cluster_.device(d).spec.pstates.size() - 1;
+  const std::size_t slowest = kernel_.cluster().device(d).spec.pstates.size() - 1;
   advance_temperature(d);
-  if (device.running_pstate >= slowest) return;  // nothing slower to go to
+  if (kernel_.running_pstate(d) >= slowest) return;  // nothing slower to go to
   heat.throttle_level =
       static_cast<std::uint8_t>(std::min<std::size_t>(heat.throttle_level + 1, slowest));
   ++heat.throttle_events;
-  ++sim_.report_.thermal_throttle_events;
-  sim_.change_running_pstate(d, static_cast<std::uint8_t>(device.running_pstate + 1));
+  ++kernel_.report().thermal_throttle_events;
+  kernel_.change_running_pstate(d, static_cast<std::uint8_t>(kernel_.running_pstate(d) + 1));
   schedule_limit_event(d);
 }
 

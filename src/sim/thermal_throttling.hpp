@@ -12,14 +12,13 @@
 
 #include "hetsched/energy/thermal_model.hpp"
 #include "hetsched/sim/simulation_extension.hpp"
+#include "simulation_kernel.hpp"
 
 namespace hetsched {
 
-class Simulator;
-
 class ThermalThrottling final : public SimulationExtension {
  public:
-  ThermalThrottling(Simulator& simulator, std::uint32_t event_base);
+  ThermalThrottling(SimulationKernel kernel, std::uint32_t event_base);
 
   void devices_added(DeviceId first) override;
   void run_starting() override;
@@ -44,7 +43,7 @@ class ThermalThrottling final : public SimulationExtension {
   // Schedules the next limit crossing of the device's running task, if before its end.
   void schedule_limit_event(DeviceId device);
 
-  Simulator& sim_;
+  SimulationKernel kernel_;
   std::uint32_t event_base_;
   std::vector<ThermalModel> models_;  // per device
   std::vector<DeviceHeat> heat_;      // per device

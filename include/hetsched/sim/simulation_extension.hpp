@@ -4,7 +4,9 @@
 // accounting; a feature (failures and recovery, thermal throttling, power caps) hooks into
 // those steps and schedules events of its own, and the kernel calls it at fixed points, so
 // the kernel has no branch per feature. Extensions are called in the order they were
-// added; every hook has a default that leaves the kernel's behaviour as it is.
+// added; every hook has a default that leaves the kernel's behaviour as it is. An
+// extension reads and changes the kernel only through the SimulationKernel it is
+// constructed with (src/sim/simulation_kernel.hpp).
 //
 // Each extension's events are kinds [event_base, event_base + kEventKindsPerExtension):
 // the kernel hands them, and only them, to event().

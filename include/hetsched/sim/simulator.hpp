@@ -161,11 +161,7 @@ class Simulator final : public Backend {
 
   // Adds a feature outside the kernel; its events get the next range of kinds.
   template <typename Extension>
-  void add_extension() {
-    const auto event_base = static_cast<std::uint32_t>(
-        (extensions_.size() + 1) * SimulationExtension::kEventKindsPerExtension);
-    extensions_.push_back(std::make_unique<Extension>(*this, event_base));
-  }
+  void add_extension();
   // Pops entries whose task was moved off the device (re-planned, retried elsewhere,
   // cancelled) or already started from another entry on it.
   void pop_stale_heads(DeviceId device);
@@ -191,12 +187,10 @@ class Simulator final : public Backend {
   DurationNoise noise_;
   bool model_predicts_by_spec_;
   // Features outside the kernel (thermal throttling, power caps, faults and recovery),
-  // called at its fixed points. They are the kernel's own features and, as its friends,
-  // read and change its state.
+  // called at its fixed points. They see the kernel only through a SimulationKernel
+  // (src/sim/simulation_kernel.hpp), its named operations.
   std::vector<std::unique_ptr<SimulationExtension>> extensions_;
-  friend class FaultTolerance;
-  friend class PowerCapping;
-  friend class ThermalThrottling;
+  friend class SimulationKernel;
 };
 
 }  // namespace hetsched

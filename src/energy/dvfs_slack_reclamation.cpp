@@ -11,7 +11,7 @@ StaticSchedule insertion_eft_schedule(const JobEnergyModel& model) {
   const std::vector<double> runs = model.run_seconds_table(0);
   StaticSchedule out = upward_rank_schedule(
       model.instance(),
-      ScheduleLimits{.release_seconds = model.input_seconds_table(), .run_seconds = runs});
+      ScheduleLimits{.release_seconds = model.release_seconds_table(), .run_seconds = runs});
   // The energy code charges every task to a device: one that can run nowhere stays on
   // device 0 with an infinite finish, and so does the makespan.
   for (PlannedTask& p : out.tasks)
@@ -70,7 +70,7 @@ SlackReclamationResult reclaim_slack_within(const JobEnergyModel& model, const D
           device_previous[t] >= 0
               ? current.tasks[static_cast<std::size_t>(device_previous[t])].finish_seconds
               : 0.0;
-      begin = std::max(begin, model.input_seconds(t, p.device));
+      begin = std::max(begin, model.release_seconds(t, p.device));
       for (const DagNeighbor& q : instance.predecessors(t))
         begin = std::max(begin, current.tasks[q.task].finish_seconds + edge_comm[q.edge]);
       p.start_seconds = begin;

@@ -41,7 +41,8 @@ StaticSchedule energy_first_schedule(const JobEnergyModel& model, double deadlin
   // edge, so this is the sorted order); each on the device and P-state that uses
   // least energy while finishing within its sub-deadline (else where it finishes
   // first), in the first idle gap long enough (insertion), its external input counted.
-  PartialSchedule partial(instance, ScheduleLimits{.release_seconds = model.input_seconds_table()});
+  PartialSchedule partial(instance,
+                          ScheduleLimits{.release_seconds = model.release_seconds_table()});
   pstates.assign(n, 0);
   for (std::uint32_t t : priority_order(instance, rank)) {
     // Share of the longest path that ends with this task.

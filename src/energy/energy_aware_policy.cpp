@@ -19,7 +19,7 @@ class EnergyAwarePolicy final : public SchedulingPolicy {
 
   void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job, AssignmentSink& out) override {
     const DagInstance instance(snapshot.graph, job, snapshot.perf);
-    const JobEnergyModel model(instance, snapshot.graph, job, snapshot.perf);
+    const JobEnergyModel model = job_energy_model_now(snapshot, instance, job);
     const EnergyAwarePlan plan = plan_energy_aware(
         model, energy_planning_deadline(snapshot, job, model, options_.makespan_stretch));
     emit_dvfs_plan(snapshot, instance, plan.plan, out);

@@ -111,7 +111,7 @@ DvfsSchedule remap_for_energy(const JobEnergyModel& model, const DvfsSchedule& s
         if (model.seconds(t, d, 0) == kCannotRun) continue;
         // When t could start on d: its inputs, and the task before it on d in the order
         // (everything before t in the order keeps its times when t moves).
-        double ready = model.input_seconds(t, d);
+        double ready = model.release_seconds(t, d);
         for (const DagNeighbor& q : instance.predecessors(t)) {
           const PlannedTask& producer = current.schedule.tasks[q.task];
           ready = std::max(

@@ -25,9 +25,9 @@ JobEnergyModel::JobEnergyModel(const DagInstance& instance, const TaskGraph& gra
   for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
     const Task& task = graph.task(first + t);
     if (task.input_bytes > 0) {
-      if (input_.empty()) input_.assign(instance.task_count() * devices, 0.0);
+      if (release_.empty()) release_.assign(instance.task_count() * devices, 0.0);
       for (const Device& d : cluster.devices())
-        input_[static_cast<std::size_t>(t) * devices + d.id] =
+        release_[static_cast<std::size_t>(t) * devices + d.id] =
             perf.host_to_device_seconds(task.input_bytes, data_node, d.id);
     }
     for (const Device& d : cluster.devices())
@@ -56,6 +56,22 @@ JobEnergyModel::JobEnergyModel(const DagInstance& instance, std::vector<double> 
         at(watts_, t, d, p) =
             idle_watts_[d] + (busy_watts[d] - idle_watts_[d]) * pstates[p].power_scale;
       }
+    }
+}
+
+void JobEnergyModel::set_device_free_seconds(std::span<const double> free_seconds) {
+  device_free_.assign(free_seconds.begin(), free_seconds.end());
+  device_free_.resize(device_count(), 0.0);
+  for (double& free : device_free_) free = std::max(free, 0.0);
+  if (std::all_of(device_free_.begin(), device_free_.end(), [](double f) { return f == 0; })) {
+    device_free_.clear();
+    return;
+  }
+  if (release_.empty()) release_.assign(task_count() * device_count(), 0.0);
+  for (std::uint32_t t = 0; t < task_count(); ++t)
+    for (DeviceId d = 0; d < device_count(); ++d) {
+      double& release = release_[static_cast<std::size_t>(t) * device_count() + d];
+      release = std::max(release, device_free_[d]);
     }
 }
 
@@ -93,10 +109,14 @@ std::vector<double> JobEnergyModel::idle_joules_by_device(const DvfsSchedule& pl
     busy[p.device] += p.finish_seconds - p.start_seconds;
     used[p.device] = true;
   }
+  // A device busy with earlier work is this job's only from when it frees up.
+  const auto own_seconds = [&](DeviceId d) {
+    return makespan - std::min(device_free_seconds(d), makespan);
+  };
   if (sleep_.empty()) {
     for (DeviceId d = 0; d < device_count(); ++d)
       if (used[d] || !release_unused_devices_)
-        out[d] = idle_watts_[d] * std::max(0.0, makespan - busy[d]);
+        out[d] = idle_watts_[d] * std::max(0.0, own_seconds(d) - busy[d]);
     return out;
   }
   // Each device's tasks in time order; the gaps between them (and before the first,
@@ -106,12 +126,12 @@ std::vector<double> JobEnergyModel::idle_joules_by_device(const DvfsSchedule& pl
     intervals[p.device].emplace_back(p.start_seconds, p.finish_seconds);
   for (DeviceId d = 0; d < device_count(); ++d) {
     if (!used[d]) {
-      if (!release_unused_devices_) out[d] = gap_joules(d, makespan);
+      if (!release_unused_devices_) out[d] = gap_joules(d, own_seconds(d));
       continue;
     }
     auto& list = intervals[d];
     std::sort(list.begin(), list.end());
-    double free_from = 0;
+    double free_from = device_free_seconds(d);
     for (const auto& [start, finish] : list) {
       out[d] += gap_joules(d, start - free_from);
       free_from = std::max(free_from, finish);
@@ -150,7 +170,7 @@ StaticSchedule JobEnergyModel::retime(const StaticSchedule& placement,
     run[t] = seconds(t, devices[t], pstates[t]);
   }
   return schedule_in_order(*instance_, order, devices,
-                           ScheduleLimits{.release_seconds = input_seconds_table()},
+                           ScheduleLimits{.release_seconds = release_seconds_table()},
                            SlotRule::append, run);
 }
 

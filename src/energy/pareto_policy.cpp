@@ -16,7 +16,7 @@ class ParetoPolicy final : public SchedulingPolicy {
 
   void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job, AssignmentSink& out) override {
     const DagInstance instance(snapshot.graph, job, snapshot.perf);
-    const JobEnergyModel model(instance, snapshot.graph, job, snapshot.perf);
+    const JobEnergyModel model = job_energy_model_now(snapshot, instance, job);
     ParetoOptions pareto;
     for (const Device& d : snapshot.cluster.devices())
       pareto.price_per_hour.push_back(d.spec.price_per_hour);

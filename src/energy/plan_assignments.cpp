@@ -1,10 +1,21 @@
 #include "hetsched/energy/plan_assignments.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "hetsched/energy/dvfs_slack_reclamation.hpp"
 
 namespace hetsched {
+
+JobEnergyModel job_energy_model_now(const ClusterSnapshot& snapshot, const DagInstance& instance,
+                                    JobIndex job) {
+  JobEnergyModel model(instance, snapshot.graph, job, snapshot.perf);
+  std::vector<double> free(model.device_count(), 0.0);
+  for (DeviceId d = 0; d < free.size() && d < snapshot.device_available_seconds.size(); ++d)
+    free[d] = snapshot.device_available_seconds[d] - snapshot.now_seconds;
+  model.set_device_free_seconds(free);
+  return model;
+}
 
 void emit_dvfs_plan(const ClusterSnapshot& snapshot, const DagInstance& instance,
                     const DvfsSchedule& plan, AssignmentSink& out) {

@@ -83,7 +83,7 @@ PowerCappedPlan fit_to_power_caps(const JobEnergyModel& model, const DvfsSchedul
     PlannedTask& task = schedule.tasks[t];
     const DeviceId d = task.device;
     const NodeId node = node_of_device[d];
-    double ready = std::max(device_free[d], model.input_seconds(t, d));
+    double ready = std::max(device_free[d], model.release_seconds(t, d));
     for (const DagNeighbor& q : instance.predecessors(t)) {
       const PlannedTask& producer = schedule.tasks[q.task];
       ready = std::max(ready,
@@ -157,7 +157,7 @@ class PowerCappedEnergyAwarePolicy final : public SchedulingPolicy {
 
   void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job, AssignmentSink& out) override {
     const DagInstance instance(snapshot.graph, job, snapshot.perf);
-    const JobEnergyModel model(instance, snapshot.graph, job, snapshot.perf);
+    const JobEnergyModel model = job_energy_model_now(snapshot, instance, job);
     const EnergyAwarePlan plan = plan_energy_aware(
         model, energy_planning_deadline(snapshot, job, model, options_.makespan_stretch));
     std::vector<NodeId> node_of_device;

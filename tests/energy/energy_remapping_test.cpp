@@ -19,7 +19,7 @@ void expect_valid_remapped_plan(const JobEnergyModel& model, const DvfsSchedule&
   expect_valid_dvfs_plan(model, plan);
   for (std::uint32_t t = 0; t < model.instance().task_count(); ++t) {
     const PlannedTask& p = plan.schedule.tasks[t];
-    EXPECT_GE(p.start_seconds + 1e-9, model.input_seconds(t, p.device));
+    EXPECT_GE(p.start_seconds + 1e-9, model.release_seconds(t, p.device));
   }
 }
 

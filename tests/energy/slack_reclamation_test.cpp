@@ -35,6 +35,34 @@ TEST(JobEnergyModel, TaskAndIdleEnergyByHand) {
   EXPECT_DOUBLE_EQ(slowed.idle_joules, 0);
 }
 
+TEST(JobEnergyModel, DeviceBusyWithEarlierWorkTakesTasksOnlyOnceFree) {
+  // Task 0 runs only on device 0 (2 s), task 1 anywhere (1 s); device 0 is busy with
+  // other work for 3 s more. Task 0 starts at 3; task 1 goes to device 1 at once.
+  const DagInstance instance({{2, kCannotRun}, {1, 1}}, {});
+  JobEnergyModel model(instance, {10, 20}, {110, 220}, kThreePstates);
+  model.set_device_free_seconds(std::vector<double>{3, 0});
+  EXPECT_DOUBLE_EQ(model.release_seconds(0, 0), 3);
+  EXPECT_DOUBLE_EQ(model.release_seconds(1, 1), 0);
+  const StaticSchedule fastest = insertion_eft_schedule(model);
+  EXPECT_EQ(fastest.tasks[0].device, 0u);
+  EXPECT_DOUBLE_EQ(fastest.tasks[0].start_seconds, 3);
+  EXPECT_EQ(fastest.tasks[1].device, 1u);
+  EXPECT_DOUBLE_EQ(fastest.tasks[1].start_seconds, 0);
+  EXPECT_DOUBLE_EQ(fastest.makespan_seconds, 5);
+  // Device 0 is the job's from 3 s on and busy with it throughout; device 1 idles 4 s.
+  DvfsSchedule plan{fastest, {0, 0}};
+  const ScheduleEnergy e = model.energy(plan);
+  EXPECT_DOUBLE_EQ(e.task_joules, 110 * 2 + 220 * 1);
+  EXPECT_DOUBLE_EQ(e.idle_joules, 20 * 4);
+  // Re-timed at a slower P-state, task 0 still waits for its device.
+  plan.pstates[0] = 2;
+  plan.schedule = model.retime(plan.schedule,
+                               start_order(instance, plan.schedule, StartTies::finish_then_index),
+                               plan.pstates);
+  EXPECT_DOUBLE_EQ(plan.schedule.tasks[0].start_seconds, 3);
+  EXPECT_DOUBLE_EQ(plan.schedule.makespan_seconds, 3 + 2 / 0.5);
+}
+
 TEST(SlackReclamation, SlowsOnlyTheTaskOffTheCriticalPath) {
   // Fork: 0 → {1, 2} → 3 on two devices with free communication. Task 1 (4 s) and
   // task 2 (1 s) run side by side, so task 2 has 3 s of slack; the rest is critical.

@@ -16,6 +16,11 @@
 // power saving suspends idle nodes). The rule is part of the model, so a baseline
 // and an optimised plan evaluated on the same model are charged alike.
 //
+// Devices busy with earlier work: a plan is timed from the moment it is made (0), and a
+// device still running other jobs' work then (`set_device_free_seconds`) takes no task
+// of this job before it frees up — the release time of every task there, as its
+// external input's arrival is — and is charged idle power only from then on.
+//
 // Idle power management (off unless `set_sleep_states` is called): a device may
 // spend an idle gap — before its first task, between two tasks, after its last task
 // up to the makespan — in a sleep state (suspend-to-RAM of its node, as Slurm's power
@@ -75,14 +80,22 @@ class JobEnergyModel {
   double seconds(std::uint32_t t, DeviceId d, std::size_t p) const { return at(seconds_, t, d, p); }
   double watts(std::uint32_t t, DeviceId d, std::size_t p) const { return at(watts_, t, d, p); }
   double idle_watts(DeviceId d) const { return idle_watts_[d]; }
-  // Seconds before task t can start on device d because of its external input
-  // (moved from the job's data node); 0 for matrix instances.
-  double input_seconds(std::uint32_t t, DeviceId d) const {
-    return input_.empty() ? 0.0 : input_[static_cast<std::size_t>(t) * device_count() + d];
+  // Seconds before task t can start on device d whatever its DAG inputs: its external
+  // input moved from the job's data node, the device busy with earlier work; 0 for
+  // matrix instances with every device free.
+  double release_seconds(std::uint32_t t, DeviceId d) const {
+    return release_.empty() ? 0.0 : release_[static_cast<std::size_t>(t) * device_count() + d];
   }
-  // The same for every task and device, row-major [t * devices + d]; empty when no
-  // task reads external input (ScheduleLimits::release_seconds).
-  std::span<const double> input_seconds_table() const { return input_; }
+  // The same for every task and device, row-major [t * devices + d]; empty when every
+  // release is 0 (ScheduleLimits::release_seconds).
+  std::span<const double> release_seconds_table() const { return release_; }
+  // Per device, when it frees up from earlier work (seconds from the plan's start; 0:
+  // free now, infinity: out of service). Call before planning.
+  void set_device_free_seconds(std::span<const double> free_seconds);
+  // When the device frees up (0 unless set).
+  double device_free_seconds(DeviceId d) const {
+    return device_free_.empty() ? 0.0 : device_free_[d];
+  }
   // Run seconds of every task on every device at one P-state, row-major
   // (ScheduleLimits::run_seconds).
   std::vector<double> run_seconds_table(std::size_t pstate) const;
@@ -127,7 +140,8 @@ class JobEnergyModel {
   std::vector<double> idle_watts_;
   std::vector<std::size_t> pstate_count_;
   std::vector<double> seconds_, watts_;
-  std::vector<double> input_;  // per (task, device); empty when no task reads external input
+  std::vector<double> release_;      // per (task, device); empty when every release is 0
+  std::vector<double> device_free_;  // per device; empty when every device is free at 0
   bool release_unused_devices_ = false;
   std::vector<SleepState> sleep_;
 };

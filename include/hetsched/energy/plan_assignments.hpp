@@ -1,8 +1,8 @@
 // Turning a static DVFS plan of one job into the policy's Assignments through the
 // one plan emitter (policy/plan_emitter.hpp): each task's device, P-state and planned
-// start, offset by the job's planning time (the energy planners plan from now with
-// every device free). Tasks left unplaced go through the policies' shared fallback
-// (policy/earliest_finish_placement.hpp).
+// start, offset by the job's planning time (the energy planners plan from now, each
+// device from when the work already placed on it ends). Tasks left unplaced go through the
+// policies' shared fallback (policy/earliest_finish_placement.hpp).
 #pragma once
 
 #include <span>
@@ -13,6 +13,11 @@
 #include "hetsched/policy/scheduling_policy.hpp"
 
 namespace hetsched {
+
+// The job's energy model as the cluster stands now: each device free from when the work
+// already placed on it is predicted to end (never, while it is down), relative to now.
+JobEnergyModel job_energy_model_now(const ClusterSnapshot& snapshot, const DagInstance& instance,
+                                    JobIndex job);
 
 // emit_plan with the energy planners' emission: times from the snapshot's now, each
 // task's P-state, tasks that start together by finish then index (the order the

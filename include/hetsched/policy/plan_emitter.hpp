@@ -5,11 +5,10 @@
 // tasks first. Every static planner emits through it: HEFT and kin
 // (StaticPlannerPolicy), the milp policy and the energy planners.
 //
-// A plan is timed either in absolute time from each device's predicted free time
-// (StaticPlannerPolicy and milp plan so: their plans respect device availability) or
-// from now with every device free (the energy planners' JobEnergyModel plans so: a
-// device still busy at the job's arrival delays the plan on the device, as the
-// backend runs each device's tasks in order); time_origin_seconds says which.
+// A plan is timed either in absolute time (StaticPlannerPolicy and milp plan so) or
+// from now (the energy planners' JobEnergyModel plans so); time_origin_seconds says
+// which. Either way it starts each device's tasks no earlier than the device's
+// predicted free time: every planner respects device availability.
 #pragma once
 
 #include <cstdint>

@@ -22,25 +22,35 @@ DagInstance::DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& 
       first_task_(graph.first_task(job)) {
   const TaskIndex end = graph.end_task(job);
   const Cluster& cluster = perf.cluster();
-  // A run time for every task and device: a job of 100,000 tasks on 100,000 devices would
-  // ask for 80 GB, refused here in one line rather than by the kernel.
+  // Run times per spec class where the model predicts by part and no task has its own
+  // costs (the same answer for every device of a class), else per device.
+  bool by_class = perf.predicts_by_spec();
+  for (TaskIndex t = first_task_; t < end && by_class; ++t)
+    by_class = graph.task(t).cost_seconds.empty();
+  if (by_class) {
+    column_count_ = cluster.spec_class_count();
+    column_of_device_.resize(device_count_);
+    for (DeviceId d = 0; d < device_count_; ++d) column_of_device_[d] = cluster.spec_class(d);
+  } else {
+    column_count_ = device_count_;
+  }
+  // A job of 100,000 tasks with their own costs on 100,000 devices would ask for 80 GB,
+  // refused here in one line rather than by the kernel.
   if (const double bytes =
-          static_cast<double>(task_count_) * static_cast<double>(device_count_) * sizeof(double);
+          static_cast<double>(task_count_) * static_cast<double>(column_count_) * sizeof(double);
       bytes > kLargePlanBytes)
     check_memory_fits(bytes,
                       fmt::format("planning job '{}' ({} tasks on {} devices, a run time for each "
                                   "task on each device)",
-                                  graph.job(job).name, task_count_, device_count_));
-  compute_.assign(task_count_ * device_count_, kCannotRun);
-  std::vector<double> class_seconds(cluster.spec_class_count());
+                                  graph.job(job).name, task_count_, column_count_));
+  compute_.assign(task_count_ * column_count_, kCannotRun);
   for (TaskIndex t = first_task_; t < end; ++t) {
     const Task& task = graph.task(t);
-    double* row = compute_.data() + (t - first_task_) * device_count_;
-    if (perf.predicts_by_spec() && task.cost_seconds.empty()) {
+    double* row = compute_.data() + (t - first_task_) * column_count_;
+    if (by_class) {
       // Once per spec class: a thousand nodes of a few parts cost a few predictions.
-      for (std::uint32_t c = 0; c < class_seconds.size(); ++c)
-        class_seconds[c] = perf.task_seconds(task, cluster.device(cluster.spec_class_device(c)), 0);
-      for (DeviceId d = 0; d < device_count_; ++d) row[d] = class_seconds[cluster.spec_class(d)];
+      for (std::uint32_t c = 0; c < column_count_; ++c)
+        row[c] = perf.task_seconds(task, cluster.device(cluster.spec_class_device(c)), 0);
     } else {
       for (const Device& d : cluster.devices()) row[d.id] = perf.task_seconds(task, d, 0);
     }
@@ -55,7 +65,8 @@ DagInstance::DagInstance(std::vector<std::vector<double>> compute_seconds,
                          std::vector<DagEdge> edges)
     : edges_(std::move(edges)),
       task_count_(compute_seconds.size()),
-      device_count_(compute_seconds.empty() ? 0 : compute_seconds.front().size()) {
+      device_count_(compute_seconds.empty() ? 0 : compute_seconds.front().size()),
+      column_count_(device_count_) {
   compute_.reserve(task_count_ * device_count_);
   for (const std::vector<double>& row : compute_seconds) {
     if (row.size() != device_count_)
@@ -64,6 +75,13 @@ DagInstance::DagInstance(std::vector<std::vector<double>> compute_seconds,
   }
   index_edges();
   compute_means();
+}
+
+std::span<const double> DagInstance::compute_row(std::uint32_t t, std::span<double> scratch) const {
+  const double* row = compute_.data() + t * column_count_;
+  if (column_of_device_.empty()) return {row, device_count_};
+  for (std::size_t d = 0; d < device_count_; ++d) scratch[d] = row[column_of_device_[d]];
+  return scratch.first(device_count_);
 }
 
 double DagInstance::comm_seconds(std::uint32_t e, DeviceId a, DeviceId b) const {
@@ -147,8 +165,10 @@ void DagInstance::compute_means() {
   for (std::uint32_t t = 0; t < task_count_; ++t) {
     double sum = 0;
     int count = 0;
-    for (double c : compute_row(t))
-      if (c != kCannotRun) sum += c, ++count;
+    // Over every device in order (a device's time is its column's): the same sum as a
+    // table per device gives, to the bit.
+    for (DeviceId d = 0; d < device_count_; ++d)
+      if (const double c = compute_seconds(t, d); c != kCannotRun) sum += c, ++count;
     mean_compute_[t] = count ? sum / count : kCannotRun;
   }
   mean_comm_.assign(edges_.size(), 0.0);

@@ -205,7 +205,8 @@ PartialSchedule::PartialSchedule(const DagInstance& instance, const ScheduleLimi
       run_seconds_(limits.run_seconds),
       timeline_(instance.device_count(), limits.device_free_seconds),
       ready_scratch_(instance.device_count()),
-      bound_scratch_(instance.device_count()) {
+      bound_scratch_(instance.device_count()),
+      run_scratch_(instance.device_count()) {
   schedule_.tasks.assign(instance.task_count(), PlannedTask{kNoDevice, 0, 0});
 }
 

@@ -90,10 +90,14 @@ class PartialSchedule {
   DeviceTimeline& timeline() { return timeline_; }
 
   // Run time of t on d (the limits' run_seconds, else the instance's).
-  double run_seconds(std::uint32_t t, DeviceId d) const { return run_row(t)[d]; }
+  double run_seconds(std::uint32_t t, DeviceId d) const {
+    return run_seconds_.empty() ? instance_->compute_seconds(t, d)
+                                : run_seconds_[t * instance_->device_count() + d];
+  }
+  // The same on every device at once (valid until the next call).
   std::span<const double> run_row(std::uint32_t t) const {
     return run_seconds_.empty()
-               ? instance_->compute_row(t)
+               ? instance_->compute_row(t, run_scratch_)
                : run_seconds_.subspan(t * instance_->device_count(), instance_->device_count());
   }
   // When all of t's inputs from placed predecessors can be on device d, and t is
@@ -128,7 +132,7 @@ class PartialSchedule {
   DeviceTimeline timeline_;
   StaticSchedule schedule_;
   // Per device, for earliest_finish_placement.
-  mutable std::vector<double> ready_scratch_, bound_scratch_;
+  mutable std::vector<double> ready_scratch_, bound_scratch_, run_scratch_;
 };
 
 // The re-timer: places the tasks in `order` (a topological order), each on

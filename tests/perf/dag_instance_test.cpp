@@ -1,0 +1,66 @@
+// DagInstance's run times: kept once per spec class where the model predicts by part,
+// once per device where a task has its own costs, and the same answer either way as
+// the performance model gives for each device.
+#include "hetsched/perf/dag_instance.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "hetsched/cluster/default_cluster.hpp"
+#include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/workload/generators.hpp"
+
+namespace hetsched {
+namespace {
+
+// Every device's run time of every task, as the instance reads it one by one and as
+// a whole row, against the model's own answer.
+void expect_model_times(const DagInstance& instance, const TaskGraph& graph, JobIndex job,
+                        const PerfModel& perf) {
+  const Cluster& cluster = perf.cluster();
+  std::vector<double> scratch(instance.device_count());
+  for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
+    const Task& task = graph.task(graph.first_task(job) + t);
+    const std::span<const double> row = instance.compute_row(t, scratch);
+    ASSERT_EQ(row.size(), cluster.device_count());
+    for (const Device& d : cluster.devices()) {
+      const double expected = perf.task_seconds(task, d, 0);
+      EXPECT_EQ(instance.compute_seconds(t, d.id), expected) << "task " << t << " device " << d.id;
+      EXPECT_EQ(row[d.id], expected) << "task " << t << " device " << d.id;
+    }
+  }
+}
+
+TEST(DagInstance, RunTimesPerSpecClassAreTheModelsForEveryDevice) {
+  const Cluster cluster = default_cluster();
+  const RooflineModel perf(cluster);
+  ASSERT_TRUE(perf.predicts_by_spec());
+  ASSERT_LT(cluster.spec_class_count(), cluster.device_count());
+  Rng rng(3);
+  Workload workload;
+  workload.jobs.push_back(workflow_job({"wf", 40, 5, 0.0}, rng));
+  const TaskGraph graph(workload);
+  const DagInstance instance(graph, 0, perf);
+  expect_model_times(instance, graph, 0, perf);
+}
+
+TEST(DagInstance, ATaskWithItsOwnCostsKeepsATimePerDevice) {
+  const Cluster cluster = default_cluster();
+  const RooflineModel perf(cluster);
+  Rng rng(4);
+  Workload workload;
+  workload.jobs.push_back(workflow_job({"wf", 12, 3, 0.0}, rng));
+  // One task with a cost per device, different on every device of a class.
+  Task& own = workload.jobs[0].tasks[5];
+  own.cost_seconds.resize(cluster.device_count());
+  for (DeviceId d = 0; d < cluster.device_count(); ++d) own.cost_seconds[d] = 1.0 + 0.25 * d;
+  const TaskGraph graph(workload);
+  const DagInstance instance(graph, 0, perf);
+  expect_model_times(instance, graph, 0, perf);
+  EXPECT_EQ(instance.compute_seconds(5, 1), 1.25);
+  EXPECT_EQ(instance.compute_seconds(5, 2), 1.5);
+}
+
+}  // namespace
+}  // namespace hetsched

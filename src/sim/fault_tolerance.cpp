@@ -375,7 +375,7 @@ double FaultTolerance::task_starting(TaskIndex t, DeviceId d, double seconds) {
   // Replicas are started after this instant's decisions (after_decide), so they
   // take only devices the policy left idle.
   if (f.critical[j]) f.replica_candidates.push_back(t);
-  // The simulator schedules the finish at kernel_.now() + duration: keep a.finish equal to it
+  // The simulator schedules the finish at now + duration: keep a.finish equal to it
   // bit for bit, so a stale finish is recognised.
   const double duration = a.finish - kernel_.now();
   a.finish = kernel_.now() + duration;
@@ -591,7 +591,7 @@ void FaultTolerance::fail_job(JobIndex j, const std::string& reason) {
   for (DeviceId d : freed) kernel_.try_start(d);
 }
 
-// A task's attempt is known lost at `kernel_.now()` (it was lost at `lost_at`): retry it
+// A task's attempt is known lost now (it was lost at `lost_at`): retry it
 // after a backoff, or end its job with the reason.
 void FaultTolerance::recover(TaskIndex t, double lost_at) {
   FaultRuntime& f = *runtime_;
@@ -623,7 +623,7 @@ void FaultTolerance::recover(TaskIndex t, double lost_at) {
   schedule(kernel_.now() + backoff, retry_ready, t);
 }
 
-// The running attempt on `d` stops at kernel_.now(): count what it saved and lost.
+// The running attempt on `d` stops now: count what it saved and lost.
 TaskIndex FaultTolerance::stop_attempt(DeviceId d, CopyEnd end) {
   FaultRuntime& f = *runtime_;
   const TaskIndex t = f.running[d];
@@ -664,7 +664,7 @@ void FaultTolerance::stop_replica(DeviceId d, CopyEnd end) {
   recover(t, kernel_.now());
 }
 
-// A device goes down at kernel_.now() (crash or partition) and returns at `back`.
+// A device goes down now (crash or partition) and returns at `back`.
 void FaultTolerance::crash(DeviceId d, double back) {
   FaultRuntime& f = *runtime_;
   const FaultOptions& o = kernel_.options().faults;

@@ -32,15 +32,20 @@ void expect_model_times(const DagInstance& instance, const TaskGraph& graph, Job
   }
 }
 
+Workload one_workflow(std::uint32_t tasks, std::uint32_t width, std::uint64_t seed) {
+  Rng rng(seed);
+  Workload workload;
+  workload.jobs.push_back(workflow_job({"wf", tasks, width, 0.0}, rng));
+  return workload;
+}
+
 TEST(DagInstance, RunTimesPerSpecClassAreTheModelsForEveryDevice) {
   const Cluster cluster = default_cluster();
   const RooflineModel perf(cluster);
   ASSERT_TRUE(perf.predicts_by_spec());
   ASSERT_LT(cluster.spec_class_count(), cluster.device_count());
-  Rng rng(3);
-  Workload workload;
-  workload.jobs.push_back(workflow_job({"wf", 40, 5, 0.0}, rng));
-  const TaskGraph graph(workload);
+  const Workload workload = one_workflow(40, 5, 3);
+  const TaskGraph graph(workload);  // views the workload
   const DagInstance instance(graph, 0, perf);
   expect_model_times(instance, graph, 0, perf);
 }
@@ -48,9 +53,7 @@ TEST(DagInstance, RunTimesPerSpecClassAreTheModelsForEveryDevice) {
 TEST(DagInstance, ATaskWithItsOwnCostsKeepsATimePerDevice) {
   const Cluster cluster = default_cluster();
   const RooflineModel perf(cluster);
-  Rng rng(4);
-  Workload workload;
-  workload.jobs.push_back(workflow_job({"wf", 12, 3, 0.0}, rng));
+  Workload workload = one_workflow(12, 3, 4);
   // One task with a cost per device, different on every device of a class.
   Task& own = workload.jobs[0].tasks[5];
   own.cost_seconds.resize(cluster.device_count());

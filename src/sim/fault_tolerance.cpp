@@ -635,7 +635,7 @@ TaskIndex FaultTolerance::stop_attempt(DeviceId d, CopyEnd end) {
   f.stale_finishes[t].push_back(a.finish);
   a.live = false;
   f.running[d] = kNoTask;
-  kernel_.set_watts(d, kernel_.cluster().device(d).spec.idle_watts);
+  kernel_.set_idle(d);
   return t;
 }
 
@@ -822,7 +822,7 @@ void FaultTolerance::finish_replica(std::uint32_t index) {
     f.stale_finishes[t].push_back(a.finish);
     f.running[a.device] = kNoTask;
     kernel_.set_busy(a.device, false);
-    kernel_.set_watts(a.device, kernel_.cluster().device(a.device).spec.idle_watts);
+    kernel_.set_idle(a.device);
     const DeviceId primary = a.device;
     a.live = false;
     kernel_.try_start(primary);

@@ -49,14 +49,10 @@ void SimulationKernel::set_busy(DeviceId device, bool busy) const {
 }
 
 void SimulationKernel::charge(DeviceId device, double seconds, double watts) const {
-  Simulator::DeviceState& state = sim_->devices_[device];
-  state.busy_seconds += seconds;
-  state.busy_joules += seconds * watts;
+  sim_->charge_busy(device, seconds, watts);
 }
 
-void SimulationKernel::set_watts(DeviceId device, double watts) const {
-  sim_->set_device_watts(device, watts);
-}
+void SimulationKernel::set_idle(DeviceId device) const { sim_->set_device_idle(device); }
 
 void SimulationKernel::change_running_pstate(DeviceId device, std::uint8_t pstate) const {
   sim_->change_running_pstate(device, pstate);

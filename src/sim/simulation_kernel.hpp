@@ -4,8 +4,9 @@
 // graph, models, options, the scheduling loop, the report), schedules the extension's own
 // events, and changes the kernel's state through named operations that keep its
 // accounting whole: a device held busy by work outside the loop's plan (a replica), the
-// busy time and energy such work used, a device's draw, a running task's P-state, a task
-// whose inputs must be sent again, a task finished by a copy on another device.
+// busy time and energy such work used, a stopped device back at idle power, a running
+// task's P-state, a task whose inputs must be sent again, a task finished by a copy on
+// another device.
 //
 // A small handle: copy it freely; it must not outlive its Simulator.
 #pragma once
@@ -64,8 +65,9 @@ class SimulationKernel {
   // Adds `seconds` of busy time at `watts` to the device's account (work the kernel did
   // not start or end itself: a replica, a lost or cancelled attempt, a checkpoint).
   void charge(DeviceId device, double seconds, double watts) const;
-  // The device's draw from now on; its node's and the cluster's follow.
-  void set_watts(DeviceId device, double watts) const;
+  // The device draws its idle power from now on (its work stopped); its node's and the
+  // cluster's draw follow.
+  void set_idle(DeviceId device) const;
   // The running task goes on at another P-state from now; the work done stays done.
   void change_running_pstate(DeviceId device, std::uint8_t pstate) const;
   // Starts the head of the device's queue if it can start now.

@@ -203,6 +203,16 @@ void Simulator::set_device_watts(DeviceId d, double watts) {
   }
 }
 
+void Simulator::set_device_idle(DeviceId d) {
+  set_device_watts(d, cluster_.spec_stand_in(d).spec.idle_watts);
+}
+
+void Simulator::charge_busy(DeviceId d, double seconds, double watts) {
+  DeviceState& device = devices_[d];
+  device.busy_seconds += seconds;
+  device.busy_joules += seconds * watts;
+}
+
 void Simulator::change_running_pstate(DeviceId d, std::uint8_t pstate) {
   DeviceState& device = devices_[d];
   const TaskIndex t = device.running;
@@ -236,7 +246,7 @@ void Simulator::finish(TaskIndex t) {
   const DeviceId d = loop_.placement(t);
   DeviceState& device = devices_[d];
   device.busy = false;
-  set_device_watts(d, cluster_.spec_stand_in(d).spec.idle_watts);
+  set_device_idle(d);
   JobSpan& span = job_spans_[graph_.job_of(t)];
   span.first_start = std::min(span.first_start, device.running_start);
   span.completion = std::max(span.completion, now_);
@@ -309,11 +319,9 @@ std::optional<TaskIndex> Simulator::stop(DeviceId d) {
   DeviceState& device = devices_[d];
   if (!device.busy) return std::nullopt;
   const TaskIndex t = device.running;
-  const double ran = now_ - device.running_start;
   device.busy = false;
-  device.busy_seconds += ran;
-  device.busy_joules += device.watts * ran;
-  set_device_watts(d, cluster_.spec_stand_in(d).spec.idle_watts);
+  charge_busy(d, now_ - device.running_start, device.watts);
+  set_device_idle(d);
   try_start(d);
   return t;
 }

@@ -1,6 +1,7 @@
-// DagInstance's run times: kept once per spec class where the model predicts by part,
-// once per device where a task has its own costs, and the same answer either way as
-// the performance model gives for each device.
+// DagInstance's run times, read one by one and as rows, are the performance model's for
+// every device: for a job the instance keeps per spec class (a model that predicts by
+// part) and for one with a task of its own per-device costs (kept per device). How much
+// memory each form takes is measured by `bench sim --dag --policy heft`, not here.
 #include "hetsched/perf/dag_instance.hpp"
 
 #include <gtest/gtest.h>

@@ -148,6 +148,10 @@ class Simulator final : public Backend {
   bool finish_is_due(const Event& event) const;
   // The device's draw from now on; the cluster's and its node's follow.
   void set_device_watts(DeviceId device, double watts);
+  // The device draws its idle power from now on.
+  void set_device_idle(DeviceId device);
+  // Adds `seconds` of busy time at `watts` to the device's account.
+  void charge_busy(DeviceId device, double seconds, double watts);
   // The task running on the device goes on at another P-state from now (DVFS while it
   // runs): the work done so far stays done, the rest takes that P-state's time and power.
   void change_running_pstate(DeviceId device, std::uint8_t pstate);

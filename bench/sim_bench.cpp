@@ -16,7 +16,6 @@ void BM_EventQueuePushPop(benchmark::State& state) {
   for (double& t : times) t = rng.uniform(0, 1000);
   for (auto _ : state) {
     hetsched::EventQueue queue;
-    queue.reserve(n);
     for (std::size_t i = 0; i < n; ++i) queue.schedule(times[i], 0, static_cast<std::uint32_t>(i));
     double last = 0;
     while (!queue.empty()) last = queue.pop().time;

@@ -1,66 +1,47 @@
 #include "hetsched/sim/event_queue.hpp"
 
 #include <algorithm>
-#include <utility>
 
 namespace hetsched {
 
-Event EventQueue::pop() {
-  const Event out = event_of(heap_.front());
-  heap_.front() = heap_.back();
-  heap_.pop_back();
-  if (!heap_.empty()) sift_down(0);
-  return out;
-}
-
-// A 4-ary heap: half the depth of a binary heap and the four children of a node
-// share a cache line or two, which matters once millions of events are pending.
-void EventQueue::sift_up(std::size_t i) {
-  const Entry moving = heap_[i];
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / 4;
-    if (!before(moving, heap_[parent])) break;
-    heap_[i] = heap_[parent];
-    i = parent;
-  }
-  heap_[i] = moving;
-}
-
-void EventQueue::sift_down(std::size_t i) {
-  const Entry moving = heap_[i];
-  const unsigned __int128 moving_key = key(moving);
-  const std::size_t n = heap_.size();
-  Entry* const h = heap_.data();
-  while (true) {
-    const std::size_t first = 4 * i + 1;
-    std::size_t child;
-    unsigned __int128 child_key;
-    if (first + 3 < n) {
-      // All four children: a small tournament (keys are unique, so the winner is
-      // the same whichever way the pairs are drawn), written as selects.
-      const unsigned __int128 k0 = key(h[first]), k1 = key(h[first + 1]), k2 = key(h[first + 2]),
-                              k3 = key(h[first + 3]);
-      const bool right_of_first = k1 < k0, right_of_second = k3 < k2;
-      const std::size_t left = first + right_of_first, right = first + 2 + right_of_second;
-      const unsigned __int128 left_key = right_of_first ? k1 : k0;
-      const unsigned __int128 right_key = right_of_second ? k3 : k2;
-      const bool right_wins = right_key < left_key;
-      child = right_wins ? right : left;
-      child_key = right_wins ? right_key : left_key;
-    } else {
-      if (first >= n) break;
-      child = first;
-      child_key = key(h[first]);
-      for (std::size_t c = first + 1; c < n; ++c) {
-        const unsigned __int128 k = key(h[c]);
-        if (k < child_key) child = c, child_key = k;
-      }
+void EventQueue::schedule(double time, std::uint32_t kind, std::uint32_t subject) {
+  const Entry e{ordered_bits(time), next_sequence_++, kind, subject};
+  if (key(e) < last_) {
+    // Before the last event taken out: every pending event is spread again from here.
+    std::vector<Entry> pending;
+    pending.reserve(size_);
+    for (auto& bucket : buckets_) {
+      pending.insert(pending.end(), bucket.begin(), bucket.end());
+      bucket.clear();
     }
-    if (!(child_key < moving_key)) break;
-    h[i] = h[child];
-    i = child;
+    in_use_ = 0;
+    last_ = key(e);
+    for (const Entry& p : pending) put(p);
   }
-  h[i] = moving;
+  put(e);
+  ++size_;
+}
+
+void EventQueue::settle() const {
+  if (!buckets_[0].empty()) return;
+  const auto low_word = static_cast<std::uint64_t>(in_use_);
+  const std::size_t b = 1 + (low_word != 0 ? static_cast<std::size_t>(std::countr_zero(low_word))
+                                           : 64 + static_cast<std::size_t>(std::countr_zero(
+                                                      static_cast<std::uint64_t>(in_use_ >> 64))));
+  std::vector<Entry>& bucket = buckets_[b];
+  last_ = key(*std::min_element(bucket.begin(), bucket.end(),
+                                [](const Entry& x, const Entry& y) { return key(x) < key(y); }));
+  in_use_ &= ~(Key{1} << (b - 1));
+  for (const Entry& e : bucket) put(e);  // each to a lower bucket
+  bucket.clear();
+}
+
+Event EventQueue::pop() {
+  settle();
+  const Event out = event_of(buckets_[0].back());
+  buckets_[0].pop_back();
+  --size_;
+  return out;
 }
 
 }  // namespace hetsched

@@ -89,7 +89,7 @@ void Simulator::graph_grew() {
 
 void Simulator::launch(const Assignment& a) {
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
-  devices_[a.device].queue.push(key, a.task);
+  const bool at_front = devices_[a.device].queue.push(key, a.task);
   const Task& task = graph_.task(a.task);
   if (task.input_bytes > 0)
     send_input(a.task, graph_.job(graph_.job_of(a.task)).data_node, kUnplaced, task.input_bytes);
@@ -97,7 +97,9 @@ void Simulator::launch(const Assignment& a) {
     if (loop_.state(p.task) == TaskState::finished)
       send_input(a.task, cluster_.node_of(loop_.placement(p.task)), loop_.placement(p.task),
                  p.bytes);
-  try_start(a.device);
+  // Behind other tasks it changes nothing the device's head waits for, and the kernel
+  // alone (no extension, no owner moving tasks) has nothing new to start.
+  if (at_front || !extensions_.empty() || observer_ != nullptr) try_start(a.device);
 }
 
 // Moves `bytes` to the consumer's device: nothing to do on the same device, the
@@ -336,7 +338,6 @@ void Simulator::pop_stale_heads(DeviceId d) {
 RunReport Simulator::run() {
   for (JobIndex j = 0; j < graph_.job_count(); ++j)
     events_.schedule(graph_.job(j).arrival_seconds, job_arrival, j);
-  events_.reserve(graph_.job_count() + 2 * cluster_.device_count());
   if (options_.record_schedule) {
     report_.schedule.reserve(graph_.task_count());
     report_.power.push_back(PowerSample{0.0, cluster_watts_});

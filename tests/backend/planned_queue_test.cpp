@@ -31,8 +31,10 @@ TEST_P(PlannedQueueOrder, PopsInPlannedOrderUnderMixedPushes) {
       now += rng.uniform() < 0.5 ? 0.0 : rng.uniform();
       const double key = rng.uniform() < 0.8 ? now : now - std::floor(rng.uniform() * 5);
       const auto task = static_cast<TaskIndex>(step);
-      queue.push(key, task);
+      const bool at_front = queue.push(key, task);
       reference.emplace(key, pushed++, task);
+      // push says whether the task is now the front, as the reference orders them.
+      EXPECT_EQ(at_front, std::get<2>(*reference.begin()) == task) << "step " << step;
       // Once the count reaches the limit, the queued tasks are numbered from 0 again.
       std::uint32_t highest = 0;
       queue.visit_all([&](const QueuedTask& queued) {

@@ -54,20 +54,23 @@ class PlannedQueue {
   std::size_t size() const { return run_.size() - head_ + heap_.size(); }
 
   // Queues `task` to start at `key`; among tasks with the same key, after those pushed
-  // before it.
-  void push(double key, TaskIndex task) {
+  // before it. Returns whether it is now the front (a task queued behind others changes
+  // nothing the front waits for).
+  bool push(double key, TaskIndex task) {
     if (next_sequence_ >= sequence_limit_) renumber();
     const QueuedTask t{key, next_sequence_++, task};
     if (head_ == run_.size() || !(run_.back() > t)) {
-      if (head_ == run_.size() && head_ != 0) {
+      const bool run_was_empty = head_ == run_.size();
+      if (run_was_empty && head_ != 0) {
         run_.clear();
         head_ = 0;
       }
       run_.push_back(t);
-    } else {
-      heap_.push_back(t);
-      std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+      return run_was_empty && (heap_.empty() || heap_.front() > t);
     }
+    heap_.push_back(t);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    return heap_.front().sequence == t.sequence && run_[head_] > t;
   }
 
   // The next task in planned order; the queue must not be empty.

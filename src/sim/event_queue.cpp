@@ -4,8 +4,9 @@
 
 namespace hetsched {
 
-void EventQueue::schedule(double time, std::uint32_t kind, std::uint32_t subject) {
-  const Entry e{ordered_bits(time), next_sequence_++, kind, subject};
+void EventQueue::schedule(double time, std::uint32_t kind, std::uint32_t subject,
+                          std::uint32_t detail) {
+  const Entry e{ordered_bits(time), next_sequence_++, kind, subject, detail};
   if (key(e) < last_) {
     // Before the last event taken out: every pending event is spread again from here.
     std::vector<Entry> pending;

@@ -184,8 +184,24 @@ void Simulator::try_start(DeviceId d) {
   loop_.task_started(t, now_);
   if (observer_ != nullptr) observer_->task_started(t, d, now_);
   device.expected_finish = now_ + seconds;
-  events_.schedule(now_ + seconds, task_finish, t);
+  events_.schedule(now_ + seconds, task_finish, t, d);
   for (const auto& extension : extensions_) extension->task_started(t, d);
+}
+
+void Simulator::prefetch_records(const Event& next) const {
+  const auto device = [&](DeviceId d) {
+    const auto* state = reinterpret_cast<const char*>(&devices_[d]);
+    for (std::size_t offset = 0; offset < sizeof(DeviceState); offset += 64)
+      __builtin_prefetch(state + offset);
+    loop_.prefetch_device(d);
+  };
+  if (next.kind == task_finish) {
+    loop_.prefetch_task(next.subject);
+    graph_.prefetch_task(next.subject);
+    device(next.detail);
+  } else if (next.kind == device_wake) {
+    device(next.subject);
+  }
 }
 
 void Simulator::set_device_watts(DeviceId d, double watts) {
@@ -230,7 +246,7 @@ void Simulator::change_running_pstate(DeviceId d, std::uint8_t pstate) {
   device.running_joules += watts * remaining;
   set_device_watts(d, watts);
   device.expected_finish = now_ + remaining;
-  events_.schedule(device.expected_finish, task_finish, t);
+  events_.schedule(device.expected_finish, task_finish, t, d);
 }
 
 double Simulator::actual_seconds(TaskIndex t, DeviceId d, std::uint8_t pstate) const {
@@ -286,6 +302,7 @@ void Simulator::run_instant() {
   while (!events_.empty() && events_.top().time == now_) {
     const Event e = events_.pop();
     ++report_.events;
+    if (!events_.empty()) prefetch_records(events_.top());
     if (e.kind >= SimulationExtension::kEventKindsPerExtension) {
       extensions_[e.kind / SimulationExtension::kEventKindsPerExtension - 1]->event(e);
       continue;

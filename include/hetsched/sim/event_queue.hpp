@@ -28,11 +28,12 @@ struct Event {
   std::uint64_t sequence;
   std::uint32_t kind;     // meaning defined by the simulator that schedules it
   std::uint32_t subject;  // a task, job, device or transfer index
+  std::uint32_t detail;   // a second index, where the scheduler gives one
 };
 
 class EventQueue {
  public:
-  void schedule(double time, std::uint32_t kind, std::uint32_t subject);
+  void schedule(double time, std::uint32_t kind, std::uint32_t subject, std::uint32_t detail = 0);
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   // The next event; the queue must not be empty.
@@ -49,6 +50,7 @@ class EventQueue {
     std::uint64_t sequence;
     std::uint32_t kind;
     std::uint32_t subject;
+    std::uint32_t detail;
   };
   static constexpr std::size_t kBuckets = 129;
   // Maps a double to an unsigned integer in the same order: positive numbers get
@@ -64,7 +66,7 @@ class EventQueue {
     return std::bit_cast<double>(time_bits ^ mask);
   }
   static Event event_of(const Entry& e) {
-    return Event{time_of(e.time_bits), e.sequence, e.kind, e.subject};
+    return Event{time_of(e.time_bits), e.sequence, e.kind, e.subject, e.detail};
   }
   static Key key(const Entry& e) { return (static_cast<Key>(e.time_bits) << 64) | e.sequence; }
   // The bucket of a key relative to the last key taken out: one past the highest bit

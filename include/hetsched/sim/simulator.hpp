@@ -140,6 +140,10 @@ class Simulator final : public Backend {
     double in_free = 0;
   };
 
+  // Asks the processor for the records the next event reads (its task's and its device's)
+  // while this one is carried out: on a large cluster they are out of cache by then, and
+  // one event's work is long enough to hide the wait.
+  void prefetch_records(const Event& next) const;
   void send_input(TaskIndex consumer, NodeId from_node, DeviceId from_device, double bytes);
   void try_start(DeviceId device);
   void finish(TaskIndex task);

@@ -11,9 +11,14 @@ void EventQueue::schedule(double time, std::uint32_t kind, std::uint32_t subject
     // Before the last event taken out: every pending event is spread again from here.
     std::vector<Entry> pending;
     pending.reserve(size_);
-    for (auto& bucket : buckets_) {
-      pending.insert(pending.end(), bucket.begin(), bucket.end());
-      bucket.clear();
+    for (Bucket& bucket : buckets_) {
+      for (std::size_t c = 0; c < bucket.chunks.size(); ++c) {
+        const std::size_t first = std::size_t{bucket.chunks[c]} * kChunkEntries;
+        const std::size_t count = c + 1 == bucket.chunks.size() ? bucket.fill : kChunkEntries;
+        pending.insert(pending.end(), pool_.begin() + std::ptrdiff_t(first),
+                       pool_.begin() + std::ptrdiff_t(first + count));
+      }
+      release(bucket);
     }
     in_use_ = 0;
     last_ = key(e);
@@ -23,24 +28,58 @@ void EventQueue::schedule(double time, std::uint32_t kind, std::uint32_t subject
   ++size_;
 }
 
+void EventQueue::put(const Entry& e) const {
+  const std::size_t b = bucket_of(key(e));
+  Bucket& bucket = buckets_[b];
+  if (bucket.chunks.empty() || bucket.fill == kChunkEntries) {
+    if (free_chunks_.empty()) {
+      free_chunks_.push_back(static_cast<std::uint32_t>(pool_.size() / kChunkEntries));
+      pool_.resize(pool_.size() + kChunkEntries);
+    }
+    bucket.chunks.push_back(free_chunks_.back());
+    free_chunks_.pop_back();
+    bucket.fill = 0;
+  }
+  pool_[std::size_t{bucket.chunks.back()} * kChunkEntries + bucket.fill++] = e;
+  if (b != 0) in_use_ |= Key{1} << (b - 1);
+}
+
+void EventQueue::release(Bucket& bucket) const {
+  free_chunks_.insert(free_chunks_.end(), bucket.chunks.begin(), bucket.chunks.end());
+  bucket.chunks.clear();
+  bucket.fill = 0;
+}
+
 void EventQueue::settle() const {
-  if (!buckets_[0].empty()) return;
+  if (!buckets_[0].chunks.empty()) return;
   const auto low_word = static_cast<std::uint64_t>(in_use_);
   const std::size_t b = 1 + (low_word != 0 ? static_cast<std::size_t>(std::countr_zero(low_word))
                                            : 64 + static_cast<std::size_t>(std::countr_zero(
                                                       static_cast<std::uint64_t>(in_use_ >> 64))));
-  std::vector<Entry>& bucket = buckets_[b];
-  last_ = key(*std::min_element(bucket.begin(), bucket.end(),
-                                [](const Entry& x, const Entry& y) { return key(x) < key(y); }));
+  Bucket& bucket = buckets_[b];
+  const auto count_in = [&](std::size_t c) {
+    return c + 1 == bucket.chunks.size() ? bucket.fill : kChunkEntries;
+  };
+  Key least = ~Key{0};
+  for (std::size_t c = 0; c < bucket.chunks.size(); ++c) {
+    const Entry* chunk = pool_.data() + std::size_t{bucket.chunks[c]} * kChunkEntries;
+    for (std::size_t i = 0; i < count_in(c); ++i) least = std::min(least, key(chunk[i]));
+  }
+  last_ = least;
   in_use_ &= ~(Key{1} << (b - 1));
-  for (const Entry& e : bucket) put(e);  // each to a lower bucket
-  bucket.clear();
+  // Each to a lower bucket; put() may grow the pool, so entries are read by index.
+  for (std::size_t c = 0; c < bucket.chunks.size(); ++c) {
+    const std::size_t first = std::size_t{bucket.chunks[c]} * kChunkEntries;
+    for (std::size_t i = 0; i < count_in(c); ++i) put(Entry(pool_[first + i]));
+  }
+  release(bucket);
 }
 
 Event EventQueue::pop() {
   settle();
-  const Event out = event_of(buckets_[0].back());
-  buckets_[0].pop_back();
+  Bucket& next = buckets_[0];
+  const Event out = event_of(pool_[std::size_t{next.chunks.front()} * kChunkEntries]);
+  release(next);
   --size_;
   return out;
 }

@@ -12,8 +12,9 @@
 // spreads that bucket's events over the lower buckets. An event moves down at most 128
 // times and in practice a few, and every move is a sequential read and an append,
 // where a binary heap of hundreds of thousands of pending events sifts through a chain
-// of cache misses on every operation. An event scheduled before the last one taken
-// out (allowed, if rare) re-spreads every pending event from its key.
+// of cache misses on every operation. The buckets share one pool of fixed-size chunks,
+// so the agenda's memory follows the events pending, not each bucket's peak. An event scheduled
+// before the last one taken out (allowed, if rare) re-spreads every pending event from its key.
 #pragma once
 
 #include <array>
@@ -39,7 +40,7 @@ class EventQueue {
   // The next event; the queue must not be empty.
   Event top() const {
     settle();
-    return event_of(buckets_[0].back());
+    return event_of(pool_[std::size_t{buckets_[0].chunks.front()} * kChunkEntries]);
   }
   Event pop();
 
@@ -53,6 +54,13 @@ class EventQueue {
     std::uint32_t detail;
   };
   static constexpr std::size_t kBuckets = 129;
+  // Buckets are lists of chunks of one pool, which an emptied bucket gives back: the
+  // agenda holds its pending events and at most a partly filled chunk per bucket.
+  static constexpr std::size_t kChunkEntries = 256;
+  struct Bucket {
+    std::vector<std::uint32_t> chunks;  // indices into the pool, in filling order
+    std::uint32_t fill = 0;             // entries in the last chunk
+  };
   // Maps a double to an unsigned integer in the same order: positive numbers get
   // their sign bit set, negative ones all bits flipped. -0 is taken as +0, as `<`
   // on doubles sees them equal.
@@ -78,16 +86,16 @@ class EventQueue {
     return high != 0 ? 128 - static_cast<std::size_t>(std::countl_zero(high))
                      : 64 - static_cast<std::size_t>(std::countl_zero(low));
   }
-  void put(const Entry& e) const {
-    const std::size_t b = bucket_of(key(e));
-    buckets_[b].push_back(e);
-    if (b != 0) in_use_ |= Key{1} << (b - 1);
-  }
+  void put(const Entry& e) const;
+  // Gives the bucket's chunks back to the pool.
+  void release(Bucket& bucket) const;
   // Brings the least pending key into bucket 0 (alone there, as keys are unique).
   void settle() const;
 
   // The agenda is logically unchanged by settling, which top() does.
-  mutable std::array<std::vector<Entry>, kBuckets> buckets_;
+  mutable std::array<Bucket, kBuckets> buckets_;
+  mutable std::vector<Entry> pool_;  // chunks of kChunkEntries
+  mutable std::vector<std::uint32_t> free_chunks_;
   mutable Key in_use_ = 0;  // bit b - 1 set: bucket b may hold events
   mutable Key last_ = 0;    // the last key taken out (settled), or below every key
   std::size_t size_ = 0;

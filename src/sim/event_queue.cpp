@@ -26,9 +26,10 @@ void EventQueue::schedule(double time, std::uint32_t kind, std::uint32_t subject
   }
   put(e);
   ++size_;
+  if (has_peeked_ && key(e) < key(peeked_)) peeked_ = e;
 }
 
-void EventQueue::put(const Entry& e) const {
+void EventQueue::put(const Entry& e) {
   const std::size_t b = bucket_of(key(e));
   Bucket& bucket = buckets_[b];
   if (bucket.chunks.empty() || bucket.fill == kChunkEntries) {
@@ -44,27 +45,48 @@ void EventQueue::put(const Entry& e) const {
   if (b != 0) in_use_ |= Key{1} << (b - 1);
 }
 
-void EventQueue::release(Bucket& bucket) const {
+void EventQueue::release(Bucket& bucket) {
   free_chunks_.insert(free_chunks_.end(), bucket.chunks.begin(), bucket.chunks.end());
   bucket.chunks.clear();
   bucket.fill = 0;
 }
 
-void EventQueue::settle() const {
-  if (!buckets_[0].chunks.empty()) return;
+std::size_t EventQueue::lowest_bucket_in_use() const {
   const auto low_word = static_cast<std::uint64_t>(in_use_);
-  const std::size_t b = 1 + (low_word != 0 ? static_cast<std::size_t>(std::countr_zero(low_word))
-                                           : 64 + static_cast<std::size_t>(std::countr_zero(
-                                                      static_cast<std::uint64_t>(in_use_ >> 64))));
+  return 1 + (low_word != 0 ? static_cast<std::size_t>(std::countr_zero(low_word))
+                            : 64 + static_cast<std::size_t>(std::countr_zero(
+                                       static_cast<std::uint64_t>(in_use_ >> 64))));
+}
+
+// Bucket 0's entry, else the least of the lowest bucket in use (every key there is below
+// every key of the buckets above it).
+const EventQueue::Entry& EventQueue::peek() const {
+  if (has_peeked_) return peeked_;
+  if (!buckets_[0].chunks.empty()) {
+    peeked_ = pool_[std::size_t{buckets_[0].chunks.front()} * kChunkEntries];
+  } else {
+    const Bucket& bucket = buckets_[lowest_bucket_in_use()];
+    const Entry* least = nullptr;
+    for (std::size_t c = 0; c < bucket.chunks.size(); ++c) {
+      const Entry* chunk = pool_.data() + std::size_t{bucket.chunks[c]} * kChunkEntries;
+      const std::size_t count = c + 1 == bucket.chunks.size() ? bucket.fill : kChunkEntries;
+      for (std::size_t i = 0; i < count; ++i)
+        if (least == nullptr || key(chunk[i]) < key(*least)) least = &chunk[i];
+    }
+    peeked_ = *least;
+  }
+  has_peeked_ = true;
+  return peeked_;
+}
+
+void EventQueue::settle() {
+  if (!buckets_[0].chunks.empty()) return;
+  const Key least = key(peek());
+  const std::size_t b = lowest_bucket_in_use();
   Bucket& bucket = buckets_[b];
   const auto count_in = [&](std::size_t c) {
     return c + 1 == bucket.chunks.size() ? bucket.fill : kChunkEntries;
   };
-  Key least = ~Key{0};
-  for (std::size_t c = 0; c < bucket.chunks.size(); ++c) {
-    const Entry* chunk = pool_.data() + std::size_t{bucket.chunks[c]} * kChunkEntries;
-    for (std::size_t i = 0; i < count_in(c); ++i) least = std::min(least, key(chunk[i]));
-  }
   last_ = least;
   in_use_ &= ~(Key{1} << (b - 1));
   // Each to a lower bucket; put() may grow the pool, so entries are read by index.
@@ -81,6 +103,7 @@ Event EventQueue::pop() {
   const Event out = event_of(pool_[std::size_t{next.chunks.front()} * kChunkEntries]);
   release(next);
   --size_;
+  has_peeked_ = false;
   return out;
 }
 

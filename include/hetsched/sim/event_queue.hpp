@@ -38,10 +38,7 @@ class EventQueue {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   // The next event; the queue must not be empty.
-  Event top() const {
-    settle();
-    return event_of(pool_[std::size_t{buckets_[0].chunks.front()} * kChunkEntries]);
-  }
+  Event top() const { return event_of(peek()); }
   Event pop();
 
  private:
@@ -86,18 +83,25 @@ class EventQueue {
     return high != 0 ? 128 - static_cast<std::size_t>(std::countl_zero(high))
                      : 64 - static_cast<std::size_t>(std::countl_zero(low));
   }
-  void put(const Entry& e) const;
+  void put(const Entry& e);
   // Gives the bucket's chunks back to the pool.
-  void release(Bucket& bucket) const;
+  void release(Bucket& bucket);
+  // The least pending entry, found without taking it out: the last key taken out stays
+  // as it is, so events scheduled before the next one (a simulator decides after
+  // looking at it) need no re-spreading.
+  const Entry& peek() const;
+  std::size_t lowest_bucket_in_use() const;  // the queue must hold an event outside bucket 0
   // Brings the least pending key into bucket 0 (alone there, as keys are unique).
-  void settle() const;
+  void settle();
 
-  // The agenda is logically unchanged by settling, which top() does.
-  mutable std::array<Bucket, kBuckets> buckets_;
-  mutable std::vector<Entry> pool_;  // chunks of kChunkEntries
-  mutable std::vector<std::uint32_t> free_chunks_;
-  mutable Key in_use_ = 0;  // bit b - 1 set: bucket b may hold events
-  mutable Key last_ = 0;    // the last key taken out (settled), or below every key
+  std::array<Bucket, kBuckets> buckets_;
+  std::vector<Entry> pool_;  // chunks of kChunkEntries
+  std::vector<std::uint32_t> free_chunks_;
+  Key in_use_ = 0;  // bit b - 1 set: bucket b may hold events
+  Key last_ = 0;    // the last key taken out (settled), or below every key
+  // What top() found, until the next pop (an earlier event scheduled replaces it).
+  mutable Entry peeked_{};
+  mutable bool has_peeked_ = false;
   std::size_t size_ = 0;
   std::uint64_t next_sequence_ = 0;
 };

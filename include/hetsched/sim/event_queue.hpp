@@ -13,8 +13,9 @@
 // times and in practice a few, and every move is a sequential read and an append,
 // where a binary heap of hundreds of thousands of pending events sifts through a chain
 // of cache misses on every operation. The buckets share one pool of fixed-size chunks,
-// so the agenda's memory follows the events pending, not each bucket's peak. An event scheduled
-// before the last one taken out (allowed, if rare) re-spreads every pending event from its key.
+// so the agenda's memory follows the events pending, not each bucket's peak. An event
+// scheduled before the last one taken out (allowed, if rare) re-spreads every pending
+// event from its key.
 #pragma once
 
 #include <array>

@@ -104,6 +104,7 @@ class Simulator final : public Backend {
   }
 
  private:
+  // Subjects: a job, a device, a task (whose device is the event's detail).
   enum EventKind : std::uint32_t { job_arrival, device_wake, task_finish };
   struct DeviceState {
     PlannedQueue queue;

@@ -96,5 +96,40 @@ TEST(EventQueueOrder, AnEventScheduledBeforeTheLastTakenOutComesNext) {
   EXPECT_TRUE(queue.empty());
 }
 
+// A simulator looks at the next event, then schedules events before it (a decision after
+// an instant): top() answers the least pending event every time, whichever came later.
+TEST(EventQueueOrder, TopSeesEventsScheduledBeforeTheOneItShowed) {
+  Rng rng(9);
+  EventQueue queue;
+  std::vector<std::tuple<double, std::uint64_t, std::uint32_t>> pending;  // time, order, subject
+  std::uint64_t order = 0;
+  double now = 0;
+  for (std::uint32_t step = 0; step < 4000; ++step) {
+    if (!pending.empty()) {
+      const auto first = std::min_element(pending.begin(), pending.end());
+      ASSERT_EQ(queue.top().subject, std::get<2>(*first)) << "step " << step;
+      // Half the time, something between now and the event just shown.
+      if (rng.uniform(0.0, 1.0) < 0.5) {
+        const double time = rng.uniform(now, std::get<0>(*first));
+        queue.schedule(time, 0, step);
+        pending.emplace_back(time, order++, step);
+        continue;
+      }
+    }
+    if (pending.empty() || rng.uniform(0.0, 1.0) < 0.5) {
+      const double time = now + rng.uniform(0.0, 100.0);
+      queue.schedule(time, 0, step);
+      pending.emplace_back(time, order++, step);
+    } else {
+      const auto first = std::min_element(pending.begin(), pending.end());
+      const Event e = queue.pop();
+      ASSERT_EQ(e.subject, std::get<2>(*first)) << "step " << step;
+      now = e.time;
+      pending.erase(first);
+    }
+  }
+  EXPECT_EQ(queue.size(), pending.size());
+}
+
 }  // namespace
 }  // namespace hetsched

@@ -41,8 +41,10 @@ DagInstance::DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& 
       bytes > kLargePlanBytes)
     check_memory_fits(bytes,
                       fmt::format("planning job '{}' ({} tasks on {} devices, a run time for each "
-                                  "task on each device)",
-                                  graph.job(job).name, task_count_, column_count_));
+                                  "task on each {})",
+                                  graph.job(job).name, task_count_, device_count_,
+                                  by_class ? fmt::format("of {} device parts", column_count_)
+                                           : std::string("device")));
   compute_.assign(task_count_ * column_count_, kCannotRun);
   for (TaskIndex t = first_task_; t < end; ++t) {
     const Task& task = graph.task(t);

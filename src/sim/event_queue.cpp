@@ -12,12 +12,7 @@ void EventQueue::schedule(double time, std::uint32_t kind, std::uint32_t subject
     std::vector<Entry> pending;
     pending.reserve(size_);
     for (Bucket& bucket : buckets_) {
-      for (std::size_t c = 0; c < bucket.chunks.size(); ++c) {
-        const std::size_t first = std::size_t{bucket.chunks[c]} * kChunkEntries;
-        const std::size_t count = c + 1 == bucket.chunks.size() ? bucket.fill : kChunkEntries;
-        pending.insert(pending.end(), pool_.begin() + std::ptrdiff_t(first),
-                       pool_.begin() + std::ptrdiff_t(first + count));
-      }
+      for_each_entry(bucket, [&](const Entry& p) { pending.push_back(p); });
       release(bucket);
     }
     in_use_ = 0;
@@ -58,23 +53,17 @@ std::size_t EventQueue::lowest_bucket_in_use() const {
                                        static_cast<std::uint64_t>(in_use_ >> 64))));
 }
 
-// Bucket 0's entry, else the least of the lowest bucket in use (every key there is below
-// every key of the buckets above it).
+// Bucket 0's entry (settled), else the least of the lowest bucket in use (every key
+// there is below every key of the buckets above it).
 const EventQueue::Entry& EventQueue::peek() const {
   if (has_peeked_) return peeked_;
-  if (!buckets_[0].chunks.empty()) {
-    peeked_ = pool_[std::size_t{buckets_[0].chunks.front()} * kChunkEntries];
-  } else {
-    const Bucket& bucket = buckets_[lowest_bucket_in_use()];
-    const Entry* least = nullptr;
-    for (std::size_t c = 0; c < bucket.chunks.size(); ++c) {
-      const Entry* chunk = pool_.data() + std::size_t{bucket.chunks[c]} * kChunkEntries;
-      const std::size_t count = c + 1 == bucket.chunks.size() ? bucket.fill : kChunkEntries;
-      for (std::size_t i = 0; i < count; ++i)
-        if (least == nullptr || key(chunk[i]) < key(*least)) least = &chunk[i];
-    }
-    peeked_ = *least;
-  }
+  const Bucket& holder =
+      buckets_[0].chunks.empty() ? buckets_[lowest_bucket_in_use()] : buckets_[0];
+  bool first = true;
+  for_each_entry(holder, [&](const Entry& e) {
+    if (first || key(e) < key(peeked_)) peeked_ = e;
+    first = false;
+  });
   has_peeked_ = true;
   return peeked_;
 }
@@ -83,25 +72,16 @@ void EventQueue::settle() {
   if (!buckets_[0].chunks.empty()) return;
   const Key least = key(peek());
   const std::size_t b = lowest_bucket_in_use();
-  Bucket& bucket = buckets_[b];
-  const auto count_in = [&](std::size_t c) {
-    return c + 1 == bucket.chunks.size() ? bucket.fill : kChunkEntries;
-  };
   last_ = least;
   in_use_ &= ~(Key{1} << (b - 1));
-  // Each to a lower bucket; put() may grow the pool, so entries are read by index.
-  for (std::size_t c = 0; c < bucket.chunks.size(); ++c) {
-    const std::size_t first = std::size_t{bucket.chunks[c]} * kChunkEntries;
-    for (std::size_t i = 0; i < count_in(c); ++i) put(Entry(pool_[first + i]));
-  }
-  release(bucket);
+  for_each_entry(buckets_[b], [&](const Entry& e) { put(e); });  // each to a lower bucket
+  release(buckets_[b]);
 }
 
 Event EventQueue::pop() {
   settle();
-  Bucket& next = buckets_[0];
-  const Event out = event_of(pool_[std::size_t{next.chunks.front()} * kChunkEntries]);
-  release(next);
+  const Event out = event_of(peek());
+  release(buckets_[0]);
   --size_;
   has_peeked_ = false;
   return out;

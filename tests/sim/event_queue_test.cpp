@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -45,90 +46,95 @@ TEST(EventQueueOrder, PopsByTimeThenSchedulingOrderOverSignsAndZeros) {
   EXPECT_TRUE(queue.empty());
 }
 
+// The queue and a sorted set fed the same events: every answer of the queue is checked
+// against the set's least (time, then scheduling order).
+class CheckedAgenda {
+ public:
+  void schedule(double time, std::uint32_t subject) {
+    queue_.schedule(time, 0, subject);
+    reference_.emplace(time, order_++, subject);
+  }
+  bool empty() const { return reference_.empty(); }
+  std::size_t size() const { return reference_.size(); }
+  std::size_t queue_size() const { return queue_.size(); }
+  double least_time() const { return std::get<0>(*reference_.begin()); }
+  double now() const { return now_; }  // the time of the last event popped
+  // Whether the queue shows the least pending event.
+  bool top_is_least() const {
+    const Event e = queue_.top();
+    return e.subject == std::get<2>(*reference_.begin()) && e.time == least_time();
+  }
+  // Pops both; whether the queue gave the least pending event.
+  bool pop_is_least() {
+    const Event e = queue_.pop();
+    const bool least = e.subject == std::get<2>(*reference_.begin()) && e.time == least_time();
+    reference_.erase(reference_.begin());
+    now_ = e.time;
+    return least;
+  }
+
+ private:
+  EventQueue queue_;
+  std::set<std::tuple<double, std::uint64_t, std::uint32_t>> reference_;  // time, order, subject
+  std::uint64_t order_ = 0;
+  double now_ = 0;
+};
+
 TEST(EventQueueOrder, MatchesASortOfManyInterleavedSchedulesAndPops) {
   Rng rng(11);
-  EventQueue queue;
-  std::vector<std::tuple<double, std::uint64_t, std::uint32_t>> pending;  // time, order, subject
-  std::uint64_t order = 0;
-  double now = 0;
+  CheckedAgenda agenda;
   for (std::uint32_t step = 0; step < 20000; ++step) {
-    if (pending.empty() || rng.uniform(0.0, 1.0) < 0.55) {
+    if (agenda.empty() || rng.uniform(0.0, 1.0) < 0.55) {
       // Times from a small grid, so that many events share a time.
-      const double time = now + static_cast<double>(static_cast<int>(rng.uniform(0.0, 8.0)));
-      queue.schedule(time, 0, step);
-      pending.emplace_back(time, order++, step);
+      agenda.schedule(agenda.now() + static_cast<double>(static_cast<int>(rng.uniform(0.0, 8.0))),
+                      step);
     } else {
-      const auto first = std::min_element(pending.begin(), pending.end());
-      const Event e = queue.pop();
-      ASSERT_EQ(e.subject, std::get<2>(*first));
-      ASSERT_EQ(e.time, std::get<0>(*first));
-      now = e.time;
-      pending.erase(first);
+      ASSERT_TRUE(agenda.pop_is_least()) << "step " << step;
     }
   }
-  EXPECT_EQ(queue.size(), pending.size());
+  EXPECT_EQ(agenda.queue_size(), agenda.size());
 }
 
 // A radix heap relies on nothing being scheduled before the event last taken out; one
 // that is (rare, but allowed) still comes out first, and the rest in order after it.
 TEST(EventQueueOrder, AnEventScheduledBeforeTheLastTakenOutComesNext) {
   Rng rng(5);
-  EventQueue queue;
-  std::vector<std::tuple<double, std::uint64_t, std::uint32_t>> pending;  // time, order, subject
-  std::uint64_t order = 0;
+  CheckedAgenda agenda;
   for (std::uint32_t step = 0; step < 5000; ++step) {
     const bool earlier = step % 97 == 0 && step > 0;
-    const double time = rng.uniform(0.0, 1000.0) - (earlier ? 2000.0 : 0.0);
-    queue.schedule(time, 0, step);
-    pending.emplace_back(time, order++, step);
+    agenda.schedule(rng.uniform(0.0, 1000.0) - (earlier ? 2000.0 : 0.0), step);
     if (step % 3 == 0) {
-      const auto first = std::min_element(pending.begin(), pending.end());
-      const Event e = queue.pop();
-      ASSERT_EQ(e.subject, std::get<2>(*first)) << "step " << step;
-      pending.erase(first);
+      ASSERT_TRUE(agenda.pop_is_least()) << "step " << step;
     }
   }
-  std::sort(pending.begin(), pending.end());
-  for (const auto& [time, order_scheduled, subject] : pending) {
-    ASSERT_EQ(queue.top().subject, subject);
-    EXPECT_EQ(queue.pop().time, time);
+  while (!agenda.empty()) {
+    ASSERT_TRUE(agenda.top_is_least());
+    ASSERT_TRUE(agenda.pop_is_least());
   }
-  EXPECT_TRUE(queue.empty());
+  EXPECT_EQ(agenda.queue_size(), 0u);
 }
 
 // A simulator looks at the next event, then schedules events before it (a decision after
 // an instant): top() answers the least pending event every time, whichever came later.
 TEST(EventQueueOrder, TopSeesEventsScheduledBeforeTheOneItShowed) {
   Rng rng(9);
-  EventQueue queue;
-  std::vector<std::tuple<double, std::uint64_t, std::uint32_t>> pending;  // time, order, subject
-  std::uint64_t order = 0;
-  double now = 0;
+  CheckedAgenda agenda;
   for (std::uint32_t step = 0; step < 4000; ++step) {
-    if (!pending.empty()) {
-      const auto first = std::min_element(pending.begin(), pending.end());
-      ASSERT_EQ(queue.top().subject, std::get<2>(*first)) << "step " << step;
+    if (!agenda.empty()) {
+      ASSERT_TRUE(agenda.top_is_least()) << "step " << step;
       // Half the time, something between now and the event just shown.
       if (rng.uniform(0.0, 1.0) < 0.5) {
-        const double time = rng.uniform(now, std::get<0>(*first));
-        queue.schedule(time, 0, step);
-        pending.emplace_back(time, order++, step);
+        agenda.schedule(rng.uniform(agenda.now(), agenda.least_time()), step);
         continue;
       }
     }
-    if (pending.empty() || rng.uniform(0.0, 1.0) < 0.5) {
-      const double time = now + rng.uniform(0.0, 100.0);
-      queue.schedule(time, 0, step);
-      pending.emplace_back(time, order++, step);
+    if (agenda.empty() || rng.uniform(0.0, 1.0) < 0.5) {
+      agenda.schedule(agenda.now() + rng.uniform(0.0, 100.0), step);
     } else {
-      const auto first = std::min_element(pending.begin(), pending.end());
-      const Event e = queue.pop();
-      ASSERT_EQ(e.subject, std::get<2>(*first)) << "step " << step;
-      now = e.time;
-      pending.erase(first);
+      ASSERT_TRUE(agenda.pop_is_least()) << "step " << step;
     }
   }
-  EXPECT_EQ(queue.size(), pending.size());
+  EXPECT_EQ(agenda.queue_size(), agenda.size());
 }
 
 }  // namespace

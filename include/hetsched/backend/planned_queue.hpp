@@ -59,15 +59,13 @@ class PlannedQueue {
   bool push(double key, TaskIndex task) {
     if (next_sequence_ >= sequence_limit_) renumber();
     const QueuedTask t{key, next_sequence_++, task};
-    // The run's back was pushed before `t` (a lower sequence): only the keys decide.
-    if (head_ == run_.size() || !(run_back_key_ > key)) {
+    if (head_ == run_.size() || !(run_.back() > t)) {
       const bool run_was_empty = head_ == run_.size();
       if (run_was_empty && head_ != 0) {
         run_.clear();
         head_ = 0;
       }
       run_.push_back(t);
-      run_back_key_ = key;
       return run_was_empty && (heap_.empty() || heap_.front() > t);
     }
     heap_.push_back(t);
@@ -116,7 +114,6 @@ class PlannedQueue {
                                      [&](const QueuedTask& t) { return t.task == task; });
     if (in_run != run_.end()) {
       run_.erase(in_run);
-      if (!run_.empty()) run_back_key_ = run_.back().key;
       return true;
     }
     const auto in_heap = std::find_if(heap_.begin(), heap_.end(),
@@ -144,14 +141,10 @@ class PlannedQueue {
     std::inplace_merge(run_.begin(), middle, run_.end(), earlier);
     next_sequence_ = 0;
     for (QueuedTask& t : run_) t.sequence = next_sequence_++;
-    if (!run_.empty()) run_back_key_ = run_.back().key;
   }
 
   std::vector<QueuedTask> run_;  // non-decreasing from head_
   std::size_t head_ = 0;
-  // The run's last key, kept here so that an append reads nothing of the run (whose
-  // storage is out of cache when millions of tasks are queued on many devices).
-  double run_back_key_ = 0;
   std::vector<QueuedTask> heap_;  // min-heap of the out-of-order pushes
   std::uint32_t next_sequence_ = 0;
   std::uint32_t sequence_limit_;

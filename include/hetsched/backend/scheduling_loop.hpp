@@ -60,14 +60,13 @@ class SchedulingLoop final : private AssignmentSink {
   const SchedulingPolicy& policy() const { return *policy_; }
   std::span<const TaskIndex> waiting() const { return waiting_; }
   double predicted_finish(TaskIndex t) const { return finish_[t]; }
-  // Ask the processor to fetch what a backend's next call reads of a task (its
-  // placement, state, P-state, finish) or a device (free time, outstanding work): a
-  // simulator knows its next event before it carries out the current one.
+  // Ask the processor to fetch what task_finished reads of a task (its placement, state,
+  // finish) or of its device (free time, outstanding work): a simulator knows its next
+  // event before it carries out the current one.
   void prefetch_task(TaskIndex t) const {
     __builtin_prefetch(&placement_[t]);
     __builtin_prefetch(&state_[t]);
     __builtin_prefetch(&finish_[t]);
-    __builtin_prefetch(&pstate_[t]);
   }
   void prefetch_device(DeviceId d) const {
     __builtin_prefetch(&device_available_[d]);

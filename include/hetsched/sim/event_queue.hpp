@@ -85,6 +85,16 @@ class EventQueue {
                      : 64 - static_cast<std::size_t>(std::countl_zero(low));
   }
   void put(const Entry& e);
+  // Calls visit(entry) for each of the bucket's entries, a copy read by index, so that
+  // visit may put() into other buckets (which can grow the pool).
+  template <class Visit>
+  void for_each_entry(const Bucket& bucket, Visit&& visit) const {
+    for (std::size_t c = 0; c < bucket.chunks.size(); ++c) {
+      const std::size_t first = std::size_t{bucket.chunks[c]} * kChunkEntries;
+      const std::size_t count = c + 1 == bucket.chunks.size() ? bucket.fill : kChunkEntries;
+      for (std::size_t i = 0; i < count; ++i) visit(Entry(pool_[first + i]));
+    }
+  }
   // Gives the bucket's chunks back to the pool.
   void release(Bucket& bucket);
   // The least pending entry, found without taking it out: the last key taken out stays

@@ -60,9 +60,9 @@ class TaskGraph {
             successor_list_.data() + successor_begin_[t + 1]};
   }
 
-  // Asks the processor to fetch what a task's start and finish read of the graph.
+  // Asks the processor to fetch what a task's finish reads of the graph (its job, where
+  // its successors are).
   void prefetch_task(TaskIndex t) const {
-    __builtin_prefetch(&tasks_[t]);
     __builtin_prefetch(&job_of_[t]);
     __builtin_prefetch(&successor_begin_[t]);
   }

@@ -104,6 +104,7 @@ void SchedulingLoop::task_finished(TaskIndex task, double now) {
     if (state_[s.task] == TaskState::pending && !cancelled_[s.task]) {
       state_[s.task] = TaskState::ready;
       waiting_.push_back(s.task);
+      graph_.prefetch_ready_task(s.task);
     }
   }
 }

@@ -66,6 +66,15 @@ class TaskGraph {
     __builtin_prefetch(&job_of_[t]);
     __builtin_prefetch(&successor_begin_[t]);
   }
+  // Asks for what a policy reads of a task that has just become ready: its record and
+  // where its predecessors are listed.
+  void prefetch_ready_task(TaskIndex t) const {
+    const auto* record = reinterpret_cast<const char*>(tasks_[t]);
+    __builtin_prefetch(record);
+    __builtin_prefetch(record + sizeof(Task) - 1);
+    __builtin_prefetch(&job_of_[t]);
+    __builtin_prefetch(&predecessor_begin_[t]);
+  }
 
   // Tasks of one job in a topological order (Kahn's algorithm, ties by index).
   std::vector<TaskIndex> topological_order(JobIndex j) const;

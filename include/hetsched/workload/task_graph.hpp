@@ -69,8 +69,10 @@ class TaskGraph {
   // Asks for what a policy reads of a task that has just become ready: its record and
   // where its predecessors are listed.
   void prefetch_ready_task(TaskIndex t) const {
+    // Every cache line the record touches (it need not start on one).
     const auto* record = reinterpret_cast<const char*>(tasks_[t]);
-    __builtin_prefetch(record);
+    for (std::size_t offset = 0; offset < sizeof(Task); offset += 64)
+      __builtin_prefetch(record + offset);
     __builtin_prefetch(record + sizeof(Task) - 1);
     __builtin_prefetch(&job_of_[t]);
     __builtin_prefetch(&predecessor_begin_[t]);

@@ -18,12 +18,15 @@
 //  - the nodes that already hold an input (the job's data node for a task that
 //    reads one, the nodes of its predecessors' devices) get it sooner than any
 //    other, so their classes, and the predecessors' devices, are looked at one by
-//    one; then the group heap is walked (bound: the least time for the data
-//    node's input to reach another rack and for each predecessor's output to reach
-//    another node) and, for a task with an input, the data node's rack heap (the
-//    input's bound: the least time to another node of the rack). On an idle
-//    cluster the nearest free device is found in a few steps, on a busy one the
-//    first free; a task with no inputs walks the group heap bounded by now.
+//    one; then the group heap is walked, bounded by the least time for every input
+//    to reach a node of another rack than the one it is in, and the rack heap of
+//    each rack that holds an input (the data node's, the predecessors' devices'),
+//    where the inputs from that rack have the least time to another node of the
+//    rack (a bound that let every input arrive at the in-rack time everywhere made
+//    the walks look at every idle class of the other racks, whose inputs come
+//    later by the spine's latency). On an idle cluster the nearest free device is
+//    found in a few steps, on a busy one the first free; a task with no inputs walks
+//    the group heap bounded by now.
 // The finish time chosen is exactly the earliest; among devices of equal finish the
 // lowest id of those the search looked at wins (it stops at the first class that
 // cannot beat the best finish, so an equal one further on is not seen). Heaps are
@@ -35,11 +38,12 @@
 // The bounds use the network's latencies and the narrower of the sending node's NIC
 // and the widest NIC among the group's nodes (and the spine between racks).
 //
-// Cost per decision: O(groups log groups) to order the groups, then per group
-// O(v log v) for the v classes whose bound beats the best finish (v is a few when the
-// nodes of a part have alike NICs, idle or busy), plus the lazy heap corrections
-// (O(log classes) each), and the classes of the nodes holding inputs; it does not
-// grow with the number of devices.
+// Cost per decision: O(groups log groups) to order the groups, then per group and per
+// walk (the group heap, and one rack heap per rack holding an input) O(v log v) for the
+// v classes whose bound beats the best finish (v is a few when the nodes of a part have
+// alike NICs, idle or busy), plus the lazy heap corrections (O(log classes) each), and
+// the classes of the nodes holding inputs; it does not grow with the number of
+// devices.
 //
 // Its score for a candidate device (score_devices) is its own rule as a number: the
 // earliest predicted finish among the candidates / the device's, 1 where it would
@@ -157,11 +161,22 @@ class GreedyEftPolicy final : public SchedulingPolicy {
             consider(snapshot, t, d, run_of_group_[snapshot.cluster.spec_class(d)], best);
           }
         const std::uint32_t rack = snapshot.cluster.rack_index(data_node);
+        near_racks_.clear();
+        if (task.input_bytes > 0) near_racks_.push_back(rack);
+        for (const Dependency& p : snapshot.graph.predecessors(t)) {
+          if (snapshot.placement[p.task] == kUnplaced) continue;
+          const std::uint32_t r =
+              snapshot.cluster.rack_index(snapshot.cluster.node_of(snapshot.placement[p.task]));
+          if (std::find(near_racks_.begin(), near_racks_.end(), r) == near_racks_.end())
+            near_racks_.push_back(r);
+        }
         for (const auto& [run, g] : runs_) {
-          const InputsArrive arrive = inputs_arrive(snapshot, t, data_node, groups_[g].widest_nic);
-          search(snapshot, t, groups_[g].heap, run, arrive.other_racks, best);
-          if (task.input_bytes > 0)
-            search(snapshot, t, groups_[g].rack_heaps[rack], run, arrive.data_rack, best);
+          const double widest = groups_[g].widest_nic;
+          search(snapshot, t, groups_[g].heap, run,
+                 arrive_in_rack(snapshot, t, data_node, widest, kNoRack), best);
+          for (std::uint32_t r : near_racks_)
+            search(snapshot, t, groups_[g].rack_heaps[r], run,
+                   arrive_in_rack(snapshot, t, data_node, widest, r), best);
         }
         for (const Dependency& p : snapshot.graph.predecessors(t)) {
           const DeviceId holder = snapshot.placement[p.task];
@@ -238,31 +253,31 @@ class GreedyEftPolicy final : public SchedulingPolicy {
     }
   }
 
-  // The soonest all of a task's inputs can reach a node that holds none of them: one in
-  // another rack than the data node's, and one in the data node's rack. Lower bounds
-  // over nodes whose NIC is at most `widest_nic`; `now` for a task with no inputs.
-  struct InputsArrive {
-    double other_racks, data_rack;
-  };
-  static InputsArrive inputs_arrive(const ClusterSnapshot& snapshot, TaskIndex t, NodeId data_node,
-                                    double widest_nic) {
+  // The soonest all of a task's inputs can reach a node of `rack` that holds none of them
+  // (kNoRack: a node of any rack where none of them is): each input from a node of that
+  // rack at the rack's bound, from elsewhere at the bound across racks. Lower bounds over
+  // nodes whose NIC is at most `widest_nic`; `now` for a task with no inputs.
+  static constexpr std::uint32_t kNoRack = UINT32_MAX;
+  static double arrive_in_rack(const ClusterSnapshot& snapshot, TaskIndex t, NodeId data_node,
+                               double widest_nic, std::uint32_t rack) {
     const double now = snapshot.now_seconds;
-    InputsArrive arrive{now, now};
+    double arrive = now;
     if (const double bytes = snapshot.graph.task(t).input_bytes; bytes > 0) {
       const Cluster::RemoteInputBounds input =
           snapshot.perf.remote_host_to_device_lower_bounds(bytes, data_node, widest_nic);
-      arrive = {now + input.other_racks, now + input.same_rack};
+      arrive = now + (snapshot.cluster.rack_index(data_node) == rack ? input.same_rack
+                                                                     : input.other_racks);
     }
     for (const Dependency& p : snapshot.graph.predecessors(t)) {
       const DeviceId holder = snapshot.placement[p.task];
       if (holder == kUnplaced) continue;
-      // Where the holder's rack lies is not known here: the nearer rack's bound holds for all.
-      const double output = std::max(now, snapshot.finish_seconds[p.task]) +
-                            snapshot.perf
-                                .remote_host_to_device_lower_bounds(
-                                    p.bytes, snapshot.cluster.node_of(holder), widest_nic)
-                                .same_rack;
-      arrive = {std::max(arrive.other_racks, output), std::max(arrive.data_rack, output)};
+      const NodeId from = snapshot.cluster.node_of(holder);
+      const Cluster::RemoteInputBounds output =
+          snapshot.perf.remote_host_to_device_lower_bounds(p.bytes, from, widest_nic);
+      arrive = std::max(
+          arrive,
+          std::max(now, snapshot.finish_seconds[p.task]) +
+              (snapshot.cluster.rack_index(from) == rack ? output.same_rack : output.other_racks));
     }
     return arrive;
   }
@@ -346,8 +361,9 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   std::vector<Group> groups_;
   std::vector<std::uint32_t> frontier_;
   std::vector<std::pair<double, std::uint32_t>> runs_;
-  std::vector<double> run_of_group_;                // this task's run time per group
-  std::vector<NodeId> near_;                        // nodes that hold one of the task's inputs
+  std::vector<double> run_of_group_;  // this task's run time per group
+  std::vector<NodeId> near_;          // nodes that hold one of the task's inputs
+  std::vector<std::uint32_t> near_racks_;
   std::vector<std::uint32_t> first_class_of_node_;  // a node's classes; one past the last node
 };
 

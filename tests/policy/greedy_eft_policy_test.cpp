@@ -84,34 +84,45 @@ class ScanningEftPolicy final : public SchedulingPolicy {
             if (std::find(near.begin(), near.end(), s.cluster.device(members[0]).node) !=
                 near.end())
               consider(first_free(s, members), run_on(members[0]));
-        const int rack = static_cast<int>(s.cluster.rack_index(data_node));
+        // The racks that hold an input: the data node's, then the predecessors' devices'.
+        std::vector<int> near_racks;
+        if (task.input_bytes > 0)
+          near_racks.push_back(static_cast<int>(s.cluster.rack_index(data_node)));
+        for (const Dependency& p : s.graph.predecessors(t))
+          if (s.placement[p.task] != kUnplaced) {
+            const int r =
+                static_cast<int>(s.cluster.rack_index(s.cluster.device(s.placement[p.task]).node));
+            if (std::find(near_racks.begin(), near_racks.end(), r) == near_racks.end())
+              near_racks.push_back(r);
+          }
         for (const auto& [run, g] : runs) {
           double widest_nic = 0;  // of the group's nodes
           for (const std::vector<DeviceId>& members : groups_[g])
             widest_nic = std::max(widest_nic,
                                   s.cluster.node(s.cluster.device(members[0]).node).nic_bandwidth);
-          // The soonest every input reaches a node holding none: the input from the data
-          // node (by rack), each predecessor's output (the nearer rack's bound).
-          double other_racks = s.now_seconds, data_rack = s.now_seconds;
-          if (task.input_bytes > 0) {
-            const Cluster::RemoteInputBounds input = s.cluster.remote_host_to_device_lower_bounds(
-                task.input_bytes, data_node, widest_nic);
-            other_racks = s.now_seconds + input.other_racks;
-            data_rack = s.now_seconds + input.same_rack;
-          }
-          for (const Dependency& p : s.graph.predecessors(t)) {
-            if (s.placement[p.task] == kUnplaced) continue;
-            const double output =
-                std::max(s.now_seconds, s.finish_seconds[p.task]) +
-                s.cluster
-                    .remote_host_to_device_lower_bounds(
-                        p.bytes, s.cluster.device(s.placement[p.task]).node, widest_nic)
-                    .same_rack;
-            other_racks = std::max(other_racks, output);
-            data_rack = std::max(data_rack, output);
-          }
-          walk(g, run, other_racks, -1);
-          if (task.input_bytes > 0) walk(g, run, data_rack, rack);
+          // The soonest every input reaches a node of `in_rack` holding none (-1: of a rack
+          // holding none): from that rack at the in-rack bound, from others across racks.
+          const auto arrive = [&](int in_rack) {
+            double at = s.now_seconds;
+            const auto bound = [&](const Cluster::RemoteInputBounds& b, NodeId from) {
+              return s.cluster.rack_index(from) == unsigned(in_rack) ? b.same_rack : b.other_racks;
+            };
+            if (task.input_bytes > 0)
+              at = s.now_seconds + bound(s.cluster.remote_host_to_device_lower_bounds(
+                                             task.input_bytes, data_node, widest_nic),
+                                         data_node);
+            for (const Dependency& p : s.graph.predecessors(t)) {
+              if (s.placement[p.task] == kUnplaced) continue;
+              const NodeId from = s.cluster.device(s.placement[p.task]).node;
+              at = std::max(at, std::max(s.now_seconds, s.finish_seconds[p.task]) +
+                                    bound(s.cluster.remote_host_to_device_lower_bounds(
+                                              p.bytes, from, widest_nic),
+                                          from));
+            }
+            return at;
+          };
+          walk(g, run, arrive(-1), -1);
+          for (int r : near_racks) walk(g, run, arrive(r), r);
         }
         for (const Dependency& p : s.graph.predecessors(t))
           if (s.placement[p.task] != kUnplaced)

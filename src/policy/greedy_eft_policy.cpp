@@ -361,9 +361,9 @@ class GreedyEftPolicy final : public SchedulingPolicy {
   std::vector<Group> groups_;
   std::vector<std::uint32_t> frontier_;
   std::vector<std::pair<double, std::uint32_t>> runs_;
-  std::vector<double> run_of_group_;  // this task's run time per group
-  std::vector<NodeId> near_;          // nodes that hold one of the task's inputs
-  std::vector<std::uint32_t> near_racks_;
+  std::vector<double> run_of_group_;                // this task's run time per group
+  std::vector<NodeId> near_;                        // nodes that hold one of the task's inputs
+  std::vector<std::uint32_t> near_racks_;           // racks that hold one of the task's inputs
   std::vector<std::uint32_t> first_class_of_node_;  // a node's classes; one past the last node
 };
 

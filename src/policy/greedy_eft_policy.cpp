@@ -160,16 +160,11 @@ class GreedyEftPolicy final : public SchedulingPolicy {
             const DeviceId d = first_free(classes_[c], snapshot);
             consider(snapshot, t, d, run_of_group_[snapshot.cluster.spec_class(d)], best);
           }
-        const std::uint32_t rack = snapshot.cluster.rack_index(data_node);
         near_racks_.clear();
-        if (task.input_bytes > 0) near_racks_.push_back(rack);
-        for (const Dependency& p : snapshot.graph.predecessors(t)) {
-          if (snapshot.placement[p.task] == kUnplaced) continue;
-          const std::uint32_t r =
-              snapshot.cluster.rack_index(snapshot.cluster.node_of(snapshot.placement[p.task]));
-          if (std::find(near_racks_.begin(), near_racks_.end(), r) == near_racks_.end())
+        for (NodeId n : near_)
+          if (const std::uint32_t r = snapshot.cluster.rack_index(n);
+              std::find(near_racks_.begin(), near_racks_.end(), r) == near_racks_.end())
             near_racks_.push_back(r);
-        }
         for (const auto& [run, g] : runs_) {
           const double widest = groups_[g].widest_nic;
           search(snapshot, t, groups_[g].heap, run,

@@ -60,9 +60,11 @@ Status check_training_options(const TrainingOptions& o) {
 }
 
 LearningScenario draw_scenario(const TrainingOptions& options, Rng& rng) {
-  return options.space == ScenarioSpaceKind::tiled
-             ? draw_tiled_scenario(options.tiled, rng)
-             : draw_dag_stream_scenario(options.dag_stream, rng);
+  const bool tiled = options.space == ScenarioSpaceKind::mixed
+                         ? rng.below(2) == 0
+                         : options.space == ScenarioSpaceKind::tiled;
+  return tiled ? draw_tiled_scenario(options.tiled, rng)
+               : draw_dag_stream_scenario(options.dag_stream, rng);
 }
 
 namespace {

@@ -89,6 +89,25 @@ TEST(LearnedPolicyTraining, SavedModelMakesTheSameDecisions) {
   }
 }
 
+// The mixed space draws tiled factorizations (one job) and DAG streams (several), each
+// from its own space, and each space alone only its own kind.
+TEST(LearnedPolicyTraining, MixedSpaceDrawsBothKinds) {
+  const auto kinds = [](ScenarioSpaceKind space) {
+    TrainingOptions o = tiny_training(1);
+    o.space = space;
+    Rng rng(5);
+    std::size_t single = 0, streams = 0;
+    for (int i = 0; i < 40; ++i)
+      ++(draw_scenario(o, rng).workload.jobs.size() == 1 ? single : streams);
+    return std::pair{single, streams};
+  };
+  const auto [mixed_single, mixed_streams] = kinds(ScenarioSpaceKind::mixed);
+  EXPECT_GT(mixed_single, 10u);
+  EXPECT_GT(mixed_streams, 10u);
+  EXPECT_EQ(kinds(ScenarioSpaceKind::tiled), (std::pair<std::size_t, std::size_t>{40, 0}));
+  EXPECT_EQ(kinds(ScenarioSpaceKind::dag_stream), (std::pair<std::size_t, std::size_t>{0, 40}));
+}
+
 TEST(LearnedPolicyTraining, RefusesSettingsItCannotTrainOn) {
   TrainingOptions o = tiny_training(1);
   o.rollouts = 1;

@@ -107,7 +107,7 @@ void add_train_command(CLI::App& app) {
       ->check(CLI::Range(1, 10000000));
   command
       ->add_option("--imitation-episodes", o.imitation_episodes,
-                   "episodes of imitating earliest-finish scheduling first")
+                   "episodes of imitating the jobs' plans first")
       ->capture_default_str()
       ->check(CLI::Range(0, 10000000));
   command->add_option("--rollouts", o.rollouts, "runs per episode (their mean is the baseline)")

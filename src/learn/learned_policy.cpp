@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/perf/dag_instance.hpp"
+#include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/list_scheduling.hpp"
 #include "hetsched/workload/feasibility.hpp"
 
@@ -27,8 +29,9 @@ constexpr std::array<std::string_view, kDecisionFeatureCount> kFeatureNames{
     "rank_ratio",
     "rank_scaled",
     "log_successors",
-    "heft_device",
-    "heft_start_after_now",
+    "plan_device",
+    "plan_start_after_now",
+    "plan_next",
     "job_work_left",
     "job_age",
     "idle_share",
@@ -46,8 +49,9 @@ enum Feature : std::size_t {
   rank_ratio,
   rank_scaled,
   log_successors,
-  heft_device,
-  heft_start_after_now,
+  plan_device,
+  plan_start_after_now,
+  plan_next,
   job_work_left,
   job_age,
   idle_share,
@@ -55,7 +59,6 @@ enum Feature : std::size_t {
 };
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-constexpr TaskIndex kNoTask = std::numeric_limits<TaskIndex>::max();
 
 float bounded(double value) { return static_cast<float>(std::clamp(value, -50.0, 50.0)); }
 
@@ -65,20 +68,116 @@ std::span<const std::string_view> decision_feature_names() { return kFeatureName
 
 // One decision point's candidates: pair i·D + d is the task in window slot i on device d.
 struct LearnedPolicy::Scratch {
-  std::vector<TaskIndex> order;      // the ready tasks in the order they enter the window
-  std::vector<TaskIndex> slot_task;  // per slot; kNoTask when empty
-  std::vector<double> run_seconds;   // per pair; infinity where d cannot run the task
+  // A ready task's place in the order tasks enter the window, fixed at the decision point's
+  // start: the plan's next tasks first, then the least work left, then the longest rank.
+  struct OrderKey {
+    bool plan_next = false;
+    double work_left = 0, rank = 0;
+    TaskIndex task = 0;
+    // True when `b` enters before `a` (std::*_heap keep the first to enter at the front).
+    friend bool operator<(const OrderKey& a, const OrderKey& b) {
+      if (a.plan_next != b.plan_next) return b.plan_next;
+      if (a.work_left != b.work_left) return b.work_left < a.work_left;
+      if (a.rank != b.rank) return b.rank > a.rank;
+      return b.task < a.task;
+    }
+  };
+  std::vector<OrderKey> order;        // a heap of the ready tasks not yet entered
+  std::vector<TaskIndex> slot_task;   // per slot; kNoTask when empty
+  std::vector<double> run_seconds;    // per pair; infinity where d cannot run the task
+  std::vector<std::uint8_t> offered;  // per pair: a candidate (see offer())
   // Per pair, fixed for the decision point (a ready task's producers are all done): when
   // the task's inputs can be on the device, and the share of their bytes already there.
   std::vector<double> inputs_ready;
   std::vector<float> inputs_local;
   std::vector<double> best_finish;  // per slot, when its task entered
   std::vector<double> fastest;      // per slot
+  std::vector<float> job_age;       // per slot: its job's age feature
   std::vector<float> rows;          // per pair, then the wait row at the end
   std::vector<float> scores;        // per pair, then the wait score
   std::vector<double> weights;      // sampling
   std::vector<std::uint32_t> candidates;
+
+  // What stays true of a ready task while it waits — its run time on each device (infinity
+  // where it cannot run), how long its inputs take to reach it once its producers are done,
+  // the share of their bytes already there, its fastest run time — kept from the first
+  // window it enters until it is placed, so that the decision points it waits through do
+  // not work it out again. Entry e's device d is at e·D + d; `inputs_done` (its producers'
+  // latest finish) tells a task whose inputs were made again since, and one whose
+  // producers are still running (their inputs' arrival is then worked out each time).
+  static constexpr std::uint32_t kNoEntry = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> entry_of;  // per task
+  std::vector<std::uint32_t> free_entries;
+  std::vector<double> cached_run, cached_transfer, cached_fastest, cached_inputs_done;
+  std::vector<float> cached_inputs_local;
+  std::size_t cached_devices = 0;  // D of the entries: another cluster size clears them
+  std::uint32_t ready_entry(const ClusterSnapshot& snapshot, TaskIndex t);
+  void release(TaskIndex t) {  // t is placed, or its job arrives
+    if (t < entry_of.size() && entry_of[t] != kNoEntry) {
+      free_entries.push_back(entry_of[t]);
+      entry_of[t] = kNoEntry;
+    }
+  }
 };
+
+std::uint32_t LearnedPolicy::Scratch::ready_entry(const ClusterSnapshot& snapshot, TaskIndex t) {
+  const TaskGraph& graph = snapshot.graph;
+  const Cluster& cluster = snapshot.cluster;
+  const std::size_t D = cluster.device_count();
+  if (cached_devices != D) {
+    entry_of.clear();
+    free_entries.clear();
+    cached_run.clear();
+    cached_transfer.clear();
+    cached_inputs_local.clear();
+    cached_fastest.clear();
+    cached_inputs_done.clear();
+    cached_devices = D;
+  }
+  entry_of.resize(graph.task_count(), kNoEntry);
+  double done = 0;
+  for (const Dependency& dep : graph.predecessors(t))
+    done = std::max(done, snapshot.finish_seconds[dep.task]);
+  std::uint32_t e = entry_of[t];
+  if (e != kNoEntry && cached_inputs_done[e] == done) return e;
+  if (e == kNoEntry) {
+    if (free_entries.empty()) {
+      e = static_cast<std::uint32_t>(cached_fastest.size());
+      cached_run.resize(cached_run.size() + D);
+      cached_transfer.resize(cached_transfer.size() + D);
+      cached_inputs_local.resize(cached_inputs_local.size() + D);
+      cached_fastest.push_back(0);
+      cached_inputs_done.push_back(0);
+    } else {
+      e = free_entries.back();
+      free_entries.pop_back();
+    }
+    entry_of[t] = e;
+  }
+  cached_inputs_done[e] = done;
+  const Task& task = graph.task(t);
+  double* run = &cached_run[std::size_t(e) * D];
+  double* transfer = &cached_transfer[std::size_t(e) * D];
+  float* inputs_local = &cached_inputs_local[std::size_t(e) * D];
+  double fastest = kInfinity, total = 0;
+  for (const Dependency& dep : graph.predecessors(t)) total += dep.bytes;
+  for (DeviceId d = 0; d < D; ++d) {
+    run[d] = can_run(task, cluster.device(d))
+                 ? snapshot.perf.task_seconds(task, cluster.device(d), 0)
+                 : kInfinity;
+    fastest = std::min(fastest, run[d]);
+    transfer[d] = 0;
+    inputs_local[d] = 0;
+    if (!std::isfinite(run[d])) continue;
+    transfer[d] = snapshot.input_transfer_seconds(t, d);
+    double local = 0;
+    for (const Dependency& dep : graph.predecessors(t))
+      if (snapshot.placement[dep.task] == d) local += dep.bytes;
+    inputs_local[d] = total > 0 ? static_cast<float>(local / total) : 0.0f;
+  }
+  cached_fastest[e] = fastest;
+  return e;
+}
 
 LearnedPolicy::LearnedPolicy(PolicyNetwork network)
     : network_(std::move(network)), scratch_(std::make_unique<Scratch>()) {
@@ -92,12 +191,20 @@ LearnedPolicy::~LearnedPolicy() = default;
 void LearnedPolicy::grow(const TaskGraph& graph) {
   rank_ratio_.resize(graph.task_count(), 0);
   rank_seconds_.resize(graph.task_count(), 0);
+  rank_scaled_.resize(graph.task_count(), 0);
   successors_.resize(graph.task_count(), 0);
   mean_run_.resize(graph.task_count(), 0);
-  heft_device_.resize(graph.task_count(), kNoDevice);
-  heft_start_.resize(graph.task_count(), 0);
+  plan_device_.resize(graph.task_count(), kNoDevice);
+  plan_start_.resize(graph.task_count(), 0);
   job_scale_.resize(graph.job_count(), 1);
   job_remaining_.resize(graph.job_count(), 0);
+  job_work_left_.resize(graph.job_count(), 0);
+}
+
+void LearnedPolicy::place(JobIndex job, TaskIndex t) {
+  double& remaining = job_remaining_[job];
+  remaining = std::max(0.0, remaining - mean_run_[t]);
+  job_work_left_[job] = bounded(std::log1p(remaining / job_scale_[job]));
 }
 
 void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job,
@@ -106,33 +213,57 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
   const DagInstance instance(snapshot.graph, job, snapshot.perf);
   if (instance.task_count() == 0) return;
   const std::vector<double> rank = upward_ranks(instance);
-  // HEFT's plan of the job from now, over what the devices already hold: advice the
-  // network may follow or overrule as the actual durations unfold.
+  // The job's plan from now, over what the devices already hold: advice the network may
+  // follow or overrule as the actual durations unfold. The shorter of HEFT's and PEFT's.
   const double now = snapshot.now_seconds;
   std::vector<double> free(snapshot.cluster.device_count());
-  heft_free_.resize(free.size(), 0);
+  plan_free_.resize(free.size(), 0);
   for (DeviceId d = 0; d < free.size(); ++d)
-    free[d] = std::max({0.0, snapshot.device_available_seconds[d] - now, heft_free_[d] - now});
-  const StaticSchedule plan = upward_rank_schedule(instance, {.device_free_seconds = free});
-  for (const PlannedTask& p : plan.tasks)
-    if (p.device != kNoDevice)
-      heft_free_[p.device] = std::max(heft_free_[p.device], now + p.finish_seconds);
+    free[d] = std::max({0.0, snapshot.device_available_seconds[d] - now, plan_free_[d] - now});
+  StaticSchedule plan = heft_plan(instance, free);
+  if (StaticSchedule peft = peft_plan(instance, free);
+      peft.makespan_seconds < plan.makespan_seconds)
+    plan = std::move(peft);
+  plan_sequence_.resize(free.size());
+  plan_next_.resize(free.size(), 0);
+  std::vector<std::uint32_t> by_start(instance.task_count());
+  std::iota(by_start.begin(), by_start.end(), 0u);
+  std::stable_sort(by_start.begin(), by_start.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return plan.tasks[a].start_seconds < plan.tasks[b].start_seconds;
+  });
+  for (std::uint32_t t : by_start) {
+    const PlannedTask& p = plan.tasks[t];
+    if (p.device == kNoDevice) continue;
+    plan_free_[p.device] = std::max(plan_free_[p.device], now + p.finish_seconds);
+    plan_sequence_[p.device].push_back(instance.global_task(t));
+  }
   double work = 0;
   for (std::uint32_t t = 0; t < instance.task_count(); ++t)
     if (std::isfinite(instance.mean_compute_seconds(t))) work += instance.mean_compute_seconds(t);
   const double longest = std::max(*std::max_element(rank.begin(), rank.end()), 1e-12);
   job_scale_[job] = std::max(work / double(instance.task_count()), 1e-12);
   job_remaining_[job] = work;
+  job_work_left_[job] = bounded(std::log1p(work / job_scale_[job]));
   for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
     const TaskIndex g = instance.global_task(t);
+    scratch_->release(g);  // nothing kept of a task before its job arrives (another run's)
     rank_ratio_[g] = bounded(rank[t] / longest);
     rank_seconds_[g] = rank[t];
+    rank_scaled_[g] = bounded(std::log1p(rank[t] / job_scale_[job]));
     successors_[g] = bounded(std::log1p(double(instance.successors(t).size())));
-    heft_device_[g] = plan.tasks[t].device;
-    heft_start_[g] = now + plan.tasks[t].start_seconds;
+    plan_device_[g] = plan.tasks[t].device;
+    plan_start_[g] = now + plan.tasks[t].start_seconds;
     mean_run_[g] =
         std::isfinite(instance.mean_compute_seconds(t)) ? instance.mean_compute_seconds(t) : 0;
   }
+}
+
+TaskIndex LearnedPolicy::plan_head(const ClusterSnapshot& snapshot, DeviceId d) {
+  if (d >= plan_sequence_.size()) return kNoTask;
+  const std::vector<TaskIndex>& sequence = plan_sequence_[d];
+  std::size_t& next = plan_next_[d];
+  while (next < sequence.size() && snapshot.placement[sequence[next]] != kUnplaced) ++next;
+  return next < sequence.size() ? sequence[next] : kNoTask;
 }
 
 // One decision point: the window of ready tasks, their pairs with the devices, the
@@ -154,7 +285,11 @@ class LearnedPolicy::DecisionPoint {
   }
   void fill_pair(std::size_t i, DeviceId d);  // a pair's row of features, and its score
   void enter(std::size_t i);                  // the next task that can run into slot i
-  void fill_wait();                           // waiting's row and score
+  // The devices slot i's task is offered on: its planned device and the kOffered others
+  // where it would finish first (the rest would only be worse places for it). Fills the
+  // pairs newly offered, and `refresh` as well when it is still offered.
+  void offer(std::size_t i, DeviceId refresh = kNoDevice);
+  void fill_wait();  // waiting's row and score
   // The index among s_.candidates of what is done (the last one: waiting, when allowed).
   std::size_t choose(bool may_wait);
   void record(std::size_t chosen);  // into the training trace, when there is one
@@ -166,7 +301,6 @@ class LearnedPolicy::DecisionPoint {
   const double now_;
   const std::size_t D_;
   std::size_t W_ = 0;     // window slots
-  std::size_t next_ = 0;  // of s_.order: the next task to enter the window
   std::size_t idle_ = 0;  // devices free now
   float idle_share_ = 0, ready_per_device_ = 0;
 };
@@ -179,17 +313,20 @@ LearnedPolicy::DecisionPoint::DecisionPoint(LearnedPolicy& policy, const Cluster
       s_(*policy.scratch_),
       now_(snapshot.now_seconds),
       D_(snapshot.cluster.device_count()) {
-  // The order tasks enter the window: the job with the least work left first (shortest
-  // remaining processing time, which mean completion time rewards), then by upward rank.
-  s_.order.assign(ready.begin(), ready.end());
-  std::sort(s_.order.begin(), s_.order.end(), [&](TaskIndex a, TaskIndex b) {
-    const double wa = policy_.job_remaining_[graph_.job_of(a)];
-    const double wb = policy_.job_remaining_[graph_.job_of(b)];
-    if (wa != wb) return wa < wb;
-    if (policy_.rank_seconds_[a] != policy_.rank_seconds_[b])
-      return policy_.rank_seconds_[a] > policy_.rank_seconds_[b];
-    return a < b;
-  });
+  // The order tasks enter the window: the plan's next task of each device first (so that
+  // the plan can be followed however many tasks are ready), then the job with the least
+  // work left (shortest remaining processing time, which mean completion time rewards),
+  // then by upward rank.
+  // It is a heap: only the tasks that enter are taken out of it in order.
+  s_.order.clear();
+  for (TaskIndex t : ready) {
+    const DeviceId d = policy_.plan_device_[t];
+    s_.order.push_back({.plan_next = d != kNoDevice && policy_.plan_head(snapshot_, d) == t,
+                        .work_left = policy_.job_remaining_[graph_.job_of(t)],
+                        .rank = policy_.rank_seconds_[t],
+                        .task = t});
+  }
+  std::make_heap(s_.order.begin(), s_.order.end());
   W_ = std::min(kWindow, s_.order.size());
   for (DeviceId d = 0; d < D_; ++d) idle_ += snapshot.device_available_seconds[d] <= now_;
   idle_share_ = static_cast<float>(double(idle_) / double(D_));
@@ -197,10 +334,12 @@ LearnedPolicy::DecisionPoint::DecisionPoint(LearnedPolicy& policy, const Cluster
 
   s_.slot_task.assign(W_, kNoTask);
   s_.run_seconds.assign(W_ * D_, kInfinity);
+  s_.offered.assign(W_ * D_, 0);
   s_.inputs_ready.assign(W_ * D_, 0);
   s_.inputs_local.assign(W_ * D_, 0);
   s_.best_finish.assign(W_, kInfinity);
   s_.fastest.assign(W_, kInfinity);
+  s_.job_age.assign(W_, 0.0f);
   s_.rows.assign((W_ * D_ + 1) * F, 0.0f);
   s_.scores.assign(W_ * D_ + 1, -std::numeric_limits<float>::infinity());
 }
@@ -223,53 +362,79 @@ void LearnedPolicy::DecisionPoint::fill_pair(std::size_t i, DeviceId d) {
   row[input_wait] = bounded((std::max(inputs, now_) - now_) / scale);
   row[inputs_on_device] = s_.inputs_local[p];
   row[rank_ratio] = policy_.rank_ratio_[t];
-  row[rank_scaled] = bounded(std::log1p(policy_.rank_seconds_[t] / scale));
+  row[rank_scaled] = policy_.rank_scaled_[t];
   row[log_successors] = policy_.successors_[t];
-  row[heft_device] = policy_.heft_device_[t] == d ? 1.0f : 0.0f;
-  row[heft_start_after_now] = bounded((policy_.heft_start_[t] - now_) / scale);
-  row[job_work_left] = bounded(std::log1p(policy_.job_remaining_[job] / scale));
-  row[job_age] = bounded(std::log1p(std::max(0.0, now_ - graph_.job(job).arrival_seconds) / scale));
+  row[plan_device] = policy_.plan_device_[t] == d ? 1.0f : 0.0f;
+  row[plan_start_after_now] = bounded((policy_.plan_start_[t] - now_) / scale);
+  row[plan_next] =
+      policy_.plan_device_[t] == d && policy_.plan_head(snapshot_, d) == t ? 1.0f : 0.0f;
+  row[job_work_left] = policy_.job_work_left_[job];
+  row[job_age] = s_.job_age[i];
   row[idle_share] = idle_share_;
   row[log_ready_per_device] = ready_per_device_;
-  s_.scores[p] = policy_.network_.score({row, F});
+  if (!policy_.imitate_) s_.scores[p] = policy_.network_.score({row, F});
 }
 
 void LearnedPolicy::DecisionPoint::enter(std::size_t i) {
-  const Cluster& cluster = snapshot_.cluster;
   s_.slot_task[i] = kNoTask;
-  while (next_ < s_.order.size()) {
-    const TaskIndex t = s_.order[next_++];
-    const Task& task = graph_.task(t);
-    double fastest = kInfinity;
-    for (DeviceId d = 0; d < D_; ++d) {
-      const double seconds = can_run(task, cluster.device(d))
-                                 ? snapshot_.perf.task_seconds(task, cluster.device(d), 0)
-                                 : kInfinity;
-      s_.run_seconds[i * D_ + d] = seconds;
-      fastest = std::min(fastest, seconds);
-    }
+  while (!s_.order.empty()) {
+    std::pop_heap(s_.order.begin(), s_.order.end());
+    const TaskIndex t = s_.order.back().task;
+    s_.order.pop_back();
+    const std::size_t e = s_.ready_entry(snapshot_, t);
+    const double fastest = s_.cached_fastest[e];
     if (!std::isfinite(fastest)) continue;  // no device can: left for the loop to report
+    std::copy_n(&s_.cached_run[e * D_], D_, &s_.run_seconds[i * D_]);
+    const bool inputs_done = s_.cached_inputs_done[e] <= now_;
+    for (DeviceId d = 0; d < D_; ++d)
+      s_.inputs_ready[i * D_ + d] =
+          inputs_done ? now_ + s_.cached_transfer[e * D_ + d] : snapshot_.data_ready_seconds(t, d);
+    std::copy_n(&s_.cached_inputs_local[e * D_], D_, &s_.inputs_local[i * D_]);
     s_.slot_task[i] = t;
     s_.fastest[i] = fastest;
+    const JobIndex job = graph_.job_of(t);
+    s_.job_age[i] = bounded(std::log1p(std::max(0.0, now_ - graph_.job(job).arrival_seconds) /
+                                       policy_.job_scale_[job]));
     s_.best_finish[i] = kInfinity;
-    double total = 0;
-    for (const Dependency& dep : graph_.predecessors(t)) total += dep.bytes;
-    for (DeviceId d = 0; d < D_; ++d) {
-      const std::size_t p = i * D_ + d;
-      if (!std::isfinite(s_.run_seconds[p])) continue;
-      s_.inputs_ready[p] = snapshot_.data_ready_seconds(t, d);
-      double local = 0;
-      for (const Dependency& dep : graph_.predecessors(t))
-        if (snapshot_.placement[dep.task] == d) local += dep.bytes;
-      s_.inputs_local[p] = total > 0 ? static_cast<float>(local / total) : 0.0f;
-      s_.best_finish[i] = std::min(s_.best_finish[i], finish_of(i, d));
-    }
     for (DeviceId d = 0; d < D_; ++d)
       if (std::isfinite(s_.run_seconds[i * D_ + d]))
-        fill_pair(i, d);
-      else
-        s_.scores[i * D_ + d] = -std::numeric_limits<float>::infinity();
+        s_.best_finish[i] = std::min(s_.best_finish[i], finish_of(i, d));
+    std::fill_n(&s_.offered[i * D_], D_, 0);
+    offer(i);
     return;
+  }
+}
+
+void LearnedPolicy::DecisionPoint::offer(std::size_t i, DeviceId refresh) {
+  std::array<DeviceId, kOffered> first{};
+  std::size_t count = 0;
+  const auto earlier = [&](DeviceId a, DeviceId b) {
+    const double fa = finish_of(i, a), fb = finish_of(i, b);
+    return fa != fb ? fa < fb : a < b;
+  };
+  const DeviceId planned = policy_.plan_device_[s_.slot_task[i]];
+  for (DeviceId d = 0; d < D_; ++d) {
+    if (d == planned || !std::isfinite(s_.run_seconds[i * D_ + d])) continue;
+    if (count < kOffered)
+      first[count++] = d;
+    else if (earlier(d, first[kOffered - 1]))
+      first[kOffered - 1] = d;
+    else
+      continue;
+    for (std::size_t k = count - 1; k > 0 && earlier(first[k], first[k - 1]); --k)
+      std::swap(first[k], first[k - 1]);
+  }
+  const auto set = [&](DeviceId d) {
+    std::uint8_t& offered = s_.offered[i * D_ + d];
+    if (!offered || d == refresh) fill_pair(i, d);
+    offered = 2;  // offered now; 1 below: offered before
+  };
+  for (std::size_t k = 0; k < count; ++k) set(first[k]);
+  if (planned != kNoDevice && planned < D_ && std::isfinite(s_.run_seconds[i * D_ + planned]))
+    set(planned);
+  for (DeviceId d = 0; d < D_; ++d) {
+    std::uint8_t& offered = s_.offered[i * D_ + d];
+    offered = offered == 2 ? 1 : 0;
   }
 }
 
@@ -290,17 +455,25 @@ void LearnedPolicy::DecisionPoint::fill_wait() {
   row[rank_ratio] = largest_rank;
   row[idle_share] = idle_share_;
   row[log_ready_per_device] = ready_per_device_;
-  s_.scores[W_ * D_] = policy_.network_.score({row, F});
+  if (!policy_.imitate_) s_.scores[W_ * D_] = policy_.network_.score({row, F});
 }
 
 std::size_t LearnedPolicy::DecisionPoint::choose(bool may_wait) {
   const std::vector<std::uint32_t>& candidates = s_.candidates;
   std::size_t chosen = 0;
-  if (policy_.imitate_) {  // the pair that finishes first
-    for (std::size_t c = 1; c + (may_wait ? 1 : 0) < candidates.size(); ++c)
-      if (s_.rows[candidates[c] * F + finish_after_now] <
-          s_.rows[candidates[chosen] * F + finish_after_now])
-        chosen = c;
+  if (policy_.imitate_) {
+    // The plan's next task of its device that it starts first; else wait, or when no
+    // device is busy, the pair that finishes first.
+    const auto row = [&](std::size_t c) { return &s_.rows[std::size_t(candidates[c]) * F]; };
+    const std::size_t pairs = candidates.size() - (may_wait ? 1 : 0);
+    std::size_t next = pairs;
+    for (std::size_t c = 0; c < pairs; ++c)
+      if (row(c)[plan_next] > 0 &&
+          (next == pairs || row(c)[plan_start_after_now] < row(next)[plan_start_after_now]))
+        next = c;
+    if (next < pairs || may_wait) return next;
+    for (std::size_t c = 1; c < pairs; ++c)
+      if (row(c)[finish_after_now] < row(chosen)[finish_after_now]) chosen = c;
   } else if (policy_.rng_ == nullptr) {
     // The likeliest kind of action, then the likeliest of its kind: wait when the
     // softmax gives waiting more weight than every placement together, else the best
@@ -347,7 +520,7 @@ void LearnedPolicy::DecisionPoint::run(AssignmentSink& out) {
     for (std::size_t i = 0; i < W_; ++i)
       if (s_.slot_task[i] != kNoTask)
         for (DeviceId d = 0; d < D_; ++d)
-          if (std::isfinite(s_.run_seconds[i * D_ + d]))
+          if (s_.offered[i * D_ + d])
             s_.candidates.push_back(static_cast<std::uint32_t>(i * D_ + d));
     if (s_.candidates.empty()) return;
     if (may_wait) s_.candidates.push_back(static_cast<std::uint32_t>(W_ * D_));
@@ -363,13 +536,19 @@ void LearnedPolicy::DecisionPoint::run(AssignmentSink& out) {
                           .pstate = 0,
                           .planned_start_seconds = kAppend,
                           .predicted_finish_seconds = finish_of(i, d)});
-    double& remaining = policy_.job_remaining_[graph_.job_of(t)];
-    remaining = std::max(0.0, remaining - policy_.mean_run_[t]);
+    policy_.place(graph_.job_of(t), t);
+    s_.release(t);
     may_wait = true;
     enter(i);
-    for (std::size_t j = 0; j < W_; ++j)  // d's free time moved: its column changed
-      if (j != i && s_.slot_task[j] != kNoTask && std::isfinite(s_.run_seconds[j * D_ + d]))
-        fill_pair(j, d);
+    // d's free time moved (a task offered on d may now finish sooner elsewhere), and the
+    // next task of t's planned device changed: their columns are filled again.
+    const DeviceId planned = policy_.plan_device_[t];
+    for (std::size_t j = 0; j < W_; ++j) {
+      if (j == i || s_.slot_task[j] == kNoTask) continue;
+      if (s_.offered[j * D_ + d]) offer(j, d);
+      if (planned != d && planned != kNoDevice && s_.offered[j * D_ + planned])
+        fill_pair(j, planned);
+    }
   }
 }
 

@@ -19,4 +19,16 @@ double ClusterSnapshot::data_ready_seconds(TaskIndex task, DeviceId device) cons
   return ready;
 }
 
+double ClusterSnapshot::input_transfer_seconds(TaskIndex task, DeviceId device) const {
+  double longest = 0;
+  const Task& t = graph.task(task);
+  if (t.input_bytes > 0)
+    longest =
+        std::max(longest, perf.host_to_device_seconds(
+                              t.input_bytes, graph.job(graph.job_of(task)).data_node, device));
+  for (const Dependency& p : graph.predecessors(task))
+    longest = std::max(longest, perf.transfer_seconds(p.bytes, placement[p.task], device));
+  return longest;
+}
+
 }  // namespace hetsched

@@ -96,11 +96,10 @@ class TorchNetwork {
   void copy_to(PolicyNetwork& network) const {
     torch::NoGradGuard no_grad;
     for (std::size_t k = 0; k < weights_.size(); ++k) {
-      DenseLayer& l = network.layers()[k];
       const torch::Tensor w = weights_[k].contiguous();
       const torch::Tensor b = biases_[k].contiguous();
-      std::copy_n(w.data_ptr<float>(), l.weights.size(), l.weights.begin());
-      std::copy_n(b.data_ptr<float>(), l.bias.size(), l.bias.begin());
+      network.assign_layer(k, {w.data_ptr<float>(), std::size_t(w.numel())},
+                           {b.data_ptr<float>(), std::size_t(b.numel())});
     }
   }
 
@@ -201,7 +200,7 @@ TrainingResult train_learned_policy(const TrainingOptions& options,
     const LearningScenario scenario = draw_scenario(options, rng);
     teacher.front().trace.clear();
     LearnedPolicy policy(network);
-    policy.imitate_earliest_finish(&teacher.front().trace);
+    policy.imitate_plan(&teacher.front().trace);
     run_scenario(scenario, policy);
     optimizer.zero_grad();
     episode_loss(torch_net, teacher, {1.0}, 0).backward();

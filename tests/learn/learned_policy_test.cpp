@@ -1,5 +1,7 @@
-// The learned policy: it never strands a task; a bad model file is one clear error; bad
-// model files and impossible training settings through the CLI exit with status 2.
+// The learned policy: it never strands a task; imitating the plan reproduces the plan's
+// makespan where predictions are exact; its network's fast evaluation is the layers' dot
+// products; a bad model file is one clear error; bad model files and impossible training
+// settings through the CLI exit with status 2.
 #include "hetsched/learn/learned_policy.hpp"
 
 #include <gtest/gtest.h>
@@ -8,8 +10,12 @@
 #include <fstream>
 
 #include "hetsched/core/input_error.hpp"
+#include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/registry/policy_registry.hpp"
+#include "hetsched/sim/simulator.hpp"
 #include "hetsched/training/learning_scenario.hpp"
+#include "random_dag.hpp"
 #include "support/cli_runner.hpp"
 
 namespace hetsched {
@@ -27,6 +33,78 @@ TEST(LearnedPolicy, FinishesEveryTaskOnStreamsAndFactorizations) {
   EXPECT_NO_THROW(run_scenario(draw_dag_stream_scenario(stream, rng), shipped));
   LearnedPolicy untrained(PolicyNetwork::initial(kDecisionFeatureCount, {}, rng));
   EXPECT_NO_THROW(run_scenario(draw_tiled_scenario({}, rng), untrained));
+}
+
+TEST(LearnedPolicy, ImitatingThePlanReproducesItsMakespanWhenPredictionsAreExact) {
+  // Placing each device's next planned task as soon as it is ready, and waiting otherwise,
+  // runs the plan: without noise, contention or communication the makespan is the shorter
+  // of HEFT's and PEFT's planned ones. (With communication it is longer: an online policy
+  // places a task when it is ready, and only then do its inputs start to move, where a
+  // static plan placed at the job's arrival moves each input as soon as it is made.)
+  Rng rng(5);
+  for (std::size_t devices : {3u, 5u}) {
+    const RandomDag dag = generate_random_dag({.tasks = 60, .ccr = 0, .devices = devices}, rng);
+    const Cluster cluster = uniform_cost_cluster(devices);
+    const RooflineModel perf(cluster);
+    const Workload workload{.jobs = {dag.as_job("random")}};
+    const DagInstance instance = dag.instance();
+    const double plan = std::min(heft_plan(instance, {}).makespan_seconds,
+                                 peft_plan(instance, {}).makespan_seconds);
+    const std::uint32_t hidden[] = {4};
+    LearnedPolicy teacher(PolicyNetwork::initial(kDecisionFeatureCount, hidden, rng));
+    DecisionTrace trace;
+    teacher.imitate_plan(&trace);
+    Simulator sim(cluster, workload, perf, teacher, SimulationOptions{.seed = 1});
+    const RunReport report = sim.run();
+    ASSERT_EQ(report.tasks_completed, instance.task_count());
+    EXPECT_NEAR(report.makespan_seconds, plan, 1e-6 * plan);
+    // Every decision was recorded, each task offered on at most its planned device and
+    // LearnedPolicy::kOffered others, and waiting taken at least once.
+    ASSERT_FALSE(trace.decisions.empty());
+    std::size_t waits = 0;
+    for (const DecisionTrace::Decision& d : trace.decisions) {
+      EXPECT_LE(d.candidates, LearnedPolicy::kWindow * (LearnedPolicy::kOffered + 1) + 1);
+      const float* chosen = &trace.rows[(d.first_row + d.chosen) * kDecisionFeatureCount];
+      waits += chosen[0] == 1.0f;  // the wait feature
+    }
+    EXPECT_GT(waits, 0u);
+  }
+}
+
+TEST(PolicyNetwork, ScoreIsTheLayersDotProducts) {
+  // Widths that take every path of the evaluation: blocks of 16 outputs, of 4, and single
+  // ones; replaced weights are used at once.
+  Rng rng(8);
+  const std::vector<std::uint32_t> hidden{21, 7};
+  PolicyNetwork network = PolicyNetwork::initial(kDecisionFeatureCount, hidden, rng);
+  const auto reference = [&](std::span<const float> x) {
+    std::vector<double> in(x.begin(), x.end());
+    for (std::size_t k = 0; k < network.layers().size(); ++k) {
+      const DenseLayer& l = network.layers()[k];
+      std::vector<double> out(l.outputs);
+      for (std::uint32_t o = 0; o < l.outputs; ++o) {
+        double sum = l.bias[o];
+        for (std::uint32_t i = 0; i < l.inputs; ++i)
+          sum += double(l.weights[o * l.inputs + i]) * in[i];
+        out[o] = k + 1 < network.layers().size() ? std::max(sum, 0.0) : sum;
+      }
+      in = std::move(out);
+    }
+    return in[0];
+  };
+  for (int round = 0; round < 2; ++round) {
+    for (int trial = 0; trial < 50; ++trial) {
+      std::vector<float> x(kDecisionFeatureCount);
+      for (float& v : x) v = static_cast<float>(rng.uniform(-3, 3));
+      EXPECT_NEAR(network.score(x), reference(x), 1e-4);
+    }
+    for (std::size_t k = 0; k < network.layers().size(); ++k) {
+      std::vector<float> w = network.layers()[k].weights, b = network.layers()[k].bias;
+      for (float& v : w) v = static_cast<float>(rng.uniform(-1, 1));
+      for (float& v : b) v = static_cast<float>(rng.uniform(-1, 1));
+      network.assign_layer(k, w, b);
+    }
+  }
 }
 
 TEST(LearnedPolicyModelFile, BadFilesAreOneClearError) {
@@ -51,7 +129,8 @@ TEST(LearnedPolicyModelFile, BadFilesAreOneClearError) {
       {R"({"format": "onnx", "version": 1})", "expected \"hetsched-learned-policy\""},
       {other_features, "trained on the features [sleep"},
       {huge_weight, "number overflow"},
-      {short_weights, "layers[0].weights: expected a list of 272 numbers"},
+      {short_weights, "layers[0].weights: expected a list of " +
+                          std::to_string(kDecisionFeatureCount * 16) + " numbers"},
   };
   for (const Case& c : cases) {
     const auto parsed = parse_policy_network(c.text, "model.json", names());

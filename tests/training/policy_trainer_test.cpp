@@ -45,7 +45,7 @@ TEST(LearnedPolicyTraining, ImprovesTheValidationObjective) {
   for (const TrainingPoint& p : r.curve) EXPECT_TRUE(std::isfinite(p.sampled_ratio));
 }
 
-TEST(LearnedPolicyTraining, ImitatingEarliestFinishImprovesAnUntrainedNetwork) {
+TEST(LearnedPolicyTraining, ImitatingThePlanImprovesAnUntrainedNetwork) {
   TrainingOptions o = tiny_training(5);
   o.imitation_episodes = 20;
   o.episodes = 1;

@@ -1,15 +1,18 @@
 // LearnedPolicy ("learned" in the registry): an online policy whose choices come from a
 // network trained in the twin (hetsched train). At each decision point it orders the ready
-// tasks — the job with the least work left first (what mean completion time rewards), then
-// by upward rank — and looks at the first 16 (its window). It scores every pair of a window
-// task and a device that can run it, and one more candidate, "wait", whenever some device
-// still has work (a task may then hold out for a better device instead of queueing behind
-// a worse one), and takes the best pair — or waits, when under the softmax waiting
-// outweighs every placement together. The next ready task enters the window, the pairs the
-// choice changed (the chosen device's column) are scored again, and so on until every
-// ready task is placed or it waits. During training it samples the candidates by softmax
-// instead, or imitates earliest-finish choices, and records what it saw and chose
-// (DecisionTrace).
+// tasks — each device's next task in its job's plan first (the plan is HEFT's or PEFT's,
+// made at the job's arrival), then the job with the least work left (what mean completion
+// time rewards), then by upward rank — and looks at the first 8 (its window). It offers
+// each window task on its planned device and on the 3 others where it would finish first,
+// scores every such pair, and one more candidate, "wait", whenever some device still has
+// work (a task may then hold out for a better device instead of queueing behind a worse
+// one), and takes the best pair — or waits, when under the softmax waiting outweighs every
+// placement together. The next ready task enters the window, the pairs the choice changed
+// (the chosen device's column, the planned device's next task) are scored again, and so on
+// until every ready task is placed or it waits. What stays true of a ready task while it
+// waits (its run times, its inputs' transfers) is kept from one decision point to the next.
+// During training it samples the candidates by softmax instead, or imitates the plan, and
+// records what it saw and chose (DecisionTrace).
 //
 // What it sees of a pair (task t, device d), times over the job's mean task run time
 // (its scale), so that one network serves small and large tiles and clusters alike:
@@ -21,9 +24,13 @@
 //  - t's upward rank (its critical path to the job's end: Decima's and READYS' graph
 //    summary of what depends on it) over the job's longest, and over the scale;
 //  - log(1 + t's successors);
-//  - whether d is the device HEFT's plan of t's job gives t, and when that plan starts t,
+//  - whether d is the device the plan of t's job gives t, and when that plan starts t,
 //    after now (the plan is made at the job's arrival, over what the devices and the
-//    earlier jobs' plans hold);
+//    earlier jobs' plans hold: the shorter of HEFT's and PEFT's, as heft-ils starts from;
+//    PEFT's optimistic cost table sees a fast and a slow accelerator where HEFT's mean
+//    run times blur them), and whether t is the next task that plan runs on d (the first
+//    of d's planned tasks not yet placed): following the plan's order, not only its
+//    devices, is what makes a static plan good;
 //  - log(1 + the work of t's job not yet placed), and log(1 + the job's age);
 //  - the share of devices idle and log(1 + ready tasks per device) at the decision point.
 // The "wait" candidate has its own flag set, the shortest wait of any device, the
@@ -31,6 +38,7 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -41,7 +49,7 @@
 
 namespace hetsched {
 
-inline constexpr std::size_t kDecisionFeatureCount = 17;
+inline constexpr std::size_t kDecisionFeatureCount = 18;
 std::span<const std::string_view> decision_feature_names();
 
 // What the policy saw and chose, decision by decision, for the trainer.
@@ -75,30 +83,44 @@ class LearnedPolicy final : public SchedulingPolicy {
     rng_ = rng;
     trace_ = trace;
   }
-  // Training from a teacher: choose as earliest-finish list scheduling would (the pair of
-  // the window that finishes first; never wait), recording that choice.
-  void imitate_earliest_finish(DecisionTrace* trace) {
+  // Training from a teacher: choose as the plan would (of the window's tasks that are the
+  // next of their planned device, the one the plan starts first; wait when there is none
+  // and some device is busy, else the pair that finishes first), recording that choice.
+  void imitate_plan(DecisionTrace* trace) {
     imitate_ = true;
     trace_ = trace;
   }
   const PolicyNetwork& network() const { return network_; }
 
+  // Ready tasks the policy looks at together at most (the window).
+  static constexpr std::size_t kWindow = 8;
+  // Devices a task is offered on besides its planned one: where it would finish first.
+  static constexpr std::size_t kOffered = 3;
+
  private:
   struct Scratch;
   class DecisionPoint;  // one call of on_tasks_ready (learned_policy.cpp)
-  // Ready tasks the policy looks at together at most (the window).
-  static constexpr std::size_t kWindow = 16;
+  static constexpr TaskIndex kNoTask = std::numeric_limits<TaskIndex>::max();
   void grow(const TaskGraph& graph);  // sizes the per-task and per-job state to the graph
 
   PolicyNetwork network_;
   // Per task of the graph, from its job's arrival.
-  std::vector<float> rank_ratio_, successors_;
+  std::vector<float> rank_ratio_, rank_scaled_, successors_;
   std::vector<double> rank_seconds_, mean_run_;
-  std::vector<DeviceId> heft_device_;  // HEFT's plan of the job at its arrival
-  std::vector<double> heft_start_;
-  std::vector<double> heft_free_;  // per device: when the plans made so far leave it
-  // Per job: mean task run time (the scale of its features), work not yet placed.
+  std::vector<DeviceId> plan_device_;  // the plan of the job at its arrival
+  std::vector<double> plan_start_;
+  std::vector<double> plan_free_;  // per device: when the plans made so far leave it
+  // Per device: the tasks the plans give it, in their planned order, and the first of them
+  // that may not be placed yet.
+  std::vector<std::vector<TaskIndex>> plan_sequence_;
+  std::vector<std::size_t> plan_next_;
+  // The first task of d's plan not yet placed (kNoTask when none is left).
+  TaskIndex plan_head(const ClusterSnapshot& snapshot, DeviceId d);
+  // Per job: mean task run time (the scale of its features), work not yet placed and its
+  // feature.
   std::vector<double> job_scale_, job_remaining_;
+  std::vector<float> job_work_left_;
+  void place(JobIndex job, TaskIndex t);  // t of `job` is placed: less of its work is left
   Rng* rng_ = nullptr;
   DecisionTrace* trace_ = nullptr;
   bool imitate_ = false;

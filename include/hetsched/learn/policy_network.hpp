@@ -1,8 +1,9 @@
 // PolicyNetwork: the learned policy's scoring network — a small multilayer perceptron
 // (ReLU hidden layers, one linear output) that gives each candidate decision a score from
 // its features (DecisionFeatures); the policy picks the best one, or during training
-// samples them by softmax. Its evaluation here is plain loops over floats, fast on one
-// core; training (src/training/) fits the same weights with libtorch and hands them back.
+// samples them by softmax. Its evaluation here is plain code, fast on one core: each layer's
+// weights kept by input column, so that four outputs are summed at once in SIMD registers;
+// training (src/trainer/) fits the same weights with libtorch and hands them back.
 //
 // The model file is JSON: its format name and version, the feature names it was trained
 // on (a file trained for another layout is refused), the layers' sizes, weights and
@@ -38,13 +39,19 @@ class PolicyNetwork {
 
   std::size_t input_count() const { return layers_.front().inputs; }
   const std::vector<DenseLayer>& layers() const { return layers_; }
-  std::vector<DenseLayer>& layers() { return layers_; }
+  // Replaces layer k's weights (outputs × inputs, row-major) and biases, sizes unchanged.
+  void assign_layer(std::size_t k, std::span<const float> weights, std::span<const float> bias);
 
   // The score of one candidate; `features` holds input_count() values.
   float score(std::span<const float> features) const;
 
  private:
+  void transpose(std::size_t k);
+
   std::vector<DenseLayer> layers_;
+  // Per layer, its weights inputs × outputs: score() adds each input's column to all the
+  // outputs at once (vectorized, and in the same order per output as a row's dot product).
+  std::vector<std::vector<float>> columns_;
   mutable std::vector<float> a_, b_;  // activations, reused between calls
 };
 

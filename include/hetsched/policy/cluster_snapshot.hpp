@@ -35,6 +35,10 @@ struct ClusterSnapshot {
   // finished (or predicted) producers plus the transfer of each edge, and the job's
   // external input from its data node.
   double data_ready_seconds(TaskIndex task, DeviceId device) const;
+  // The longest transfer of the task's inputs to `device` (its job's external input from
+  // the data node, each producer's output from the producer's device): once every producer
+  // has finished, data_ready_seconds is now plus this, whenever now is.
+  double input_transfer_seconds(TaskIndex task, DeviceId device) const;
 };
 
 }  // namespace hetsched

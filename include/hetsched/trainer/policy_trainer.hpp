@@ -1,6 +1,7 @@
 // train_learned_policy: trains the learned policy's network in the twin — first by
-// imitation of earliest-finish list scheduling (a warm start: the network learns to choose
-// the pair that finishes first), then by policy gradient — REINFORCE with a per-episode
+// imitation of the plan each job gets at its arrival (a warm start: the network learns to
+// place each device's next planned task, in the plan's order, and to wait for the rest;
+// see LearnedPolicy::imitate_plan), then by policy gradient — REINFORCE with a per-episode
 // baseline, as Decima trains its scheduler. Each
 // episode draws a scenario, runs the policy on it `rollouts` times (the same actual
 // durations each time: only the policy's sampled choices differ), scores each rollout by
@@ -35,8 +36,8 @@ struct TrainingOptions {
   TiledScenarioSpace tiled;
   DagStreamScenarioSpace dag_stream;
   std::size_t episodes = 200;
-  // The first episodes teach the network earliest-finish list scheduling (its choices'
-  // log-likelihood, one run each) before policy gradient improves on it.
+  // The first episodes teach the network to follow the plan (its choices' log-likelihood,
+  // one run each) before policy gradient improves on it.
   std::size_t imitation_episodes = 50;
   std::size_t rollouts = 4;  // per episode
   std::uint64_t seed = 1;

@@ -213,33 +213,45 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
   const DagInstance instance(snapshot.graph, job, snapshot.perf);
   if (instance.task_count() == 0) return;
   const std::vector<double> rank = upward_ranks(instance);
-  // The job's plan from now, over what the devices already hold: advice the network may
-  // follow or overrule as the actual durations unfold. The shorter of HEFT's and PEFT's.
+  double work = 0;
+  for (std::uint32_t t = 0; t < instance.task_count(); ++t)
+    if (std::isfinite(instance.mean_compute_seconds(t))) work += instance.mean_compute_seconds(t);
+  // The job's plan from now, over the work the devices already hold (the shorter of HEFT's
+  // and PEFT's): advice the network may follow or overrule as the actual durations unfold.
+  // The job goes ahead of every job with more work left (shortest remaining work first,
+  // which mean completion time rewards), so it is planned over placed work alone, not over
+  // the other jobs' plans.
   const double now = snapshot.now_seconds;
-  std::vector<double> free(snapshot.cluster.device_count());
-  plan_free_.resize(free.size(), 0);
-  for (DeviceId d = 0; d < free.size(); ++d)
-    free[d] = std::max({0.0, snapshot.device_available_seconds[d] - now, plan_free_[d] - now});
+  const std::size_t device_count = snapshot.cluster.device_count();
+  std::vector<double> free(device_count);
+  for (DeviceId d = 0; d < device_count; ++d)
+    free[d] = std::max(0.0, snapshot.device_available_seconds[d] - now);
   StaticSchedule plan = heft_plan(instance, free);
   if (StaticSchedule peft = peft_plan(instance, free);
       peft.makespan_seconds < plan.makespan_seconds)
     plan = std::move(peft);
-  plan_sequence_.resize(free.size());
-  plan_next_.resize(free.size(), 0);
+  // Each device's sequence takes the job's tasks, in the plan's order, before the first
+  // task not yet placed of a job with more work left.
+  std::vector<std::vector<TaskIndex>> planned(device_count);
   std::vector<std::uint32_t> by_start(instance.task_count());
   std::iota(by_start.begin(), by_start.end(), 0u);
   std::stable_sort(by_start.begin(), by_start.end(), [&](std::uint32_t a, std::uint32_t b) {
     return plan.tasks[a].start_seconds < plan.tasks[b].start_seconds;
   });
-  for (std::uint32_t t : by_start) {
-    const PlannedTask& p = plan.tasks[t];
-    if (p.device == kNoDevice) continue;
-    plan_free_[p.device] = std::max(plan_free_[p.device], now + p.finish_seconds);
-    plan_sequence_[p.device].push_back(instance.global_task(t));
+  for (std::uint32_t t : by_start)
+    if (plan.tasks[t].device != kNoDevice)
+      planned[plan.tasks[t].device].push_back(instance.global_task(t));
+  plan_sequence_.resize(device_count);
+  plan_next_.resize(device_count, 0);
+  for (DeviceId d = 0; d < device_count; ++d) {
+    if (planned[d].empty()) continue;
+    std::vector<TaskIndex>& sequence = plan_sequence_[d];
+    auto at = sequence.begin() + std::ptrdiff_t(std::min(plan_next_[d], sequence.size()));
+    while (at != sequence.end() && (snapshot.placement[*at] != kUnplaced ||
+                                    job_remaining_[snapshot.graph.job_of(*at)] <= work))
+      ++at;
+    sequence.insert(at, planned[d].begin(), planned[d].end());
   }
-  double work = 0;
-  for (std::uint32_t t = 0; t < instance.task_count(); ++t)
-    if (std::isfinite(instance.mean_compute_seconds(t))) work += instance.mean_compute_seconds(t);
   const double longest = std::max(*std::max_element(rank.begin(), rank.end()), 1e-12);
   job_scale_[job] = std::max(work / double(instance.task_count()), 1e-12);
   job_remaining_[job] = work;

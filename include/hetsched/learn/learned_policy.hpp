@@ -1,8 +1,11 @@
 // LearnedPolicy ("learned" in the registry): an online policy whose choices come from a
-// network trained in the twin (hetsched train). At each decision point it orders the ready
-// tasks — each device's next task in its job's plan first (the plan is HEFT's or PEFT's,
-// made at the job's arrival), then the job with the least work left (what mean completion
-// time rewards), then by upward rank — and looks at the first 8 (its window). It offers
+// network trained in the twin (hetsched train). Each job gets a plan at its arrival (HEFT's
+// or PEFT's, over the work the devices hold), and each device a sequence of planned tasks:
+// a job's tasks go in, in its plan's order, before those of every job with more work left
+// (shortest remaining work first, which mean completion time rewards). At each decision
+// point the policy orders the ready tasks — each device's next task in its sequence first,
+// then the job with the least work left, then by upward rank — and looks at the first 8
+// (its window). It offers
 // each window task on its planned device and on the 3 others where it would finish first,
 // scores every such pair, and one more candidate, "wait", whenever some device still has
 // work (a task may then hold out for a better device instead of queueing behind a worse
@@ -25,12 +28,11 @@
 //    summary of what depends on it) over the job's longest, and over the scale;
 //  - log(1 + t's successors);
 //  - whether d is the device the plan of t's job gives t, and when that plan starts t,
-//    after now (the plan is made at the job's arrival, over what the devices and the
-//    earlier jobs' plans hold: the shorter of HEFT's and PEFT's, as heft-ils starts from;
-//    PEFT's optimistic cost table sees a fast and a slow accelerator where HEFT's mean
-//    run times blur them), and whether t is the next task that plan runs on d (the first
-//    of d's planned tasks not yet placed): following the plan's order, not only its
-//    devices, is what makes a static plan good;
+//    after now (the shorter of HEFT's and PEFT's, as heft-ils starts from: PEFT's
+//    optimistic cost table sees a fast and a slow accelerator where HEFT's mean run times
+//    blur them), and whether t is the next task of d's sequence (the first not yet
+//    placed): following the plan's order, not only its devices, is what makes a static
+//    plan good;
 //  - log(1 + the work of t's job not yet placed), and log(1 + the job's age);
 //  - the share of devices idle and log(1 + ready tasks per device) at the decision point.
 // The "wait" candidate has its own flag set, the shortest wait of any device, the
@@ -109,7 +111,6 @@ class LearnedPolicy final : public SchedulingPolicy {
   std::vector<double> rank_seconds_, mean_run_;
   std::vector<DeviceId> plan_device_;  // the plan of the job at its arrival
   std::vector<double> plan_start_;
-  std::vector<double> plan_free_;  // per device: when the plans made so far leave it
   // Per device: the tasks the plans give it, in their planned order, and the first of them
   // that may not be placed yet.
   std::vector<std::vector<TaskIndex>> plan_sequence_;

@@ -246,7 +246,12 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
   for (DeviceId d = 0; d < device_count; ++d) {
     if (planned[d].empty()) continue;
     std::vector<TaskIndex>& sequence = plan_sequence_[d];
-    auto at = sequence.begin() + std::ptrdiff_t(std::min(plan_next_[d], sequence.size()));
+    // The tasks before the first not yet placed are all placed: they go (so that a long
+    // stream's sequences hold its waiting work alone).
+    sequence.erase(sequence.begin(),
+                   sequence.begin() + std::ptrdiff_t(std::min(plan_next_[d], sequence.size())));
+    plan_next_[d] = 0;
+    auto at = sequence.begin();
     while (at != sequence.end() && (snapshot.placement[*at] != kUnplaced ||
                                     job_remaining_[snapshot.graph.job_of(*at)] <= work))
       ++at;

@@ -5,12 +5,11 @@
 // (shortest remaining work first, which mean completion time rewards). At each decision
 // point the policy orders the ready tasks — each device's next task in its sequence first,
 // then the job with the least work left, then by upward rank — and looks at the first 8
-// (its window). It offers
-// each window task on its planned device and on the 3 others where it would finish first,
-// scores every such pair, and one more candidate, "wait", whenever some device still has
-// work (a task may then hold out for a better device instead of queueing behind a worse
-// one), and takes the best pair — or waits, when under the softmax waiting outweighs every
-// placement together. The next ready task enters the window, the pairs the choice changed
+// (its window). It offers each window task on its planned device and on the 3 others where
+// it would finish first, scores every such pair, and one more candidate, "wait", whenever
+// some device still has work (a task may then hold out for a better device instead of
+// queueing behind a worse one), and takes the best pair — or waits, when under the softmax
+// waiting outweighs every placement together. The next ready task enters the window, the pairs the choice changed
 // (the chosen device's column, the planned device's next task) are scored again, and so on
 // until every ready task is placed or it waits. What stays true of a ready task while it
 // waits (its run times, its inputs' transfers) is kept from one decision point to the next.

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/perf/dag_instance.hpp"
@@ -82,20 +81,16 @@ struct LearnedPolicy::Scratch {
       return b.task < a.task;
     }
   };
-  std::vector<OrderKey> order;        // a heap of the ready tasks not yet entered
-  std::vector<TaskIndex> slot_task;   // per slot; kNoTask when empty
-  std::vector<double> run_seconds;    // per pair; infinity where d cannot run the task
-  std::vector<std::uint8_t> offered;  // per pair: a candidate (see offer())
-  // Per pair, fixed for the decision point (a ready task's producers are all done): when
-  // the task's inputs can be on the device, and the share of their bytes already there.
-  std::vector<double> inputs_ready;
-  std::vector<float> inputs_local;
-  std::vector<double> best_finish;  // per slot, when its task entered
-  std::vector<double> fastest;      // per slot
-  std::vector<float> job_age;       // per slot: its job's age feature
-  std::vector<float> rows;          // per pair, then the wait row at the end
-  std::vector<float> scores;        // per pair, then the wait score
-  std::vector<double> weights;      // sampling
+  std::vector<OrderKey> order;            // a heap of the ready tasks not yet entered
+  std::vector<TaskIndex> slot_task;       // per slot; kNoTask when empty
+  std::vector<std::uint32_t> slot_entry;  // per slot: its task's entry (below)
+  std::vector<std::uint8_t> offered;      // per pair: a candidate (see offer())
+  std::vector<double> inputs_ready;       // per pair: when the task's inputs can be there
+  std::vector<double> best_finish;        // per slot, when its task entered
+  std::vector<float> job_age;             // per slot: its job's age feature
+  std::vector<float> rows;                // per pair, then the wait row at the end
+  std::vector<float> scores;              // per pair, then the wait score
+  std::vector<double> weights;            // sampling
   std::vector<std::uint32_t> candidates;
 
   // What stays true of a ready task while it waits — its run time on each device (infinity
@@ -214,8 +209,11 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
   if (instance.task_count() == 0) return;
   const std::vector<double> rank = upward_ranks(instance);
   double work = 0;
-  for (std::uint32_t t = 0; t < instance.task_count(); ++t)
-    if (std::isfinite(instance.mean_compute_seconds(t))) work += instance.mean_compute_seconds(t);
+  for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
+    const double mean = instance.mean_compute_seconds(t);
+    mean_run_[instance.global_task(t)] = std::isfinite(mean) ? mean : 0;
+    work += mean_run_[instance.global_task(t)];
+  }
   // The job's plan from now, over the work the devices already hold (the shorter of HEFT's
   // and PEFT's): advice the network may follow or overrule as the actual durations unfold.
   // The job goes ahead of every job with more work left (shortest remaining work first,
@@ -233,12 +231,7 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
   // Each device's sequence takes the job's tasks, in the plan's order, before the first
   // task not yet placed of a job with more work left.
   std::vector<std::vector<TaskIndex>> planned(device_count);
-  std::vector<std::uint32_t> by_start(instance.task_count());
-  std::iota(by_start.begin(), by_start.end(), 0u);
-  std::stable_sort(by_start.begin(), by_start.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return plan.tasks[a].start_seconds < plan.tasks[b].start_seconds;
-  });
-  for (std::uint32_t t : by_start)
+  for (std::uint32_t t : start_order(instance, plan))
     if (plan.tasks[t].device != kNoDevice)
       planned[plan.tasks[t].device].push_back(instance.global_task(t));
   plan_sequence_.resize(device_count);
@@ -270,9 +263,11 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
     successors_[g] = bounded(std::log1p(double(instance.successors(t).size())));
     plan_device_[g] = plan.tasks[t].device;
     plan_start_[g] = now + plan.tasks[t].start_seconds;
-    mean_run_[g] =
-        std::isfinite(instance.mean_compute_seconds(t)) ? instance.mean_compute_seconds(t) : 0;
   }
+}
+
+bool LearnedPolicy::is_plan_next(const ClusterSnapshot& snapshot, TaskIndex t) {
+  return plan_device_[t] != kNoDevice && plan_head(snapshot, plan_device_[t]) == t;
 }
 
 TaskIndex LearnedPolicy::plan_head(const ClusterSnapshot& snapshot, DeviceId d) {
@@ -295,10 +290,13 @@ class LearnedPolicy::DecisionPoint {
 
  private:
   static constexpr std::size_t F = kDecisionFeatureCount;
+  // Slot i's task's run time on d (infinity where d cannot run it), from its entry.
+  double run_seconds(std::size_t i, DeviceId d) const {
+    return s_.cached_run[std::size_t(s_.slot_entry[i]) * D_ + d];
+  }
   double finish_of(std::size_t i, DeviceId d) const {
-    const std::size_t p = i * D_ + d;
-    return std::max({now_, snapshot_.device_available_seconds[d], s_.inputs_ready[p]}) +
-           s_.run_seconds[p];
+    return std::max({now_, snapshot_.device_available_seconds[d], s_.inputs_ready[i * D_ + d]}) +
+           run_seconds(i, d);
   }
   void fill_pair(std::size_t i, DeviceId d);  // a pair's row of features, and its score
   void enter(std::size_t i);                  // the next task that can run into slot i
@@ -337,8 +335,7 @@ LearnedPolicy::DecisionPoint::DecisionPoint(LearnedPolicy& policy, const Cluster
   // It is a heap: only the tasks that enter are taken out of it in order.
   s_.order.clear();
   for (TaskIndex t : ready) {
-    const DeviceId d = policy_.plan_device_[t];
-    s_.order.push_back({.plan_next = d != kNoDevice && policy_.plan_head(snapshot_, d) == t,
+    s_.order.push_back({.plan_next = policy_.is_plan_next(snapshot_, t),
                         .work_left = policy_.job_remaining_[graph_.job_of(t)],
                         .rank = policy_.rank_seconds_[t],
                         .task = t});
@@ -350,12 +347,10 @@ LearnedPolicy::DecisionPoint::DecisionPoint(LearnedPolicy& policy, const Cluster
   ready_per_device_ = bounded(std::log1p(double(ready.size()) / double(D_)));
 
   s_.slot_task.assign(W_, kNoTask);
-  s_.run_seconds.assign(W_ * D_, kInfinity);
+  s_.slot_entry.assign(W_, Scratch::kNoEntry);
   s_.offered.assign(W_ * D_, 0);
   s_.inputs_ready.assign(W_ * D_, 0);
-  s_.inputs_local.assign(W_ * D_, 0);
   s_.best_finish.assign(W_, kInfinity);
-  s_.fastest.assign(W_, kInfinity);
   s_.job_age.assign(W_, 0.0f);
   s_.rows.assign((W_ * D_ + 1) * F, 0.0f);
   s_.scores.assign(W_ * D_ + 1, -std::numeric_limits<float>::infinity());
@@ -373,18 +368,18 @@ void LearnedPolicy::DecisionPoint::fill_pair(std::size_t i, DeviceId d) {
   row[wait] = 0;
   row[finish_after_now] = bounded((finish - now_) / scale);
   row[finish_beyond_best] = bounded((finish - s_.best_finish[i]) / scale);
-  row[run_time] = bounded(s_.run_seconds[p] / scale);
-  row[log_run_time_over_fastest] = bounded(std::log(s_.run_seconds[p] / s_.fastest[i]));
+  const std::size_t e = s_.slot_entry[i];
+  row[run_time] = bounded(run_seconds(i, d) / scale);
+  row[log_run_time_over_fastest] = bounded(std::log(run_seconds(i, d) / s_.cached_fastest[e]));
   row[device_busy] = bounded((available - now_) / scale);
   row[input_wait] = bounded((std::max(inputs, now_) - now_) / scale);
-  row[inputs_on_device] = s_.inputs_local[p];
+  row[inputs_on_device] = s_.cached_inputs_local[e * D_ + d];
   row[rank_ratio] = policy_.rank_ratio_[t];
   row[rank_scaled] = policy_.rank_scaled_[t];
   row[log_successors] = policy_.successors_[t];
   row[plan_device] = policy_.plan_device_[t] == d ? 1.0f : 0.0f;
   row[plan_start_after_now] = bounded((policy_.plan_start_[t] - now_) / scale);
-  row[plan_next] =
-      policy_.plan_device_[t] == d && policy_.plan_head(snapshot_, d) == t ? 1.0f : 0.0f;
+  row[plan_next] = policy_.plan_device_[t] == d && policy_.is_plan_next(snapshot_, t) ? 1.0f : 0.0f;
   row[job_work_left] = policy_.job_work_left_[job];
   row[job_age] = s_.job_age[i];
   row[idle_share] = idle_share_;
@@ -398,24 +393,21 @@ void LearnedPolicy::DecisionPoint::enter(std::size_t i) {
     std::pop_heap(s_.order.begin(), s_.order.end());
     const TaskIndex t = s_.order.back().task;
     s_.order.pop_back();
-    const std::size_t e = s_.ready_entry(snapshot_, t);
-    const double fastest = s_.cached_fastest[e];
-    if (!std::isfinite(fastest)) continue;  // no device can: left for the loop to report
-    std::copy_n(&s_.cached_run[e * D_], D_, &s_.run_seconds[i * D_]);
-    const bool inputs_done = s_.cached_inputs_done[e] <= now_;
-    for (DeviceId d = 0; d < D_; ++d)
-      s_.inputs_ready[i * D_ + d] =
-          inputs_done ? now_ + s_.cached_transfer[e * D_ + d] : snapshot_.data_ready_seconds(t, d);
-    std::copy_n(&s_.cached_inputs_local[e * D_], D_, &s_.inputs_local[i * D_]);
+    const std::uint32_t e = s_.ready_entry(snapshot_, t);
+    if (!std::isfinite(s_.cached_fastest[e])) continue;  // no device can: left for the loop
     s_.slot_task[i] = t;
-    s_.fastest[i] = fastest;
+    s_.slot_entry[i] = e;
     const JobIndex job = graph_.job_of(t);
     s_.job_age[i] = bounded(std::log1p(std::max(0.0, now_ - graph_.job(job).arrival_seconds) /
                                        policy_.job_scale_[job]));
+    const bool inputs_done = s_.cached_inputs_done[e] <= now_;
     s_.best_finish[i] = kInfinity;
-    for (DeviceId d = 0; d < D_; ++d)
-      if (std::isfinite(s_.run_seconds[i * D_ + d]))
-        s_.best_finish[i] = std::min(s_.best_finish[i], finish_of(i, d));
+    for (DeviceId d = 0; d < D_; ++d) {
+      if (!std::isfinite(run_seconds(i, d))) continue;
+      s_.inputs_ready[i * D_ + d] =
+          inputs_done ? now_ + s_.cached_transfer[e * D_ + d] : snapshot_.data_ready_seconds(t, d);
+      s_.best_finish[i] = std::min(s_.best_finish[i], finish_of(i, d));
+    }
     std::fill_n(&s_.offered[i * D_], D_, 0);
     offer(i);
     return;
@@ -431,7 +423,7 @@ void LearnedPolicy::DecisionPoint::offer(std::size_t i, DeviceId refresh) {
   };
   const DeviceId planned = policy_.plan_device_[s_.slot_task[i]];
   for (DeviceId d = 0; d < D_; ++d) {
-    if (d == planned || !std::isfinite(s_.run_seconds[i * D_ + d])) continue;
+    if (d == planned || !std::isfinite(run_seconds(i, d))) continue;
     if (count < kOffered)
       first[count++] = d;
     else if (earlier(d, first[kOffered - 1]))
@@ -447,8 +439,7 @@ void LearnedPolicy::DecisionPoint::offer(std::size_t i, DeviceId refresh) {
     offered = 2;  // offered now; 1 below: offered before
   };
   for (std::size_t k = 0; k < count; ++k) set(first[k]);
-  if (planned != kNoDevice && planned < D_ && std::isfinite(s_.run_seconds[i * D_ + planned]))
-    set(planned);
+  if (planned != kNoDevice && planned < D_ && std::isfinite(run_seconds(i, planned))) set(planned);
   for (DeviceId d = 0; d < D_; ++d) {
     std::uint8_t& offered = s_.offered[i * D_ + d];
     offered = offered == 2 ? 1 : 0;

@@ -9,9 +9,9 @@
 // it would finish first, scores every such pair, and one more candidate, "wait", whenever
 // some device still has work (a task may then hold out for a better device instead of
 // queueing behind a worse one), and takes the best pair — or waits, when under the softmax
-// waiting outweighs every placement together. The next ready task enters the window, the pairs the choice changed
-// (the chosen device's column, the planned device's next task) are scored again, and so on
-// until every ready task is placed or it waits. What stays true of a ready task while it
+// waiting outweighs every placement together. The next ready task enters the window, the pairs the
+// choice changed (the chosen device's column, the planned device's next task) are scored again, and
+// so on until every ready task is placed or it waits. What stays true of a ready task while it
 // waits (its run times, its inputs' transfers) is kept from one decision point to the next.
 // During training it samples the candidates by softmax instead, or imitates the plan, and
 // records what it saw and chose (DecisionTrace).
@@ -116,6 +116,8 @@ class LearnedPolicy final : public SchedulingPolicy {
   std::vector<std::size_t> plan_next_;
   // The first task of d's plan not yet placed (kNoTask when none is left).
   TaskIndex plan_head(const ClusterSnapshot& snapshot, DeviceId d);
+  // Whether t is the first task of its planned device's sequence not yet placed.
+  bool is_plan_next(const ClusterSnapshot& snapshot, TaskIndex t);
   // Per job: mean task run time (the scale of its features), work not yet placed and its
   // feature.
   std::vector<double> job_scale_, job_remaining_;

@@ -166,7 +166,7 @@ class Bench {
   // The model, read once before any run: a bad file is refused before anything is run.
   static PolicyNetwork load(const std::string& model) {
     if (model.empty()) return builtin_policy_network();
-    auto network = read_policy_network(model, decision_feature_names());
+    auto network = read_policy_network(model, learned_model_inputs());
     if (!network) throw InputError(network.error());
     return std::move(*network);
   }

@@ -40,27 +40,32 @@ nlohmann::ordered_json provenance(const TrainCliOptions& cli, const TrainingResu
     space["tasks"] = {o.dag_stream.min_tasks, o.dag_stream.max_tasks};
     space["noise_sigma"] = o.dag_stream.noise.sigma;
   }
-  return {{"command",
-           fmt::format("hetsched train --space {} --imitation-episodes {} --episodes {} "
-                       "--rollouts {} --validate-every {} --validation {} --seed {} "
-                       "--learning-rate {} --entropy-weight {} --reference {} --min-tiles {} "
-                       "--max-tiles {} --noise-sigma {} --hidden {} --out <file>",
-                       cli.space, o.imitation_episodes, o.episodes, o.rollouts, o.validate_every,
-                       o.validation_scenarios, o.seed, o.learning_rate, o.entropy_weight,
-                       o.reference_policy, o.tiled.min_tiles, o.tiled.max_tiles,
-                       o.tiled.noise.sigma, fmt::join(o.hidden, " --hidden "))},
-          {"space", space},
-          {"imitation_episodes", o.imitation_episodes},
-          {"episodes", o.episodes},
-          {"rollouts", o.rollouts},
-          {"seed", o.seed},
-          {"learning_rate", o.learning_rate},
-          {"entropy_weight", o.entropy_weight},
-          {"reference_policy", o.reference_policy},
-          {"initial_validation_ratio", result.initial_validation_ratio},
-          {"imitation_validation_ratio", result.imitation_validation_ratio},
-          {"best_validation_ratio", result.best_validation_ratio},
-          {"best_episode", result.best_episode}};
+  return {
+      {"command",
+       fmt::format(
+           "hetsched train --space {} --imitation-episodes {} --episodes {} "
+           "--network-acting-share {} --rollouts {} --validate-every {} --validation {} --seed {} "
+           "--learning-rate {} --entropy-weight {} --reference {} --min-tiles {} "
+           "--max-tiles {} --noise-sigma {} --hidden {} --embedding {} --rounds {} --out <file>",
+           cli.space, o.imitation_episodes, o.episodes, o.network_acting_share, o.rollouts,
+           o.validate_every, o.validation_scenarios, o.seed, o.learning_rate, o.entropy_weight,
+           o.reference_policy, o.tiled.min_tiles, o.tiled.max_tiles, o.tiled.noise.sigma,
+           fmt::join(o.hidden, " --hidden "), o.embedding, o.rounds)},
+      {"space", space},
+      {"imitation_episodes", o.imitation_episodes},
+      {"network_acting_share", o.network_acting_share},
+      {"episodes", o.episodes},
+      {"rollouts", o.rollouts},
+      {"seed", o.seed},
+      {"learning_rate", o.learning_rate},
+      {"entropy_weight", o.entropy_weight},
+      {"reference_policy", o.reference_policy},
+      {"embedding", o.embedding},
+      {"rounds", o.rounds},
+      {"initial_validation_ratio", result.initial_validation_ratio},
+      {"imitation_validation_ratio", result.imitation_validation_ratio},
+      {"best_validation_ratio", result.best_validation_ratio},
+      {"best_episode", result.best_episode}};
 }
 
 void run_train(TrainCliOptions& cli) {
@@ -79,7 +84,7 @@ void run_train(TrainCliOptions& cli) {
                                p.episode, p.sampled_ratio, p.validation_ratio,
                                cli.training.reference_policy);
   });
-  write_text_file(cli.out, policy_network_to_json(result.network, decision_feature_names(),
+  write_text_file(cli.out, policy_network_to_json(result.network, learned_model_inputs(),
                                                   provenance(cli, result).dump()));
   if (!cli.curve.empty()) write_text_file(cli.curve, curve);
   std::cout << fmt::format(
@@ -124,6 +129,17 @@ void add_train_command(CLI::App& app) {
   command->add_option("--hidden", o.hidden, "units of each hidden layer (repeatable)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
+  command
+      ->add_option("--network-acting-share", o.network_acting_share,
+                   "share of the imitation episodes (the last) in which the network acts (DAgger)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  command->add_option("--embedding", o.embedding, "units of each task's graph embedding (0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
+  command->add_option("--rounds", o.rounds, "rounds of message passing over each job's DAG")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 8));
   command
       ->add_option("--reference", o.reference_policy,
                    "rollouts are scored over this policy's objective")

@@ -12,9 +12,9 @@ extern const std::string_view learned_policy_model;  // generated/learned_model.
 
 const PolicyNetwork& builtin_policy_network() {
   static const PolicyNetwork network = [] {
-    auto parsed = parse_policy_network(builtin::learned_policy_model,
-                                       "data/models/learned_policy.json (built in)",
-                                       decision_feature_names());
+    auto parsed =
+        parse_policy_network(builtin::learned_policy_model,
+                             "data/models/learned_policy.json (built in)", learned_model_inputs());
     if (!parsed) throw InputError(parsed.error());
     return std::move(*parsed);
   }();
@@ -24,7 +24,7 @@ const PolicyNetwork& builtin_policy_network() {
 std::unique_ptr<SchedulingPolicy> make_learned_policy(const PolicyOptions& options) {
   if (options.learned_model.empty())
     return std::make_unique<LearnedPolicy>(builtin_policy_network());
-  auto network = read_policy_network(options.learned_model, decision_feature_names());
+  auto network = read_policy_network(options.learned_model, learned_model_inputs());
   if (!network) throw InputError(network.error());
   return std::make_unique<LearnedPolicy>(std::move(*network));
 }

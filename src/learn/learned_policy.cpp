@@ -36,6 +36,10 @@ constexpr std::array<std::string_view, kDecisionFeatureCount> kFeatureNames{
     "idle_share",
     "log_ready_per_device"};
 
+constexpr std::array<std::string_view, kNodeFeatureCount> kNodeFeatureNames{
+    "log_mean_run",   "log_fastest_over_mean", "rank_ratio",         "rank_scaled",
+    "log_successors", "log_predecessors",      "log_output_transfer"};
+
 enum Feature : std::size_t {
   wait,
   finish_after_now,
@@ -64,6 +68,8 @@ float bounded(double value) { return static_cast<float>(std::clamp(value, -50.0,
 }  // namespace
 
 std::span<const std::string_view> decision_feature_names() { return kFeatureNames; }
+std::span<const std::string_view> node_feature_names() { return kNodeFeatureNames; }
+ModelInputs learned_model_inputs() { return {kFeatureNames, kNodeFeatureNames}; }
 
 // One decision point's candidates: pair i·D + d is the task in window slot i on device d.
 struct LearnedPolicy::Scratch {
@@ -179,6 +185,10 @@ LearnedPolicy::LearnedPolicy(PolicyNetwork network)
   if (network_.input_count() != kDecisionFeatureCount)
     throw InputError(fmt::format("the learned policy's network reads {} features, not {}",
                                  network_.input_count(), kDecisionFeatureCount));
+  if (network_.encoder().width() > 0 &&
+      network_.encoder().node_feature_count() != kNodeFeatureCount)
+    throw InputError(fmt::format("the learned policy's encoder reads {} node features, not {}",
+                                 network_.encoder().node_feature_count(), kNodeFeatureCount));
 }
 
 LearnedPolicy::~LearnedPolicy() = default;
@@ -191,6 +201,8 @@ void LearnedPolicy::grow(const TaskGraph& graph) {
   mean_run_.resize(graph.task_count(), 0);
   plan_device_.resize(graph.task_count(), kNoDevice);
   plan_start_.resize(graph.task_count(), 0);
+  first_sums_.resize(graph.task_count() * network_.first_width(), 0);
+  trace_node_.resize(graph.task_count(), DecisionTrace::kNoNode);
   job_scale_.resize(graph.job_count(), 1);
   job_remaining_.resize(graph.job_count(), 0);
   job_work_left_.resize(graph.job_count(), 0);
@@ -264,6 +276,42 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
     plan_device_[g] = plan.tasks[t].device;
     plan_start_[g] = now + plan.tasks[t].start_seconds;
   }
+  embed(instance, job);
+}
+
+void LearnedPolicy::embed(const DagInstance& instance, JobIndex job) {
+  const std::size_t N = instance.task_count();
+  const double scale = job_scale_[job];
+  nodes_.assign(N * kNodeFeatureCount, 0.0f);
+  std::vector<double> row(instance.device_count());
+  for (std::uint32_t t = 0; t < N; ++t) {
+    const TaskIndex g = instance.global_task(t);
+    const double mean = mean_run_[g];
+    double fastest = kInfinity, sent = 0;
+    for (double seconds : instance.compute_row(t, row)) fastest = std::min(fastest, seconds);
+    for (const DagNeighbor& s : instance.successors(t)) sent += instance.mean_comm_seconds(s.edge);
+    float* x = &nodes_[t * kNodeFeatureCount];
+    // In the order of kNodeFeatureNames.
+    x[0] = bounded(std::log1p(mean / scale));
+    x[1] = mean > 0 && fastest > 0 ? bounded(std::log(fastest / mean)) : 0.0f;
+    x[2] = rank_ratio_[g];
+    x[3] = rank_scaled_[g];
+    x[4] = successors_[g];
+    x[5] = bounded(std::log1p(double(instance.predecessors(t).size())));
+    x[6] = bounded(std::log1p(sent / scale));  // log_output_transfer
+  }
+  const std::size_t H = network_.first_width();
+  const std::size_t E = network_.encoder().width();
+  network_.encoder().encode(nodes_, instance.edges(), embeddings_);
+  for (std::uint32_t t = 0; t < N; ++t)
+    network_.embedding_sums({embeddings_.data() + std::size_t(t) * E, E},
+                            {&first_sums_[std::size_t(instance.global_task(t)) * H], H});
+  if (trace_ == nullptr) return;
+  const auto base = static_cast<std::uint32_t>(trace_->node_features.size() / kNodeFeatureCount);
+  trace_->node_features.insert(trace_->node_features.end(), nodes_.begin(), nodes_.end());
+  for (const DagEdge& e : instance.edges())
+    trace_->edges.push_back({.from = base + e.from, .to = base + e.to, .bytes = e.bytes});
+  for (std::uint32_t t = 0; t < N; ++t) trace_node_[instance.global_task(t)] = base + t;
 }
 
 bool LearnedPolicy::is_plan_next(const ClusterSnapshot& snapshot, TaskIndex t) {
@@ -305,8 +353,10 @@ class LearnedPolicy::DecisionPoint {
   // pairs newly offered, and `refresh` as well when it is still offered.
   void offer(std::size_t i, DeviceId refresh = kNoDevice);
   void fill_wait();  // waiting's row and score
-  // The index among s_.candidates of what is done (the last one: waiting, when allowed).
+  // The index among s_.candidates of what is done (the last one: waiting, when allowed):
+  // the network's choice, and the plan's (imitate_plan).
   std::size_t choose(bool may_wait);
+  std::size_t teacher_choice(bool may_wait) const;
   void record(std::size_t chosen);  // into the training trace, when there is one
 
   LearnedPolicy& policy_;
@@ -384,7 +434,10 @@ void LearnedPolicy::DecisionPoint::fill_pair(std::size_t i, DeviceId d) {
   row[job_age] = s_.job_age[i];
   row[idle_share] = idle_share_;
   row[log_ready_per_device] = ready_per_device_;
-  if (!policy_.imitate_) s_.scores[p] = policy_.network_.score({row, F});
+  if (policy_.scores_candidates()) {
+    const std::size_t H = policy_.network_.first_width();
+    s_.scores[p] = policy_.network_.score({row, F}, {&policy_.first_sums_[std::size_t(t) * H], H});
+  }
 }
 
 void LearnedPolicy::DecisionPoint::enter(std::size_t i) {
@@ -463,26 +516,31 @@ void LearnedPolicy::DecisionPoint::fill_wait() {
   row[rank_ratio] = largest_rank;
   row[idle_share] = idle_share_;
   row[log_ready_per_device] = ready_per_device_;
-  if (!policy_.imitate_) s_.scores[W_ * D_] = policy_.network_.score({row, F});
+  if (policy_.scores_candidates()) s_.scores[W_ * D_] = policy_.network_.score({row, F});
+}
+
+std::size_t LearnedPolicy::DecisionPoint::teacher_choice(bool may_wait) const {
+  // The plan's next task of its device that it starts first; else wait, or when no
+  // device is busy, the pair that finishes first.
+  const std::vector<std::uint32_t>& candidates = s_.candidates;
+  const auto row = [&](std::size_t c) { return &s_.rows[std::size_t(candidates[c]) * F]; };
+  const std::size_t pairs = candidates.size() - (may_wait ? 1 : 0);
+  std::size_t next = pairs;
+  for (std::size_t c = 0; c < pairs; ++c)
+    if (row(c)[plan_next] > 0 &&
+        (next == pairs || row(c)[plan_start_after_now] < row(next)[plan_start_after_now]))
+      next = c;
+  if (next < pairs || may_wait) return next;
+  std::size_t chosen = 0;
+  for (std::size_t c = 1; c < pairs; ++c)
+    if (row(c)[finish_after_now] < row(chosen)[finish_after_now]) chosen = c;
+  return chosen;
 }
 
 std::size_t LearnedPolicy::DecisionPoint::choose(bool may_wait) {
   const std::vector<std::uint32_t>& candidates = s_.candidates;
   std::size_t chosen = 0;
-  if (policy_.imitate_) {
-    // The plan's next task of its device that it starts first; else wait, or when no
-    // device is busy, the pair that finishes first.
-    const auto row = [&](std::size_t c) { return &s_.rows[std::size_t(candidates[c]) * F]; };
-    const std::size_t pairs = candidates.size() - (may_wait ? 1 : 0);
-    std::size_t next = pairs;
-    for (std::size_t c = 0; c < pairs; ++c)
-      if (row(c)[plan_next] > 0 &&
-          (next == pairs || row(c)[plan_start_after_now] < row(next)[plan_start_after_now]))
-        next = c;
-    if (next < pairs || may_wait) return next;
-    for (std::size_t c = 1; c < pairs; ++c)
-      if (row(c)[finish_after_now] < row(chosen)[finish_after_now]) chosen = c;
-  } else if (policy_.rng_ == nullptr) {
+  if (policy_.rng_ == nullptr) {
     // The likeliest kind of action, then the likeliest of its kind: wait when the
     // softmax gives waiting more weight than every placement together, else the best
     // pair (the best candidate alone would wait whenever waiting outscores each pair,
@@ -514,9 +572,12 @@ void LearnedPolicy::DecisionPoint::record(std::size_t chosen) {
   trace->decisions.push_back({static_cast<std::uint32_t>(trace->rows.size() / F),
                               static_cast<std::uint32_t>(s_.candidates.size()),
                               static_cast<std::uint32_t>(chosen)});
-  for (std::uint32_t c : s_.candidates)
+  for (std::uint32_t c : s_.candidates) {
     trace->rows.insert(trace->rows.end(), &s_.rows[std::size_t(c) * F],
                        &s_.rows[std::size_t(c) * F] + F);
+    trace->row_node.push_back(c == W_ * D_ ? DecisionTrace::kNoNode
+                                           : policy_.trace_node_[s_.slot_task[c / D_]]);
+  }
 }
 
 void LearnedPolicy::DecisionPoint::run(AssignmentSink& out) {
@@ -532,8 +593,15 @@ void LearnedPolicy::DecisionPoint::run(AssignmentSink& out) {
             s_.candidates.push_back(static_cast<std::uint32_t>(i * D_ + d));
     if (s_.candidates.empty()) return;
     if (may_wait) s_.candidates.push_back(static_cast<std::uint32_t>(W_ * D_));
-    const std::size_t chosen = choose(may_wait);
-    record(chosen);
+    std::size_t chosen = 0;
+    if (policy_.imitation_ == Imitation::none) {
+      chosen = choose(may_wait);
+      record(chosen);
+    } else {
+      const std::size_t taught = teacher_choice(may_wait);
+      record(taught);
+      chosen = policy_.imitation_ == Imitation::teacher_acts ? taught : choose(may_wait);
+    }
     const std::uint32_t pick = s_.candidates[chosen];
     if (pick == W_ * D_) return;  // wait for the next decision point
     const std::size_t i = pick / D_;

@@ -16,11 +16,11 @@ namespace hetsched {
 
 namespace {
 constexpr std::string_view kFormat = "hetsched-learned-policy";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;
 }  // namespace
 
-PolicyNetwork::PolicyNetwork(std::vector<DenseLayer> layers)
-    : layers_(std::move(layers)), columns_(layers_.size()) {
+PolicyNetwork::PolicyNetwork(std::vector<DenseLayer> layers, GraphEncoder encoder)
+    : encoder_(std::move(encoder)), layers_(std::move(layers)), columns_(layers_.size()) {
   std::size_t widest = 0;
   for (std::size_t k = 0; k < layers_.size(); ++k) {
     widest = std::max<std::size_t>(widest, layers_[k].outputs);
@@ -49,20 +49,27 @@ void PolicyNetwork::assign_layer(std::size_t k, std::span<const float> weights,
 }
 
 PolicyNetwork PolicyNetwork::initial(std::size_t inputs, std::span<const std::uint32_t> hidden,
-                                     Rng& rng) {
+                                     Rng& rng, GraphEncoder encoder) {
   std::vector<DenseLayer> layers;
-  auto width = static_cast<std::uint32_t>(inputs);
+  auto width = static_cast<std::uint32_t>(inputs + encoder.width());
   auto add = [&](std::uint32_t outputs) {
-    DenseLayer l{width, outputs, std::vector<float>(std::size_t(width) * outputs),
-                 std::vector<float>(outputs, 0.0f)};
-    const double limit = std::sqrt(6.0 / double(width + outputs));
-    for (float& w : l.weights) w = static_cast<float>(rng.uniform(-limit, limit));
-    layers.push_back(std::move(l));
+    layers.push_back(DenseLayer::initial(width, outputs, rng));
     width = outputs;
   };
   for (std::uint32_t h : hidden) add(h);
   add(1);
-  return PolicyNetwork(std::move(layers));
+  return PolicyNetwork(std::move(layers), std::move(encoder));
+}
+
+void PolicyNetwork::embedding_sums(std::span<const float> embedding, std::span<float> sums) const {
+  const DenseLayer& l = layers_.front();
+  const std::size_t first = input_count();
+  for (std::uint32_t o = 0; o < l.outputs; ++o) {
+    float sum = l.bias[o];
+    for (std::size_t j = 0; j < embedding.size(); ++j)
+      sum += l.weights[std::size_t(o) * l.inputs + first + j] * embedding[j];
+    sums[o] = sum;
+  }
 }
 
 namespace {
@@ -110,27 +117,31 @@ float dense_single(const float* weights, float bias, std::uint32_t inputs, const
 
 }  // namespace
 
-float PolicyNetwork::score(std::span<const float> features) const {
+float PolicyNetwork::score(std::span<const float> features, std::span<const float> sums) const {
   const float* in = features.data();
   for (std::size_t k = 0; k < layers_.size(); ++k) {
     const DenseLayer& l = layers_[k];
     const bool relu = k + 1 < layers_.size();
     float* out = (k % 2 == 0) ? a_.data() : b_.data();
     const float* columns = columns_[k].data();
+    // The first layer starts from the sums its task's embedding gave and reads the features
+    // alone (its first input_count() columns); the others from their biases.
+    const float* bias = k == 0 ? sums.data() : l.bias.data();
+    const auto inputs = static_cast<std::uint32_t>(k == 0 ? input_count() : l.inputs);
     if (l.outputs == 1) {
-      const float sum = dense_single(columns, l.bias[0], l.inputs, in);
+      const float sum = dense_single(columns, bias[0], inputs, in);
       out[0] = relu ? std::max(sum, 0.0f) : sum;
       in = out;
       continue;
     }
     std::uint32_t first = 0;
     for (; first + 4 * kLaneWidth <= l.outputs; first += 4 * kLaneWidth)
-      dense_block<4>(columns, l.bias.data(), l.inputs, l.outputs, first, in, relu, out);
+      dense_block<4>(columns, bias, inputs, l.outputs, first, in, relu, out);
     for (; first + kLaneWidth <= l.outputs; first += kLaneWidth)
-      dense_block<1>(columns, l.bias.data(), l.inputs, l.outputs, first, in, relu, out);
+      dense_block<1>(columns, bias, inputs, l.outputs, first, in, relu, out);
     for (; first < l.outputs; ++first) {  // the last few
-      float sum = l.bias[first];
-      for (std::uint32_t i = 0; i < l.inputs; ++i)
+      float sum = bias[first];
+      for (std::uint32_t i = 0; i < inputs; ++i)
         sum += columns[std::size_t(i) * l.outputs + first] * in[i];
       out[first] = relu ? std::max(sum, 0.0f) : sum;
     }
@@ -139,18 +150,27 @@ float PolicyNetwork::score(std::span<const float> features) const {
   return in[0];
 }
 
-std::string policy_network_to_json(const PolicyNetwork& network,
-                                   std::span<const std::string_view> feature_names,
+std::string policy_network_to_json(const PolicyNetwork& network, const ModelInputs& inputs,
                                    std::string_view provenance) {
   nlohmann::ordered_json json;
   json["format"] = kFormat;
   json["version"] = kVersion;
-  json["features"] = nlohmann::ordered_json::array();
-  for (std::string_view name : feature_names) json["features"].push_back(name);
-  json["layers"] = nlohmann::ordered_json::array();
-  for (const DenseLayer& l : network.layers())
-    json["layers"].push_back(
-        {{"inputs", l.inputs}, {"outputs", l.outputs}, {"weights", l.weights}, {"bias", l.bias}});
+  const auto names = [](std::span<const std::string_view> list) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (std::string_view name : list) out.push_back(name);
+    return out;
+  };
+  const auto layers = [](const std::vector<DenseLayer>& list) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const DenseLayer& l : list)
+      out.push_back(
+          {{"inputs", l.inputs}, {"outputs", l.outputs}, {"weights", l.weights}, {"bias", l.bias}});
+    return out;
+  };
+  json["features"] = names(inputs.features);
+  json["node_features"] = names(inputs.node_features);
+  json["encoder"] = layers(network.encoder().layers());
+  json["layers"] = layers(network.layers());
   json["training"] = provenance.empty() ? nlohmann::ordered_json::object()
                                         : nlohmann::ordered_json::parse(provenance);
   return json.dump(1) + "\n";
@@ -163,8 +183,7 @@ class ModelReader {
  public:
   explicit ModelReader(std::string_view source) : source_(source) {}
 
-  Expected<PolicyNetwork> read(const nlohmann::json& json,
-                               std::span<const std::string_view> feature_names) const {
+  Expected<PolicyNetwork> read(const nlohmann::json& json, const ModelInputs& inputs) const {
     if (!json.is_object()) return fail("the top level", "an object");
     const auto format = member(json, "format");
     if (!format || !format->is_string() || format->get<std::string>() != kFormat)
@@ -172,23 +191,29 @@ class ModelReader {
     const auto version = member(json, "version");
     if (!version || !version->is_number_integer() || version->get<int>() != kVersion)
       return fail("version", fmt::format("{}", kVersion));
-    const auto features = member(json, "features");
-    if (!features || !features->is_array()) return fail("features", "a list of feature names");
-    std::vector<std::string> names;
-    for (const auto& f : *features) {
-      if (!f.is_string()) return fail("features", "a list of feature names");
-      names.push_back(f.get<std::string>());
+    if (auto ok = read_names(json, "features", inputs.features); !ok)
+      return tl::unexpected(ok.error());
+    if (auto ok = read_names(json, "node_features", inputs.node_features); !ok)
+      return tl::unexpected(ok.error());
+    // The encoder: none, or node features → width, then 3·width → width per round.
+    const auto encoder = member(json, "encoder");
+    if (!encoder || !encoder->is_array()) return fail("encoder", "a list of layers (maybe empty)");
+    std::vector<DenseLayer> encoder_layers;
+    std::size_t width = inputs.node_features.size();
+    for (std::size_t k = 0; k < encoder->size(); ++k) {
+      auto layer = read_layer((*encoder)[k], fmt::format("encoder[{}]", k), width);
+      if (!layer) return tl::unexpected(layer.error());
+      if (k > 0 && layer->outputs * 3 != layer->inputs)
+        return fail(fmt::format("encoder[{}].outputs", k), fmt::format("{}", layer->inputs / 3));
+      width = 3 * std::size_t{layer->outputs};
+      encoder_layers.push_back(std::move(*layer));
     }
-    if (!std::equal(names.begin(), names.end(), feature_names.begin(), feature_names.end()))
-      return failure(fmt::format(
-          "{}: the model was trained on the features [{}], this build's policy reads [{}]: "
-          "train it again (hetsched train)",
-          source_, fmt::join(names, ", "), fmt::join(feature_names, ", ")));
+    const std::size_t embedding = encoder_layers.empty() ? 0 : width / 3;
     const auto layers = member(json, "layers");
     if (!layers || !layers->is_array() || layers->empty())
       return fail("layers", "a non-empty list of layers");
     std::vector<DenseLayer> out;
-    std::size_t width = feature_names.size();
+    width = inputs.features.size() + embedding;
     for (std::size_t k = 0; k < layers->size(); ++k) {
       const std::string where = fmt::format("layers[{}]", k);
       auto layer = read_layer((*layers)[k], where, width);
@@ -197,10 +222,27 @@ class ModelReader {
       out.push_back(std::move(*layer));
     }
     if (width != 1) return fail("layers", "a last layer with one output (the score)");
-    return PolicyNetwork(std::move(out));
+    return PolicyNetwork(std::move(out), GraphEncoder(std::move(encoder_layers)));
   }
 
  private:
+  // The list of names under `key`, which must be `expected`.
+  Status read_names(const nlohmann::json& json, const char* key,
+                    std::span<const std::string_view> expected) const {
+    const auto list = member(json, key);
+    if (!list || !list->is_array()) return fail(key, "a list of feature names");
+    std::vector<std::string> names;
+    for (const auto& f : *list) {
+      if (!f.is_string()) return fail(key, "a list of feature names");
+      names.push_back(f.get<std::string>());
+    }
+    if (!std::equal(names.begin(), names.end(), expected.begin(), expected.end()))
+      return failure(
+          fmt::format("{}: the model was trained on the {} [{}], this build's policy reads [{}]: "
+                      "train it again (hetsched train)",
+                      source_, key, fmt::join(names, ", "), fmt::join(expected, ", ")));
+    return {};
+  }
   static const nlohmann::json* member(const nlohmann::json& json, const char* name) {
     const auto it = json.find(name);
     return it == json.end() ? nullptr : &*it;
@@ -250,7 +292,7 @@ class ModelReader {
 }  // namespace
 
 Expected<PolicyNetwork> parse_policy_network(std::string_view text, std::string_view source,
-                                             std::span<const std::string_view> feature_names) {
+                                             const ModelInputs& inputs) {
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(text);
@@ -260,16 +302,15 @@ Expected<PolicyNetwork> parse_policy_network(std::string_view text, std::string_
   } catch (const nlohmann::json::exception& e) {  // a number out of range, ...
     return failure(fmt::format("{}: not a JSON model file ({})", source, e.what()));
   }
-  return ModelReader(source).read(json, feature_names);
+  return ModelReader(source).read(json, inputs);
 }
 
-Expected<PolicyNetwork> read_policy_network(const std::string& path,
-                                            std::span<const std::string_view> feature_names) {
+Expected<PolicyNetwork> read_policy_network(const std::string& path, const ModelInputs& inputs) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return failure(fmt::format("{}: cannot open the model file", path));
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_policy_network(text.str(), path, feature_names);
+  return parse_policy_network(text.str(), path, inputs);
 }
 
 }  // namespace hetsched

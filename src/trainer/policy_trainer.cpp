@@ -29,6 +29,10 @@ Status check_training_options(const TrainingOptions& o) {
     return failure("training needs a validation set and a validation interval of at least 1");
   for (std::uint32_t h : o.hidden)
     if (h == 0 || h > 256) return failure("hidden layers must have 1 to 256 units");
+  if (o.embedding > 64) return failure("the embedding must have 0 to 64 units");
+  if (o.rounds > 8) return failure("message passing takes 0 to 8 rounds");
+  if (!(o.network_acting_share >= 0 && o.network_acting_share <= 1))
+    return failure("the share of imitation episodes the network acts in must be in [0, 1]");
   const auto names = policy_names();
   if (std::find(names.begin(), names.end(), o.reference_policy) == names.end() ||
       o.reference_policy == "learned")
@@ -69,37 +73,35 @@ LearningScenario draw_scenario(const TrainingOptions& options, Rng& rng) {
 
 namespace {
 
-// The network's layers as libtorch parameters.
-class TorchNetwork {
+// Dense layers as libtorch parameters.
+class TorchLayers {
  public:
-  explicit TorchNetwork(const PolicyNetwork& network) {
-    for (const DenseLayer& l : network.layers()) {
+  explicit TorchLayers(const std::vector<DenseLayer>& layers) {
+    for (const DenseLayer& l : layers) {
       weights_.push_back(torch::tensor(l.weights)
                              .reshape({std::int64_t{l.outputs}, std::int64_t{l.inputs}})
                              .requires_grad_());
       biases_.push_back(torch::tensor(l.bias).requires_grad_());
     }
   }
-  std::vector<torch::Tensor> parameters() const {
-    std::vector<torch::Tensor> all(weights_);
+  std::size_t size() const { return weights_.size(); }
+  void append_parameters(std::vector<torch::Tensor>& all) const {
+    all.insert(all.end(), weights_.begin(), weights_.end());
     all.insert(all.end(), biases_.begin(), biases_.end());
-    return all;
   }
-  // Scores of the rows of x [N × features]: [N].
-  torch::Tensor forward(torch::Tensor x) const {
-    for (std::size_t k = 0; k < weights_.size(); ++k) {
-      x = torch::addmm(biases_[k], x, weights_[k].t());
-      if (k + 1 < weights_.size()) x = torch::relu(x);
-    }
-    return x.squeeze(1);
+  torch::Tensor apply(std::size_t k, const torch::Tensor& x, bool relu) const {
+    const torch::Tensor y = torch::addmm(biases_[k], x, weights_[k].t());
+    return relu ? torch::relu(y) : y;
   }
-  void copy_to(PolicyNetwork& network) const {
+  // Layer k's weights and biases, handed to `assign(k, weights, bias)`.
+  template <typename Assign>
+  void copy_to(Assign assign) const {
     torch::NoGradGuard no_grad;
     for (std::size_t k = 0; k < weights_.size(); ++k) {
       const torch::Tensor w = weights_[k].contiguous();
       const torch::Tensor b = biases_[k].contiguous();
-      network.assign_layer(k, {w.data_ptr<float>(), std::size_t(w.numel())},
-                           {b.data_ptr<float>(), std::size_t(b.numel())});
+      assign(k, std::span<const float>{w.data_ptr<float>(), std::size_t(w.numel())},
+             std::span<const float>{b.data_ptr<float>(), std::size_t(b.numel())});
     }
   }
 
@@ -107,11 +109,105 @@ class TorchNetwork {
   std::vector<torch::Tensor> weights_, biases_;
 };
 
+// The graph a batch of traces embeds, as tensors: node features, edges, each node's
+// successor and predecessor counts' inverses (for the means), and each row's node (the
+// rows of waiting point at one more node, N, whose embedding is zeros).
+struct TorchGraph {
+  torch::Tensor nodes, from, to, successor_share, predecessor_share, row_node;
+  std::int64_t node_count = 0;
+};
+
+// The network as libtorch parameters: the encoder's layers, then the scorer's.
+class TorchNetwork {
+ public:
+  explicit TorchNetwork(const PolicyNetwork& network)
+      : encoder_(network.encoder().layers()), scorer_(network.layers()) {}
+  std::vector<torch::Tensor> parameters() const {
+    std::vector<torch::Tensor> all;
+    encoder_.append_parameters(all);
+    scorer_.append_parameters(all);
+    return all;
+  }
+  // Scores of the rows of x [N × features] whose tasks are in `graph`: [N].
+  torch::Tensor forward(torch::Tensor x, const TorchGraph& graph) const {
+    if (encoder_.size() > 0) {
+      // As GraphEncoder::encode: the node features through the first layer, then per round
+      // [own; mean over successors; mean over predecessors] through the next.
+      torch::Tensor h = encoder_.apply(0, graph.nodes, true);
+      for (std::size_t k = 1; k < encoder_.size(); ++k) {
+        const torch::Tensor successors =
+            torch::zeros_like(h).index_add(0, graph.from, h.index_select(0, graph.to)) *
+            graph.successor_share;
+        const torch::Tensor predecessors =
+            torch::zeros_like(h).index_add(0, graph.to, h.index_select(0, graph.from)) *
+            graph.predecessor_share;
+        h = encoder_.apply(k, torch::cat({h, successors, predecessors}, 1), true);
+      }
+      h = torch::cat({h, torch::zeros({1, h.size(1)})}, 0);
+      x = torch::cat({x, h.index_select(0, graph.row_node)}, 1);
+    }
+    for (std::size_t k = 0; k < scorer_.size(); ++k)
+      x = scorer_.apply(k, x, k + 1 < scorer_.size());
+    return x.squeeze(1);
+  }
+  void copy_to(PolicyNetwork& network) const {
+    encoder_.copy_to([&](std::size_t k, std::span<const float> w, std::span<const float> b) {
+      network.assign_encoder_layer(k, w, b);
+    });
+    scorer_.copy_to([&](std::size_t k, std::span<const float> w, std::span<const float> b) {
+      network.assign_layer(k, w, b);
+    });
+  }
+
+ private:
+  TorchLayers encoder_, scorer_;
+};
+
 // One rollout's decisions and how much better than its episode's mean it did.
 struct Rollout {
   DecisionTrace trace;
   double ratio = 0;
 };
+
+// The graphs of the rollouts' traces, one after the other, as tensors.
+TorchGraph torch_graph(const std::vector<Rollout>& rollouts) {
+  std::vector<float> nodes;
+  std::vector<std::int64_t> from, to, row_node;
+  for (const Rollout& r : rollouts) {
+    const auto base = static_cast<std::int64_t>(nodes.size() / kNodeFeatureCount);
+    nodes.insert(nodes.end(), r.trace.node_features.begin(), r.trace.node_features.end());
+    for (const DagEdge& e : r.trace.edges) {
+      from.push_back(base + e.from);
+      to.push_back(base + e.to);
+    }
+  }
+  const auto N = static_cast<std::int64_t>(nodes.size() / kNodeFeatureCount);
+  std::int64_t base = 0;
+  for (const Rollout& r : rollouts) {
+    for (std::uint32_t node : r.trace.row_node)
+      row_node.push_back(node == DecisionTrace::kNoNode ? N : base + node);
+    base += static_cast<std::int64_t>(r.trace.node_features.size() / kNodeFeatureCount);
+  }
+  std::vector<float> successors(static_cast<std::size_t>(N)), predecessors(successors.size());
+  for (std::size_t e = 0; e < from.size(); ++e) {
+    successors[static_cast<std::size_t>(from[e])] += 1;
+    predecessors[static_cast<std::size_t>(to[e])] += 1;
+  }
+  for (float& c : successors) c = c > 0 ? 1 / c : 0;
+  for (float& c : predecessors) c = c > 0 ? 1 / c : 0;
+  const auto tensor = [](auto& v, auto type) {
+    return torch::from_blob(v.data(), {static_cast<std::int64_t>(v.size())}, type).clone();
+  };
+  TorchGraph g;
+  g.node_count = N;
+  g.nodes = tensor(nodes, torch::kFloat).reshape({N, std::int64_t{kNodeFeatureCount}});
+  g.from = tensor(from, torch::kLong);
+  g.to = tensor(to, torch::kLong);
+  g.successor_share = tensor(successors, torch::kFloat).unsqueeze(1);
+  g.predecessor_share = tensor(predecessors, torch::kFloat).unsqueeze(1);
+  g.row_node = tensor(row_node, torch::kLong);
+  return g;
+}
 
 // The policy-gradient loss over an episode's rollouts.
 torch::Tensor episode_loss(const TorchNetwork& net, const std::vector<Rollout>& rollouts,
@@ -139,7 +235,7 @@ torch::Tensor episode_loss(const TorchNetwork& net, const std::vector<Rollout>& 
   const torch::Tensor pick = torch::from_blob(chosen.data(), {m}, torch::kLong).clone();
   const torch::Tensor adv = torch::from_blob(decision_advantage.data(), {m}, torch::kFloat).clone();
 
-  const torch::Tensor logits = net.forward(x);
+  const torch::Tensor logits = net.forward(x, torch_graph(rollouts));
   // Softmax within each decision's candidates; each is shifted by its largest score first.
   std::vector<float> top(static_cast<std::size_t>(m), -std::numeric_limits<float>::infinity());
   {
@@ -160,6 +256,18 @@ torch::Tensor episode_loss(const TorchNetwork& net, const std::vector<Rollout>& 
 
 }  // namespace
 
+std::vector<float> trace_scores(const PolicyNetwork& network, const DecisionTrace& trace) {
+  torch::NoGradGuard no_grad;
+  std::vector<Rollout> one(1);
+  one.front().trace = trace;
+  const auto n = static_cast<std::int64_t>(trace.rows.size() / kDecisionFeatureCount);
+  std::vector<float> rows = trace.rows;
+  const torch::Tensor x =
+      torch::from_blob(rows.data(), {n, std::int64_t{kDecisionFeatureCount}}, torch::kFloat);
+  const torch::Tensor scores = TorchNetwork(network).forward(x, torch_graph(one)).contiguous();
+  return {scores.data_ptr<float>(), scores.data_ptr<float>() + n};
+}
+
 TrainingResult train_learned_policy(const TrainingOptions& options,
                                     const TrainingProgress& progress) {
   if (auto ok = check_training_options(options); !ok) throw InputError(ok.error());
@@ -168,7 +276,10 @@ TrainingResult train_learned_policy(const TrainingOptions& options,
   Rng init_rng = rng.split();
   Rng validation_rng = rng.split();
   Rng explore_rng = rng.split();
-  PolicyNetwork network = PolicyNetwork::initial(kDecisionFeatureCount, options.hidden, init_rng);
+  GraphEncoder encoder =
+      GraphEncoder::initial(kNodeFeatureCount, options.embedding, options.rounds, init_rng);
+  PolicyNetwork network =
+      PolicyNetwork::initial(kDecisionFeatureCount, options.hidden, init_rng, std::move(encoder));
   TorchNetwork torch_net(network);
   torch::optim::Adam optimizer(torch_net.parameters(),
                                torch::optim::AdamOptions(options.learning_rate));
@@ -200,7 +311,11 @@ TrainingResult train_learned_policy(const TrainingOptions& options,
     const LearningScenario scenario = draw_scenario(options, rng);
     teacher.front().trace.clear();
     LearnedPolicy policy(network);
-    policy.imitate_plan(&teacher.front().trace);
+    // The later episodes let the network act and learn the teacher's choices where its
+    // own mistakes lead (DAgger).
+    policy.imitate_plan(
+        &teacher.front().trace,
+        double(episode) > double(options.imitation_episodes) * (1 - options.network_acting_share));
     run_scenario(scenario, policy);
     optimizer.zero_grad();
     episode_loss(torch_net, teacher, {1.0}, 0).backward();

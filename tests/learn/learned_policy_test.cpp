@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/perf/roofline_model.hpp"
@@ -20,11 +21,6 @@
 
 namespace hetsched {
 namespace {
-
-std::vector<std::string_view> names() {
-  const auto span = decision_feature_names();
-  return {span.begin(), span.end()};
-}
 
 TEST(LearnedPolicy, FinishesEveryTaskOnStreamsAndFactorizations) {
   Rng rng(4);
@@ -71,14 +67,61 @@ TEST(LearnedPolicy, ImitatingThePlanReproducesItsMakespanWhenPredictionsAreExact
   }
 }
 
+TEST(LearnedPolicy, WhenTheNetworkActsTheTraceHoldsThePlansChoices) {
+  // DAgger's half of imitation: the network's greedy choices are what runs (the objective
+  // is the greedy policy's), and each recorded choice is the plan's — the window's task
+  // that is next of its planned device and planned first, else waiting when offered.
+  Rng rng(6);
+  DagStreamScenarioSpace space;
+  space.jobs = 4;
+  const LearningScenario scenario = draw_dag_stream_scenario(space, rng);
+  const std::uint32_t hidden[] = {8};
+  const PolicyNetwork network = PolicyNetwork::initial(
+      kDecisionFeatureCount, hidden, rng, GraphEncoder::initial(kNodeFeatureCount, 4, 1, rng));
+  LearnedPolicy greedy(network), labelled(network);
+  DecisionTrace trace;
+  labelled.imitate_plan(&trace, /*network_acts=*/true);
+  EXPECT_EQ(run_scenario(scenario, labelled).objective_seconds,
+            run_scenario(scenario, greedy).objective_seconds);
+  constexpr std::size_t kWait = 0, kPlanStart = 12, kPlanNext = 13;  // feature columns
+  ASSERT_EQ(decision_feature_names()[kPlanStart], "plan_start_after_now");
+  ASSERT_EQ(decision_feature_names()[kPlanNext], "plan_next");
+  std::size_t followed = 0;
+  for (const DecisionTrace::Decision& d : trace.decisions) {
+    const auto row = [&](std::size_t c) {
+      return &trace.rows[(d.first_row + c) * kDecisionFeatureCount];
+    };
+    const float* chosen = row(d.chosen);
+    bool any_next = false;
+    for (std::size_t c = 0; c < d.candidates; ++c) {
+      if (row(c)[kPlanNext] == 0) continue;
+      any_next = true;
+      EXPECT_LE(chosen[kPlanStart], row(c)[kPlanStart]);
+    }
+    if (any_next) {
+      EXPECT_EQ(chosen[kPlanNext], 1.0f);
+      ++followed;
+    } else if (row(d.candidates - 1)[kWait] == 1.0f) {
+      EXPECT_EQ(chosen[kWait], 1.0f);
+    }
+  }
+  EXPECT_GT(followed, 0u);
+}
+
 TEST(PolicyNetwork, ScoreIsTheLayersDotProducts) {
   // Widths that take every path of the evaluation: blocks of 16 outputs, of 4, and single
-  // ones; replaced weights are used at once.
+  // ones; replaced weights are used at once; a task's embedding enters through the first
+  // layer's sums as the last inputs of that layer.
   Rng rng(8);
   const std::vector<std::uint32_t> hidden{21, 7};
-  PolicyNetwork network = PolicyNetwork::initial(kDecisionFeatureCount, hidden, rng);
-  const auto reference = [&](std::span<const float> x) {
+  constexpr std::uint32_t kEmbedding = 5;
+  PolicyNetwork network =
+      PolicyNetwork::initial(kDecisionFeatureCount, hidden, rng,
+                             GraphEncoder::initial(kNodeFeatureCount, kEmbedding, 1, rng));
+  ASSERT_EQ(network.input_count(), kDecisionFeatureCount);
+  const auto reference = [&](std::span<const float> x, std::span<const float> embedding) {
     std::vector<double> in(x.begin(), x.end());
+    in.insert(in.end(), embedding.begin(), embedding.end());
     for (std::size_t k = 0; k < network.layers().size(); ++k) {
       const DenseLayer& l = network.layers()[k];
       std::vector<double> out(l.outputs);
@@ -94,9 +137,13 @@ TEST(PolicyNetwork, ScoreIsTheLayersDotProducts) {
   };
   for (int round = 0; round < 2; ++round) {
     for (int trial = 0; trial < 50; ++trial) {
-      std::vector<float> x(kDecisionFeatureCount);
+      std::vector<float> x(kDecisionFeatureCount), embedding(kEmbedding);
       for (float& v : x) v = static_cast<float>(rng.uniform(-3, 3));
-      EXPECT_NEAR(network.score(x), reference(x), 1e-4);
+      for (float& v : embedding) v = static_cast<float>(rng.uniform(0, 2));
+      std::vector<float> sums(network.first_width());
+      network.embedding_sums(embedding, sums);
+      EXPECT_NEAR(network.score(x, sums), reference(x, embedding), 1e-4);
+      EXPECT_NEAR(network.score(x), reference(x, std::vector<float>(kEmbedding)), 1e-4);
     }
     for (std::size_t k = 0; k < network.layers().size(); ++k) {
       std::vector<float> w = network.layers()[k].weights, b = network.layers()[k].bias;
@@ -107,16 +154,51 @@ TEST(PolicyNetwork, ScoreIsTheLayersDotProducts) {
   }
 }
 
+TEST(GraphEncoder, EmbedsEachTaskFromItsOwnItsSuccessorsAndItsPredecessorsMeans) {
+  // One node feature, width 1, weights chosen so that each round gives
+  // own + 2·(mean of successors) + 4·(mean of predecessors) + 0.5, through a ReLU.
+  // On the diamond a → {b, c} → d with features 1, 2, 3, 4:
+  //   a: 1 + 2·(2+3)/2 + 0.5 = 6.5;  b: 2 + 2·4 + 4·1 + 0.5 = 14.5;
+  //   c: 3 + 8 + 4 + 0.5 = 15.5;     d: 4 + 4·(2+3)/2 + 0.5 = 14.5.
+  const GraphEncoder encoder({DenseLayer{1, 1, {1}, {0}}, DenseLayer{3, 1, {1, 2, 4}, {0.5}}});
+  const std::vector<float> features{1, 2, 3, 4};
+  const std::vector<DagEdge> edges{{0, 1, 0}, {0, 2, 0}, {1, 3, 0}, {2, 3, 0}};
+  std::vector<float> embeddings;
+  encoder.encode(features, edges, embeddings);
+  EXPECT_EQ(embeddings, (std::vector<float>{6.5f, 14.5f, 15.5f, 14.5f}));
+  // A negative sum is cut to zero.
+  const GraphEncoder negative({DenseLayer{1, 1, {-1}, {0}}});
+  negative.encode(features, edges, embeddings);
+  EXPECT_EQ(embeddings, (std::vector<float>{0, 0, 0, 0}));
+}
+
 TEST(LearnedPolicyModelFile, BadFilesAreOneClearError) {
   Rng rng(2);
   const std::vector<std::uint32_t> hidden{16, 16};
-  const PolicyNetwork network = PolicyNetwork::initial(kDecisionFeatureCount, hidden, rng);
-  const std::string good = policy_network_to_json(network, names(), "");
+  const PolicyNetwork network = PolicyNetwork::initial(
+      kDecisionFeatureCount, hidden, rng, GraphEncoder::initial(kNodeFeatureCount, 8, 2, rng));
+  const std::string good = policy_network_to_json(network, learned_model_inputs(), "");
+  {  // what is written is read back
+    const auto back = parse_policy_network(good, "model.json", learned_model_inputs());
+    ASSERT_TRUE(back) << back.error();
+    EXPECT_EQ(back->encoder().rounds(), 2u);
+    EXPECT_EQ(back->encoder().width(), 8u);
+    EXPECT_EQ(back->layers().front().inputs, kDecisionFeatureCount + 8);
+  }
   struct Case {
     std::string text, expected;
   };
   std::string other_features = good;
   other_features.replace(other_features.find("\"wait\""), 6, "\"sleep\"");
+  std::string other_nodes = good;
+  other_nodes.replace(other_nodes.find("\"log_mean_run\""), 14, "\"log_mean_sum\"");
+  // A round whose outputs are not its inputs over 3 (each round's input is a task's
+  // embedding and its neighbours' two means).
+  nlohmann::json wider = nlohmann::json::parse(good);
+  wider["encoder"][1]["outputs"] = 9;
+  wider["encoder"][1]["weights"] = std::vector<float>(24 * 9, 0.1f);
+  wider["encoder"][1]["bias"] = std::vector<float>(9, 0.0f);
+  const std::string wider_round = wider.dump();
   std::string huge_weight = good;
   huge_weight.replace(huge_weight.find("\"weights\": ["), 12, "\"weights\": [1e400,");
   std::string short_weights = good;  // the first weight dropped
@@ -128,18 +210,21 @@ TEST(LearnedPolicyModelFile, BadFilesAreOneClearError) {
       {"[1, 2]", "the top level: expected an object"},
       {R"({"format": "onnx", "version": 1})", "expected \"hetsched-learned-policy\""},
       {other_features, "trained on the features [sleep"},
+      {other_nodes, "trained on the node_features [log_mean_sum"},
+      {wider_round, "encoder[1].outputs: expected 8"},
+      {R"({"format": "hetsched-learned-policy", "version": 1})", "version: expected 2"},
       {huge_weight, "number overflow"},
-      {short_weights, "layers[0].weights: expected a list of " +
-                          std::to_string(kDecisionFeatureCount * 16) + " numbers"},
+      {short_weights, "encoder[0].weights: expected a list of " +
+                          std::to_string(kNodeFeatureCount * 8) + " numbers"},
   };
   for (const Case& c : cases) {
-    const auto parsed = parse_policy_network(c.text, "model.json", names());
+    const auto parsed = parse_policy_network(c.text, "model.json", learned_model_inputs());
     ASSERT_FALSE(parsed) << c.text.substr(0, 40);
     EXPECT_NE(parsed.error().find("model.json: "), std::string::npos) << parsed.error();
     EXPECT_NE(parsed.error().find(c.expected), std::string::npos) << parsed.error();
     EXPECT_EQ(parsed.error().find('\n'), std::string::npos) << parsed.error();
   }
-  const auto missing = read_policy_network("/nonexistent/model.json", names());
+  const auto missing = read_policy_network("/nonexistent/model.json", learned_model_inputs());
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().find("cannot open"), std::string::npos);
   PolicyOptions options;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "hetsched/core/input_error.hpp"
@@ -32,11 +33,6 @@ const TrainingResult& trained() {
   return result;
 }
 
-std::vector<std::string_view> names() {
-  const auto span = decision_feature_names();
-  return {span.begin(), span.end()};
-}
-
 TEST(LearnedPolicyTraining, ImprovesTheValidationObjective) {
   const TrainingResult& r = trained();
   EXPECT_LT(r.best_validation_ratio, r.initial_validation_ratio);
@@ -56,19 +52,22 @@ TEST(LearnedPolicyTraining, ImitatingThePlanImprovesAnUntrainedNetwork) {
 
 TEST(LearnedPolicyTraining, SameSeedSameWeights) {
   const TrainingResult again = train_learned_policy(tiny_training(3));
-  const auto& a = trained().network.layers();
-  const auto& b = again.network.layers();
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    EXPECT_EQ(a[k].weights, b[k].weights);
-    EXPECT_EQ(a[k].bias, b[k].bias);
-  }
+  const auto same = [](const std::vector<DenseLayer>& a, const std::vector<DenseLayer>& b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      EXPECT_EQ(a[k].weights, b[k].weights);
+      EXPECT_EQ(a[k].bias, b[k].bias);
+    }
+  };
+  same(trained().network.layers(), again.network.layers());
+  ASSERT_GT(again.network.encoder().rounds(), 0u);
+  same(trained().network.encoder().layers(), again.network.encoder().layers());
   EXPECT_EQ(again.best_validation_ratio, trained().best_validation_ratio);
 }
 
 TEST(LearnedPolicyTraining, SavedModelMakesTheSameDecisions) {
-  const std::string text = policy_network_to_json(trained().network, names(), "");
-  auto loaded = parse_policy_network(text, "saved.json", names());
+  const std::string text = policy_network_to_json(trained().network, learned_model_inputs(), "");
+  auto loaded = parse_policy_network(text, "saved.json", learned_model_inputs());
   ASSERT_TRUE(loaded) << loaded.error();
   Rng rng(9);
   TiledScenarioSpace space;
@@ -87,6 +86,45 @@ TEST(LearnedPolicyTraining, SavedModelMakesTheSameDecisions) {
     for (std::size_t d = 0; d < first.decisions.size(); ++d)
       EXPECT_EQ(first.decisions[d].chosen, second.decisions[d].chosen);
   }
+}
+
+// The scores libtorch differentiates are the ones the policy decides by: on a stream of
+// jobs (several graphs embedded one after the other), every greedy choice the policy made
+// is the best under the trainer's scores — the best pair, or waiting when its softmax
+// weight outweighs every pair's together (equal up to float rounding).
+TEST(LearnedPolicyTraining, TheTrainerScoresWhatThePolicyComputes) {
+  const PolicyNetwork& network = trained().network;
+  ASSERT_GT(network.encoder().rounds(), 0u);
+  DagStreamScenarioSpace space;
+  space.jobs = 5;
+  Rng rng(11);
+  const LearningScenario scenario = draw_dag_stream_scenario(space, rng);
+  LearnedPolicy policy(network);
+  DecisionTrace trace;
+  policy.explore(nullptr, &trace);
+  run_scenario(scenario, policy);
+  ASSERT_FALSE(trace.edges.empty());
+  ASSERT_EQ(trace.row_node.size() * kDecisionFeatureCount, trace.rows.size());
+  const std::vector<float> scores = trace_scores(network, trace);
+  ASSERT_EQ(scores.size(), trace.row_node.size());
+  std::size_t waits = 0;
+  for (const DecisionTrace::Decision& d : trace.decisions) {
+    const float* score = &scores[d.first_row];
+    const bool may_wait = trace.row_node[d.first_row + d.candidates - 1] == DecisionTrace::kNoNode;
+    const std::size_t pairs = d.candidates - (may_wait ? 1 : 0);
+    const float top = *std::max_element(score, score + pairs);
+    double place = 0;
+    for (std::size_t c = 0; c < pairs; ++c) place += std::exp(double(score[c] - top));
+    const double wait = may_wait ? std::exp(double(score[pairs] - top)) : 0;
+    if (d.chosen == pairs) {
+      ++waits;
+      EXPECT_GE(wait, place * (1 - 1e-4));
+    } else {
+      EXPECT_NEAR(score[d.chosen], top, 1e-4);
+      EXPECT_LE(wait, place * (1 + 1e-4));
+    }
+  }
+  EXPECT_GT(waits, 0u);
 }
 
 // The mixed space draws tiled factorizations (one job) and DAG streams (several), each

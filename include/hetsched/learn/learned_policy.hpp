@@ -36,6 +36,11 @@
 //  - the share of devices idle and log(1 + ready tasks per device) at the decision point.
 // The "wait" candidate has its own flag set, the shortest wait of any device, the
 // largest rank ratio of the window's tasks and the two shares.
+// And it sees t's embedding: the network's graph encoder (GraphEncoder) embeds each job's
+// tasks at its arrival from their node features — t's mean run time over the scale, its
+// fastest over its mean, its rank (as a ratio and scaled), log(1 + its successors), log(1 +
+// its predecessors), log(1 + the mean transfer time of its outputs over the scale) — and
+// those of its neighbourhood in the DAG.
 #pragma once
 
 #include <array>
@@ -46,12 +51,17 @@
 #include <vector>
 
 #include "hetsched/learn/policy_network.hpp"
+#include "hetsched/perf/dag_instance.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
 
 namespace hetsched {
 
 inline constexpr std::size_t kDecisionFeatureCount = 18;
+inline constexpr std::size_t kNodeFeatureCount = 7;
 std::span<const std::string_view> decision_feature_names();
+std::span<const std::string_view> node_feature_names();
+// Both: what a model file for this build's policy must list.
+ModelInputs learned_model_inputs();
 
 // What the policy saw and chose, decision by decision, for the trainer.
 struct DecisionTrace {
@@ -60,11 +70,20 @@ struct DecisionTrace {
     std::uint32_t candidates = 0;  // rows of this decision
     std::uint32_t chosen = 0;      // index among them
   };
-  std::vector<float> rows;  // kDecisionFeatureCount floats per candidate
+  static constexpr std::uint32_t kNoNode = std::numeric_limits<std::uint32_t>::max();
+  std::vector<float> rows;              // kDecisionFeatureCount floats per candidate
+  std::vector<std::uint32_t> row_node;  // per candidate: its task's node (kNoNode: waiting)
   std::vector<Decision> decisions;
+  // The graph the encoder embedded: the tasks of every job that arrived, as nodes
+  // (kNodeFeatureCount floats each, jobs one after the other) and the edges between them.
+  std::vector<float> node_features;
+  std::vector<DagEdge> edges;
   void clear() {
     rows.clear();
+    row_node.clear();
     decisions.clear();
+    node_features.clear();
+    edges.clear();
   }
 };
 
@@ -84,11 +103,14 @@ class LearnedPolicy final : public SchedulingPolicy {
     rng_ = rng;
     trace_ = trace;
   }
-  // Training from a teacher: choose as the plan would (of the window's tasks that are the
-  // next of their planned device, the one the plan starts first; wait when there is none
-  // and some device is busy, else the pair that finishes first), recording that choice.
-  void imitate_plan(DecisionTrace* trace) {
-    imitate_ = true;
+  // Training from a teacher: record at each decision the choice the plan would make (of
+  // the window's tasks that are the next of their planned device, the one the plan starts
+  // first; wait when there is none and some device is busy, else the pair that finishes
+  // first). The teacher acts on it; with `network_acts`, the network's own greedy choice is
+  // taken instead, so that the trace holds the teacher's choices in the states the
+  // network's mistakes lead to (DAgger: Ross, Gordon and Bagnell, AISTATS 2011).
+  void imitate_plan(DecisionTrace* trace, bool network_acts = false) {
+    imitation_ = network_acts ? Imitation::network_acts : Imitation::teacher_acts;
     trace_ = trace;
   }
   const PolicyNetwork& network() const { return network_; }
@@ -110,6 +132,14 @@ class LearnedPolicy final : public SchedulingPolicy {
   std::vector<double> rank_seconds_, mean_run_;
   std::vector<DeviceId> plan_device_;  // the plan of the job at its arrival
   std::vector<double> plan_start_;
+  // The first layer's sums of the task's embedding (PolicyNetwork::embedding_sums), and
+  // its node in the training trace.
+  std::vector<float> first_sums_;
+  std::vector<std::uint32_t> trace_node_;
+  // The job's node features and embeddings (reused between arrivals).
+  std::vector<float> nodes_, embeddings_;
+  // Embeds the job's tasks (and records them into the trace, when there is one).
+  void embed(const DagInstance& instance, JobIndex job);
   // Per device: the tasks the plans give it, in their planned order, and the first of them
   // that may not be placed yet.
   std::vector<std::vector<TaskIndex>> plan_sequence_;
@@ -125,7 +155,9 @@ class LearnedPolicy final : public SchedulingPolicy {
   void place(JobIndex job, TaskIndex t);  // t of `job` is placed: less of its work is left
   Rng* rng_ = nullptr;
   DecisionTrace* trace_ = nullptr;
-  bool imitate_ = false;
+  enum class Imitation : std::uint8_t { none, teacher_acts, network_acts };
+  Imitation imitation_ = Imitation::none;
+  bool scores_candidates() const { return imitation_ != Imitation::teacher_acts; }
   std::unique_ptr<Scratch> scratch_;
 };
 

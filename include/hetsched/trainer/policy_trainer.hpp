@@ -1,7 +1,8 @@
 // train_learned_policy: trains the learned policy's network in the twin — first by
 // imitation of the plan each job gets at its arrival (a warm start: the network learns to
 // place each device's next planned task, in the plan's order, and to wait for the rest;
-// see LearnedPolicy::imitate_plan), then by policy gradient — REINFORCE with a per-episode
+// see LearnedPolicy::imitate_plan; in the later imitation episodes the network acts and
+// the teacher labels, as DAgger), then by policy gradient — REINFORCE with a per-episode
 // baseline, as Decima trains its scheduler. Each
 // episode draws a scenario, runs the policy on it `rollouts` times (the same actual
 // durations each time: only the policy's sampled choices differ), scores each rollout by
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "hetsched/core/expected.hpp"
+#include "hetsched/learn/learned_policy.hpp"
 #include "hetsched/learn/policy_network.hpp"
 #include "hetsched/training/learning_scenario.hpp"
 
@@ -39,10 +41,18 @@ struct TrainingOptions {
   // The first episodes teach the network to follow the plan (its choices' log-likelihood,
   // one run each) before policy gradient improves on it.
   std::size_t imitation_episodes = 50;
+  // The share of them, the last ones, in which the network acts and the teacher only says
+  // what it would have done (DAgger: the network then learns the way back to the plan from
+  // the states its own mistakes lead to, which a teacher that acts never shows it).
+  double network_acting_share = 0.5;
   std::size_t rollouts = 4;  // per episode
   std::uint64_t seed = 1;
   double learning_rate = 3e-3;
   std::vector<std::uint32_t> hidden{16, 16};
+  // The graph encoder: units of each task's embedding (0: none) and rounds of message
+  // passing.
+  std::uint32_t embedding = 8;
+  std::size_t rounds = 2;
   double entropy_weight = 0.01;
   // Rollouts are scored by their objective over this registry policy's on the same scenario.
   std::string reference_policy = "greedy-eft";
@@ -77,6 +87,11 @@ using TrainingProgress = std::function<void(const TrainingPoint&)>;
 // check_training_options refuses.
 TrainingResult train_learned_policy(const TrainingOptions& options,
                                     const TrainingProgress& progress = {});
+
+// The scores the trainer's libtorch copy of `network` gives the candidates of `trace` (its
+// rows, with the embeddings of their tasks' nodes), in the rows' order: what the gradient
+// steps differentiate, which must be what the policy computes.
+std::vector<float> trace_scores(const PolicyNetwork& network, const DecisionTrace& trace);
 
 // The scenario of the options' space drawn with `rng`.
 LearningScenario draw_scenario(const TrainingOptions& options, Rng& rng);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace hetsched {
 
@@ -11,6 +12,13 @@ DenseLayer DenseLayer::initial(std::uint32_t inputs, std::uint32_t outputs, Rng&
   const double limit = std::sqrt(6.0 / double(inputs + outputs));
   for (float& w : l.weights) w = static_cast<float>(rng.uniform(-limit, limit));
   return l;
+}
+
+void DenseLayer::assign(std::span<const float> new_weights, std::span<const float> new_bias) {
+  if (new_weights.size() != weights.size() || new_bias.size() != bias.size())
+    throw std::invalid_argument("DenseLayer::assign: sizes differ from the layer's");
+  std::copy(new_weights.begin(), new_weights.end(), weights.begin());
+  std::copy(new_bias.begin(), new_bias.end(), bias.begin());
 }
 
 void DenseLayer::apply(const float* in, bool relu, float* out) const {

@@ -1,7 +1,6 @@
 #include "hetsched/learn/graph_encoder.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace hetsched {
 
@@ -9,8 +8,8 @@ GraphEncoder::GraphEncoder(std::vector<DenseLayer> layers) : layers_(std::move(l
 
 GraphEncoder GraphEncoder::initial(std::size_t node_features, std::uint32_t width,
                                    std::size_t rounds, Rng& rng) {
-  std::vector<DenseLayer> layers;
   if (width == 0) return GraphEncoder();
+  std::vector<DenseLayer> layers;
   layers.push_back(DenseLayer::initial(static_cast<std::uint32_t>(node_features), width, rng));
   for (std::size_t k = 0; k < rounds; ++k)
     layers.push_back(DenseLayer::initial(3 * width, width, rng));
@@ -19,11 +18,7 @@ GraphEncoder GraphEncoder::initial(std::size_t node_features, std::uint32_t widt
 
 void GraphEncoder::assign_layer(std::size_t k, std::span<const float> weights,
                                 std::span<const float> bias) {
-  DenseLayer& l = layers_.at(k);
-  if (weights.size() != l.weights.size() || bias.size() != l.bias.size())
-    throw std::invalid_argument("GraphEncoder::assign_layer: sizes differ from the layer's");
-  std::copy(weights.begin(), weights.end(), l.weights.begin());
-  std::copy(bias.begin(), bias.end(), l.bias.begin());
+  layers_.at(k).assign(weights, bias);
 }
 
 void GraphEncoder::encode(std::span<const float> node_features, std::span<const DagEdge> edges,

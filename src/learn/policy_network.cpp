@@ -10,7 +10,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <stdexcept>
 
 namespace hetsched {
 
@@ -40,11 +39,7 @@ void PolicyNetwork::transpose(std::size_t k) {
 
 void PolicyNetwork::assign_layer(std::size_t k, std::span<const float> weights,
                                  std::span<const float> bias) {
-  DenseLayer& l = layers_.at(k);
-  if (weights.size() != l.weights.size() || bias.size() != l.bias.size())
-    throw std::invalid_argument("PolicyNetwork::assign_layer: sizes differ from the layer's");
-  std::copy(weights.begin(), weights.end(), l.weights.begin());
-  std::copy(bias.begin(), bias.end(), l.bias.begin());
+  layers_.at(k).assign(weights, bias);
   transpose(k);
 }
 

@@ -19,6 +19,8 @@ struct DenseLayer {
 
   // Glorot-uniform weights drawn from `rng`, zero biases.
   static DenseLayer initial(std::uint32_t inputs, std::uint32_t outputs, Rng& rng);
+  // Replaces the weights (outputs × inputs, row-major) and biases, sizes unchanged.
+  void assign(std::span<const float> new_weights, std::span<const float> new_bias);
   // out = W·in + b, through a ReLU when `relu`; `in` holds `inputs` values, `out` `outputs`.
   void apply(const float* in, bool relu, float* out) const;
 };

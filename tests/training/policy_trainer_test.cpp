@@ -163,6 +163,19 @@ TEST(LearnedPolicyTraining, RefusesSettingsItCannotTrainOn) {
   o.tiled.max_tiles = 3;
   EXPECT_FALSE(check_training_options(o));
   EXPECT_THROW(train_learned_policy(o), InputError);
+  // The encoder and DAgger's share.
+  o = tiny_training(1);
+  o.embedding = 65;
+  EXPECT_NE(error_text(check_training_options(o)).find("embedding"), std::string::npos);
+  o = tiny_training(1);
+  o.rounds = 9;
+  EXPECT_NE(error_text(check_training_options(o)).find("rounds"), std::string::npos);
+  o = tiny_training(1);
+  o.network_acting_share = 1.5;
+  EXPECT_NE(error_text(check_training_options(o)).find("[0, 1]"), std::string::npos);
+  o.network_acting_share = 1;  // the network acts throughout: allowed
+  o.embedding = 0;             // no encoder: allowed
+  EXPECT_TRUE(check_training_options(o));
 }
 
 }  // namespace

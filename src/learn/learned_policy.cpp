@@ -34,7 +34,10 @@ constexpr std::array<std::string_view, kDecisionFeatureCount> kFeatureNames{
     "job_work_left",
     "job_age",
     "idle_share",
-    "log_ready_per_device"};
+    "log_ready_per_device",
+    "not_ready",
+    "log_active_jobs",
+    "log_jobs_arrived"};
 
 constexpr std::array<std::string_view, kNodeFeatureCount> kNodeFeatureNames{
     "log_mean_run",   "log_fastest_over_mean", "rank_ratio",         "rank_scaled",
@@ -58,7 +61,10 @@ enum Feature : std::size_t {
   job_work_left,
   job_age,
   idle_share,
-  log_ready_per_device
+  log_ready_per_device,
+  not_ready,
+  log_active_jobs,
+  log_jobs_arrived
 };
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
@@ -206,9 +212,11 @@ void LearnedPolicy::grow(const TaskGraph& graph) {
   job_scale_.resize(graph.job_count(), 1);
   job_remaining_.resize(graph.job_count(), 0);
   job_work_left_.resize(graph.job_count(), 0);
+  job_unplaced_.resize(graph.job_count(), 0);
 }
 
 void LearnedPolicy::place(JobIndex job, TaskIndex t) {
+  if (job_unplaced_[job] > 0 && --job_unplaced_[job] == 0) --active_jobs_;
   double& remaining = job_remaining_[job];
   remaining = std::max(0.0, remaining - mean_run_[t]);
   job_work_left_[job] = bounded(std::log1p(remaining / job_scale_[job]));
@@ -265,6 +273,9 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
   const double longest = std::max(*std::max_element(rank.begin(), rank.end()), 1e-12);
   job_scale_[job] = std::max(work / double(instance.task_count()), 1e-12);
   job_remaining_[job] = work;
+  if (job_unplaced_[job] == 0) ++active_jobs_;
+  ++arrived_jobs_;
+  job_unplaced_[job] = instance.task_count();
   job_work_left_[job] = bounded(std::log1p(work / job_scale_[job]));
   for (std::uint32_t t = 0; t < instance.task_count(); ++t) {
     const TaskIndex g = instance.global_task(t);
@@ -357,7 +368,14 @@ class LearnedPolicy::DecisionPoint {
   // the network's choice, and the plan's (imitate_plan).
   std::size_t choose(bool may_wait);
   std::size_t teacher_choice(bool may_wait) const;
-  void record(std::size_t chosen);  // into the training trace, when there is one
+  void record(std::size_t chosen);           // into the training trace, when there is one
+  void place_ready(AssignmentSink& out);     // the window's decisions
+  void commit_planned(AssignmentSink& out);  // the plan's next tasks that are not ready yet
+  // A commit candidate's row of features (the task t, not ready yet, on its planned device
+  // d) and its score (-infinity where d cannot run t); `finish` is when t would finish.
+  float fill_commit(TaskIndex t, DeviceId d, float* row, double& finish) const;
+  void commit_to(TaskIndex t, DeviceId d, double finish, AssignmentSink& out);
+  void record_commit(TaskIndex t, const float* commit_row, const float* wait_row, bool commit);
 
   LearnedPolicy& policy_;
   const ClusterSnapshot& snapshot_;
@@ -367,6 +385,7 @@ class LearnedPolicy::DecisionPoint {
   const std::size_t D_;
   std::size_t W_ = 0;     // window slots
   std::size_t idle_ = 0;  // devices free now
+  std::size_t busy_ = 0;  // devices up and busy
   float idle_share_ = 0, ready_per_device_ = 0;
 };
 
@@ -392,7 +411,11 @@ LearnedPolicy::DecisionPoint::DecisionPoint(LearnedPolicy& policy, const Cluster
   }
   std::make_heap(s_.order.begin(), s_.order.end());
   W_ = std::min(kWindow, s_.order.size());
-  for (DeviceId d = 0; d < D_; ++d) idle_ += snapshot.device_available_seconds[d] <= now_;
+  for (DeviceId d = 0; d < D_; ++d) {
+    const double available = snapshot.device_available_seconds[d];
+    idle_ += available <= now_;
+    busy_ += available > now_ && std::isfinite(available);
+  }
   idle_share_ = static_cast<float>(double(idle_) / double(D_));
   ready_per_device_ = bounded(std::log1p(double(ready.size()) / double(D_)));
 
@@ -434,6 +457,9 @@ void LearnedPolicy::DecisionPoint::fill_pair(std::size_t i, DeviceId d) {
   row[job_age] = s_.job_age[i];
   row[idle_share] = idle_share_;
   row[log_ready_per_device] = ready_per_device_;
+  row[not_ready] = 0;
+  row[log_active_jobs] = policy_.active_jobs_feature();
+  row[log_jobs_arrived] = policy_.jobs_arrived_feature();
   if (policy_.scores_candidates()) {
     const std::size_t H = policy_.network_.first_width();
     s_.scores[p] = policy_.network_.score({row, F}, {&policy_.first_sums_[std::size_t(t) * H], H});
@@ -516,6 +542,8 @@ void LearnedPolicy::DecisionPoint::fill_wait() {
   row[rank_ratio] = largest_rank;
   row[idle_share] = idle_share_;
   row[log_ready_per_device] = ready_per_device_;
+  row[log_active_jobs] = policy_.active_jobs_feature();
+  row[log_jobs_arrived] = policy_.jobs_arrived_feature();
   if (policy_.scores_candidates()) s_.scores[W_ * D_] = policy_.network_.score({row, F});
 }
 
@@ -581,8 +609,131 @@ void LearnedPolicy::DecisionPoint::record(std::size_t chosen) {
 }
 
 void LearnedPolicy::DecisionPoint::run(AssignmentSink& out) {
+  place_ready(out);
+  commit_planned(out);
+}
+
+float LearnedPolicy::DecisionPoint::fill_commit(TaskIndex t, DeviceId d, float* row,
+                                                double& finish) const {
+  const Task& task = graph_.task(t);
+  const Cluster& cluster = snapshot_.cluster;
+  if (!can_run(task, cluster.device(d))) return -std::numeric_limits<float>::infinity();
+  const JobIndex job = graph_.job_of(t);
+  const double scale = policy_.job_scale_[job];
+  const double run = snapshot_.perf.task_seconds(task, cluster.device(d), 0);
+  double fastest = run;
+  for (DeviceId e = 0; e < D_; ++e)
+    if (can_run(task, cluster.device(e)))
+      fastest = std::min(fastest, snapshot_.perf.task_seconds(task, cluster.device(e), 0));
+  const double available = std::max(now_, snapshot_.device_available_seconds[d]);
+  const double inputs = snapshot_.data_ready_seconds(t, d);
+  finish = std::max(available, inputs) + run;
+  double local = 0, total = 0;
+  for (const Dependency& dep : graph_.predecessors(t)) {
+    total += dep.bytes;
+    if (snapshot_.placement[dep.task] == d) local += dep.bytes;
+  }
+  std::fill(row, row + F, 0.0f);
+  row[finish_after_now] = bounded((finish - now_) / scale);
+  row[run_time] = bounded(run / scale);
+  row[log_run_time_over_fastest] = bounded(std::log(run / fastest));
+  row[device_busy] = bounded((available - now_) / scale);
+  row[input_wait] = bounded((inputs - now_) / scale);
+  row[inputs_on_device] = total > 0 ? static_cast<float>(local / total) : 0.0f;
+  row[rank_ratio] = policy_.rank_ratio_[t];
+  row[rank_scaled] = policy_.rank_scaled_[t];
+  row[log_successors] = policy_.successors_[t];
+  row[plan_device] = 1;
+  row[plan_start_after_now] = bounded((policy_.plan_start_[t] - now_) / scale);
+  row[plan_next] = 1;
+  row[job_work_left] = policy_.job_work_left_[job];
+  row[job_age] = bounded(std::log1p(std::max(0.0, now_ - graph_.job(job).arrival_seconds) / scale));
+  row[idle_share] = idle_share_;
+  row[log_ready_per_device] = ready_per_device_;
+  row[not_ready] = 1;
+  row[log_active_jobs] = policy_.active_jobs_feature();
+  row[log_jobs_arrived] = policy_.jobs_arrived_feature();
+  if (!policy_.scores_candidates()) return 0;
+  const std::size_t H = policy_.network_.first_width();
+  return policy_.network_.score({row, F}, {&policy_.first_sums_[std::size_t(t) * H], H});
+}
+
+void LearnedPolicy::DecisionPoint::commit_planned(AssignmentSink& out) {
+  // Each device's next planned task, when it is not ready yet but all its producers are
+  // placed, may be committed to its device now — queued there, so that its inputs move as
+  // soon as they are made, at the price of holding the device's queue — or wait to be
+  // offered when it is ready. Committing one may let the next of its device's sequence
+  // (or another device's) be offered, so the devices are gone over until none changes.
+  std::array<float, F> row{};
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (DeviceId d = 0; d < D_; ++d) {
+      // A device that is down (its free time infinite) is offered nothing.
+      while (std::isfinite(snapshot_.device_available_seconds[d])) {
+        const TaskIndex t = policy_.plan_head(snapshot_, d);
+        if (t == kNoTask || snapshot_.state[t] != TaskState::pending) break;
+        bool producers_placed = true;
+        for (const Dependency& dep : graph_.predecessors(t))
+          producers_placed = producers_placed && snapshot_.placement[dep.task] != kUnplaced;
+        if (!producers_placed) break;
+        double finish = 0;
+        const float commit_score = fill_commit(t, d, row.data(), finish);
+        if (!std::isfinite(commit_score) && policy_.scores_candidates()) break;
+        fill_wait();
+        const float* wait_row = &s_.rows[W_ * D_ * F];
+        const float wait_score = s_.scores[W_ * D_];
+        // The network's choice (sampled when exploring), or the teacher's: commit while
+        // the job is the only one the run has seen — once jobs compete, a committed task
+        // that waits for its inputs holds its device's queue against theirs.
+        bool commit = commit_score > wait_score;
+        if (policy_.rng_ != nullptr && policy_.imitation_ == Imitation::none)
+          commit = policy_.rng_->weighted_index(
+                       {1.0, std::exp(double(wait_score) - double(commit_score))}) == 0;
+        if (policy_.imitation_ == Imitation::none) {
+          record_commit(t, row.data(), wait_row, commit);
+        } else {
+          const bool taught = policy_.active_jobs_ == 1 && policy_.arrived_jobs_ == 1;
+          record_commit(t, row.data(), wait_row, taught);
+          if (policy_.imitation_ == Imitation::teacher_acts) commit = taught;
+        }
+        if (!commit) break;
+        commit_to(t, d, finish, out);
+        if (snapshot_.placement[t] == kUnplaced) break;  // refused: the device went down
+        changed = true;
+      }
+    }
+  }
+}
+
+void LearnedPolicy::DecisionPoint::commit_to(TaskIndex t, DeviceId d, double finish,
+                                             AssignmentSink& out) {
+  out.assign(Assignment{.task = t,
+                        .device = d,
+                        .pstate = 0,
+                        .planned_start_seconds = kAppend,
+                        .predicted_finish_seconds = finish});
+  if (snapshot_.placement[t] != kUnplaced) policy_.place(graph_.job_of(t), t);
+  s_.release(t);
+}
+
+void LearnedPolicy::DecisionPoint::record_commit(TaskIndex t, const float* commit_row,
+                                                 const float* wait_row, bool commit) {
+  DecisionTrace* trace = policy_.trace_;
+  if (trace == nullptr) return;
+  trace->decisions.push_back(
+      {static_cast<std::uint32_t>(trace->rows.size() / F), 2, commit ? 0u : 1u});
+  trace->rows.insert(trace->rows.end(), commit_row, commit_row + F);
+  trace->rows.insert(trace->rows.end(), wait_row, wait_row + F);
+  trace->row_node.push_back(policy_.trace_node_[t]);
+  trace->row_node.push_back(DecisionTrace::kNoNode);
+}
+
+void LearnedPolicy::DecisionPoint::place_ready(AssignmentSink& out) {
   for (std::size_t i = 0; i < W_; ++i) enter(i);
-  bool may_wait = idle_ < D_;  // else nothing would ever offer these tasks again
+  // Waiting needs a device that is up and busy: its finish is a later decision point
+  // (waiting on devices that are all idle or down would never offer these tasks again).
+  bool may_wait = busy_ > 0;
   for (;;) {
     if (may_wait) fill_wait();
     s_.candidates.clear();
@@ -612,9 +763,12 @@ void LearnedPolicy::DecisionPoint::run(AssignmentSink& out) {
                           .pstate = 0,
                           .planned_start_seconds = kAppend,
                           .predicted_finish_seconds = finish_of(i, d)});
-    policy_.place(graph_.job_of(t), t);
     s_.release(t);
-    may_wait = true;
+    // A device that went down refuses it: it is offered again at a later decision point.
+    if (snapshot_.placement[t] != kUnplaced) {
+      policy_.place(graph_.job_of(t), t);
+      may_wait = true;
+    }
     enter(i);
     // d's free time moved (a task offered on d may now finish sooner elsewhere), and the
     // next task of t's planned device changed: their columns are filled again.

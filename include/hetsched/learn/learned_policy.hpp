@@ -13,6 +13,10 @@
 // choice changed (the chosen device's column, the planned device's next task) are scored again, and
 // so on until every ready task is placed or it waits. What stays true of a ready task while it
 // waits (its run times, its inputs' transfers) is kept from one decision point to the next.
+// Then each device's next planned task that is not ready yet but whose producers are all
+// placed is offered as a commitment — queued on its device now, so that its inputs move as
+// soon as they are made, at the price of holding the device's queue until they are in —
+// scored against waiting.
 // During training it samples the candidates by softmax instead, or imitates the plan, and
 // records what it saw and chose (DecisionTrace).
 //
@@ -33,7 +37,9 @@
 //    placed): following the plan's order, not only its devices, is what makes a static
 //    plan good;
 //  - log(1 + the work of t's job not yet placed), and log(1 + the job's age);
-//  - the share of devices idle and log(1 + ready tasks per device) at the decision point.
+//  - the share of devices idle and log(1 + ready tasks per device) at the decision point;
+//  - whether it is a commitment (t not ready yet), log(1 + the jobs with tasks not yet
+//    placed) and log(1 + the jobs that have arrived).
 // The "wait" candidate has its own flag set, the shortest wait of any device, the
 // largest rank ratio of the window's tasks and the two shares.
 // And it sees t's embedding: the network's graph encoder (GraphEncoder) embeds each job's
@@ -44,6 +50,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -56,7 +63,7 @@
 
 namespace hetsched {
 
-inline constexpr std::size_t kDecisionFeatureCount = 18;
+inline constexpr std::size_t kDecisionFeatureCount = 21;
 inline constexpr std::size_t kNodeFeatureCount = 7;
 std::span<const std::string_view> decision_feature_names();
 std::span<const std::string_view> node_feature_names();
@@ -152,6 +159,14 @@ class LearnedPolicy final : public SchedulingPolicy {
   // feature.
   std::vector<double> job_scale_, job_remaining_;
   std::vector<float> job_work_left_;
+  // Per job, its tasks not yet placed; the jobs that have some, the jobs that arrived, and
+  // their features.
+  std::vector<std::size_t> job_unplaced_;
+  std::size_t active_jobs_ = 0, arrived_jobs_ = 0;
+  float active_jobs_feature() const { return static_cast<float>(std::log1p(double(active_jobs_))); }
+  float jobs_arrived_feature() const {
+    return static_cast<float>(std::log1p(double(arrived_jobs_)));
+  }
   void place(JobIndex job, TaskIndex t);  // t of `job` is placed: less of its work is left
   Rng* rng_ = nullptr;
   DecisionTrace* trace_ = nullptr;

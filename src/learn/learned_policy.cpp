@@ -357,6 +357,19 @@ class LearnedPolicy::DecisionPoint {
     return std::max({now_, snapshot_.device_available_seconds[d], s_.inputs_ready[i * D_ + d]}) +
            run_seconds(i, d);
   }
+  // What a candidate's row is written from: task t on device d, when it would finish, its
+  // best finish on any device, its run time there and on its fastest device, when its
+  // inputs can be there and the share of their bytes already there, its job's age feature,
+  // whether it is d's next planned task and whether it is not ready yet (a commitment).
+  struct Candidate {
+    TaskIndex task;
+    DeviceId device;
+    double finish, best_finish, run, fastest, inputs;
+    float inputs_local, job_age;
+    bool plan_next, not_ready;
+  };
+  // Writes its row of features and returns its score (0 when the network does not score).
+  float write_row(const Candidate& c, float* row) const;
   void fill_pair(std::size_t i, DeviceId d);  // a pair's row of features, and its score
   void enter(std::size_t i);                  // the next task that can run into slot i
   // The devices slot i's task is offered on: its planned device and the kOffered others
@@ -429,41 +442,55 @@ LearnedPolicy::DecisionPoint::DecisionPoint(LearnedPolicy& policy, const Cluster
   s_.scores.assign(W_ * D_ + 1, -std::numeric_limits<float>::infinity());
 }
 
-void LearnedPolicy::DecisionPoint::fill_pair(std::size_t i, DeviceId d) {
-  const std::size_t p = i * D_ + d;
-  const TaskIndex t = s_.slot_task[i];
+float LearnedPolicy::DecisionPoint::write_row(const Candidate& c, float* row) const {
+  const TaskIndex t = c.task;
   const JobIndex job = graph_.job_of(t);
   const double scale = policy_.job_scale_[job];
-  const double available = std::max(now_, snapshot_.device_available_seconds[d]);
-  const double inputs = s_.inputs_ready[p];
-  const double finish = finish_of(i, d);
-  float* row = &s_.rows[p * F];
+  const double available = std::max(now_, snapshot_.device_available_seconds[c.device]);
   row[wait] = 0;
-  row[finish_after_now] = bounded((finish - now_) / scale);
-  row[finish_beyond_best] = bounded((finish - s_.best_finish[i]) / scale);
-  const std::size_t e = s_.slot_entry[i];
-  row[run_time] = bounded(run_seconds(i, d) / scale);
-  row[log_run_time_over_fastest] = bounded(std::log(run_seconds(i, d) / s_.cached_fastest[e]));
+  row[finish_after_now] = bounded((c.finish - now_) / scale);
+  row[finish_beyond_best] = bounded((c.finish - c.best_finish) / scale);
+  row[run_time] = bounded(c.run / scale);
+  row[log_run_time_over_fastest] = bounded(std::log(c.run / c.fastest));
   row[device_busy] = bounded((available - now_) / scale);
-  row[input_wait] = bounded((std::max(inputs, now_) - now_) / scale);
-  row[inputs_on_device] = s_.cached_inputs_local[e * D_ + d];
+  row[input_wait] = bounded((std::max(c.inputs, now_) - now_) / scale);
+  row[inputs_on_device] = c.inputs_local;
   row[rank_ratio] = policy_.rank_ratio_[t];
   row[rank_scaled] = policy_.rank_scaled_[t];
   row[log_successors] = policy_.successors_[t];
-  row[plan_device] = policy_.plan_device_[t] == d ? 1.0f : 0.0f;
+  row[plan_device] = policy_.plan_device_[t] == c.device ? 1.0f : 0.0f;
   row[plan_start_after_now] = bounded((policy_.plan_start_[t] - now_) / scale);
-  row[plan_next] = policy_.plan_device_[t] == d && policy_.is_plan_next(snapshot_, t) ? 1.0f : 0.0f;
+  row[plan_next] = c.plan_next ? 1.0f : 0.0f;
   row[job_work_left] = policy_.job_work_left_[job];
-  row[job_age] = s_.job_age[i];
+  row[job_age] = c.job_age;
   row[idle_share] = idle_share_;
   row[log_ready_per_device] = ready_per_device_;
-  row[not_ready] = 0;
+  row[not_ready] = c.not_ready ? 1.0f : 0.0f;
   row[log_active_jobs] = policy_.active_jobs_feature();
   row[log_jobs_arrived] = policy_.jobs_arrived_feature();
-  if (policy_.scores_candidates()) {
-    const std::size_t H = policy_.network_.first_width();
-    s_.scores[p] = policy_.network_.score({row, F}, {&policy_.first_sums_[std::size_t(t) * H], H});
-  }
+  if (!policy_.scores_candidates()) return 0;
+  const std::size_t H = policy_.network_.first_width();
+  return policy_.network_.score({row, F}, {&policy_.first_sums_[std::size_t(t) * H], H});
+}
+
+void LearnedPolicy::DecisionPoint::fill_pair(std::size_t i, DeviceId d) {
+  const std::size_t p = i * D_ + d;
+  const TaskIndex t = s_.slot_task[i];
+  const std::size_t e = s_.slot_entry[i];
+  const float score =
+      write_row({.task = t,
+                 .device = d,
+                 .finish = finish_of(i, d),
+                 .best_finish = s_.best_finish[i],
+                 .run = run_seconds(i, d),
+                 .fastest = s_.cached_fastest[e],
+                 .inputs = s_.inputs_ready[p],
+                 .inputs_local = s_.cached_inputs_local[e * D_ + d],
+                 .job_age = s_.job_age[i],
+                 .plan_next = policy_.plan_device_[t] == d && policy_.is_plan_next(snapshot_, t),
+                 .not_ready = false},
+                &s_.rows[p * F]);
+  if (policy_.scores_candidates()) s_.scores[p] = score;
 }
 
 void LearnedPolicy::DecisionPoint::enter(std::size_t i) {
@@ -619,43 +646,31 @@ float LearnedPolicy::DecisionPoint::fill_commit(TaskIndex t, DeviceId d, float* 
   const Cluster& cluster = snapshot_.cluster;
   if (!can_run(task, cluster.device(d))) return -std::numeric_limits<float>::infinity();
   const JobIndex job = graph_.job_of(t);
-  const double scale = policy_.job_scale_[job];
   const double run = snapshot_.perf.task_seconds(task, cluster.device(d), 0);
   double fastest = run;
   for (DeviceId e = 0; e < D_; ++e)
     if (can_run(task, cluster.device(e)))
       fastest = std::min(fastest, snapshot_.perf.task_seconds(task, cluster.device(e), 0));
-  const double available = std::max(now_, snapshot_.device_available_seconds[d]);
   const double inputs = snapshot_.data_ready_seconds(t, d);
-  finish = std::max(available, inputs) + run;
+  finish = std::max({now_, snapshot_.device_available_seconds[d], inputs}) + run;
   double local = 0, total = 0;
   for (const Dependency& dep : graph_.predecessors(t)) {
     total += dep.bytes;
     if (snapshot_.placement[dep.task] == d) local += dep.bytes;
   }
-  std::fill(row, row + F, 0.0f);
-  row[finish_after_now] = bounded((finish - now_) / scale);
-  row[run_time] = bounded(run / scale);
-  row[log_run_time_over_fastest] = bounded(std::log(run / fastest));
-  row[device_busy] = bounded((available - now_) / scale);
-  row[input_wait] = bounded((inputs - now_) / scale);
-  row[inputs_on_device] = total > 0 ? static_cast<float>(local / total) : 0.0f;
-  row[rank_ratio] = policy_.rank_ratio_[t];
-  row[rank_scaled] = policy_.rank_scaled_[t];
-  row[log_successors] = policy_.successors_[t];
-  row[plan_device] = 1;
-  row[plan_start_after_now] = bounded((policy_.plan_start_[t] - now_) / scale);
-  row[plan_next] = 1;
-  row[job_work_left] = policy_.job_work_left_[job];
-  row[job_age] = bounded(std::log1p(std::max(0.0, now_ - graph_.job(job).arrival_seconds) / scale));
-  row[idle_share] = idle_share_;
-  row[log_ready_per_device] = ready_per_device_;
-  row[not_ready] = 1;
-  row[log_active_jobs] = policy_.active_jobs_feature();
-  row[log_jobs_arrived] = policy_.jobs_arrived_feature();
-  if (!policy_.scores_candidates()) return 0;
-  const std::size_t H = policy_.network_.first_width();
-  return policy_.network_.score({row, F}, {&policy_.first_sums_[std::size_t(t) * H], H});
+  const double age = std::max(0.0, now_ - graph_.job(job).arrival_seconds);
+  return write_row({.task = t,
+                    .device = d,
+                    .finish = finish,
+                    .best_finish = finish,
+                    .run = run,
+                    .fastest = fastest,
+                    .inputs = inputs,
+                    .inputs_local = total > 0 ? static_cast<float>(local / total) : 0.0f,
+                    .job_age = bounded(std::log1p(age / policy_.job_scale_[job])),
+                    .plan_next = true,
+                    .not_ready = true},
+                   row);
 }
 
 void LearnedPolicy::DecisionPoint::commit_planned(AssignmentSink& out) {

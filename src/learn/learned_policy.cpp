@@ -642,31 +642,23 @@ void LearnedPolicy::DecisionPoint::run(AssignmentSink& out) {
 
 float LearnedPolicy::DecisionPoint::fill_commit(TaskIndex t, DeviceId d, float* row,
                                                 double& finish) const {
-  const Task& task = graph_.task(t);
-  const Cluster& cluster = snapshot_.cluster;
-  if (!can_run(task, cluster.device(d))) return -std::numeric_limits<float>::infinity();
+  // Its run times and input shares are kept like a ready task's (Scratch::ready_entry),
+  // so that a task declined at one decision point is not worked out again at the next.
+  const std::uint32_t e = s_.ready_entry(snapshot_, t);
+  const double run = s_.cached_run[std::size_t(e) * D_ + d];
+  if (!std::isfinite(run)) return -std::numeric_limits<float>::infinity();
   const JobIndex job = graph_.job_of(t);
-  const double run = snapshot_.perf.task_seconds(task, cluster.device(d), 0);
-  double fastest = run;
-  for (DeviceId e = 0; e < D_; ++e)
-    if (can_run(task, cluster.device(e)))
-      fastest = std::min(fastest, snapshot_.perf.task_seconds(task, cluster.device(e), 0));
   const double inputs = snapshot_.data_ready_seconds(t, d);
   finish = std::max({now_, snapshot_.device_available_seconds[d], inputs}) + run;
-  double local = 0, total = 0;
-  for (const Dependency& dep : graph_.predecessors(t)) {
-    total += dep.bytes;
-    if (snapshot_.placement[dep.task] == d) local += dep.bytes;
-  }
   const double age = std::max(0.0, now_ - graph_.job(job).arrival_seconds);
   return write_row({.task = t,
                     .device = d,
                     .finish = finish,
                     .best_finish = finish,
                     .run = run,
-                    .fastest = fastest,
+                    .fastest = s_.cached_fastest[e],
                     .inputs = inputs,
-                    .inputs_local = total > 0 ? static_cast<float>(local / total) : 0.0f,
+                    .inputs_local = s_.cached_inputs_local[std::size_t(e) * D_ + d],
                     .job_age = bounded(std::log1p(age / policy_.job_scale_[job])),
                     .plan_next = true,
                     .not_ready = true},
@@ -694,7 +686,7 @@ void LearnedPolicy::DecisionPoint::commit_planned(AssignmentSink& out) {
         if (!producers_placed) break;
         double finish = 0;
         const float commit_score = fill_commit(t, d, row.data(), finish);
-        if (!std::isfinite(commit_score) && policy_.scores_candidates()) break;
+        if (!std::isfinite(commit_score)) break;  // d cannot run it
         fill_wait();
         const float* wait_row = &s_.rows[W_ * D_ * F];
         const float wait_score = s_.scores[W_ * D_];

@@ -114,7 +114,6 @@ class TorchLayers {
 // rows of waiting point at one more node, N, whose embedding is zeros).
 struct TorchGraph {
   torch::Tensor nodes, from, to, successor_share, predecessor_share, row_node;
-  std::int64_t node_count = 0;
 };
 
 // The network as libtorch parameters: the encoder's layers, then the scorer's.
@@ -199,7 +198,6 @@ TorchGraph torch_graph(const std::vector<Rollout>& rollouts) {
     return torch::from_blob(v.data(), {static_cast<std::int64_t>(v.size())}, type).clone();
   };
   TorchGraph g;
-  g.node_count = N;
   g.nodes = tensor(nodes, torch::kFloat).reshape({N, std::int64_t{kNodeFeatureCount}});
   g.from = tensor(from, torch::kLong);
   g.to = tensor(to, torch::kLong);

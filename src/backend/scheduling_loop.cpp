@@ -54,8 +54,21 @@ void SchedulingLoop::grow() {
 }
 
 ClusterSnapshot SchedulingLoop::snapshot(double now) const {
-  return ClusterSnapshot{now,        cluster_, graph_, perf_,  device_available_,
-                         placement_, pstate_,  state_, finish_};
+  return ClusterSnapshot{now,     cluster_, graph_,  perf_,    device_available_, placement_,
+                         pstate_, state_,   finish_, lowered_, lowered_dropped_};
+}
+
+void SchedulingLoop::reset_available(DeviceId d, double now) {
+  if (now < device_available_[d]) {
+    // Indexes read the list since they last looked; one that fell behind by more than
+    // the list keeps rebuilds from the values themselves.
+    if (lowered_.size() >= std::max<std::size_t>(1024, device_available_.size())) {
+      lowered_dropped_ += lowered_.size();
+      lowered_.clear();
+    }
+    lowered_.push_back(d);
+  }
+  device_available_[d] = now;
 }
 
 SchedulingPolicy& SchedulingLoop::policy_of(TaskIndex t) const {
@@ -98,7 +111,7 @@ void SchedulingLoop::task_finished(TaskIndex task, double now) {
   ++finished_count_;
   const DeviceId d = placement_[task];
   // Predictions drift from reality; once a device has nothing left, reality wins.
-  if (--device_outstanding_[d] == 0 && !down_[d]) device_available_[d] = now;
+  if (--device_outstanding_[d] == 0 && !down_[d]) reset_available(d, now);
   for (const Dependency& s : graph_.successors(task)) {
     if (--unfinished_predecessors_[s.task] != 0) continue;
     if (state_[s.task] == TaskState::pending && !cancelled_[s.task]) {
@@ -194,7 +207,7 @@ void SchedulingLoop::device_up(DeviceId device, double now) {
   now_ = now;
   if (!down_[device]) return;
   down_[device] = false;
-  device_available_[device] = now;
+  reset_available(device, now);
 }
 
 void SchedulingLoop::unplace(TaskIndex task) {
@@ -202,7 +215,7 @@ void SchedulingLoop::unplace(TaskIndex task) {
   if (d == kUnplaced) return;
   placement_[task] = kUnplaced;
   state_[task] = TaskState::pending;
-  if (--device_outstanding_[d] == 0 && !down_[d]) device_available_[d] = now_;
+  if (--device_outstanding_[d] == 0 && !down_[d]) reset_available(d, now_);
 }
 
 void SchedulingLoop::offer_again(TaskIndex task) {
@@ -220,7 +233,7 @@ void SchedulingLoop::relocate(TaskIndex task, DeviceId device, double predicted_
   const DeviceId from = placement_[task];
   if (from == device) return;
   if (from != kUnplaced && --device_outstanding_[from] == 0 && !down_[from])
-    device_available_[from] = now_;
+    reset_available(from, now_);
   placement_[task] = device;
   ++device_outstanding_[device];
   if (predicted_finish == kNotPredicted) return;
@@ -245,7 +258,7 @@ void SchedulingLoop::reserve(DeviceId device, double until) {
 
 void SchedulingLoop::unreserve(DeviceId device, double now) {
   now_ = now;
-  if (--device_outstanding_[device] == 0 && !down_[device]) device_available_[device] = now;
+  if (--device_outstanding_[device] == 0 && !down_[device]) reset_available(device, now);
 }
 
 PlacementVerdict SchedulingLoop::verdict(TaskIndex t) const {

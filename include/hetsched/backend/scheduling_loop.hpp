@@ -111,6 +111,10 @@ class SchedulingLoop final : private AssignmentSink {
   ClusterSnapshot snapshot(double now) const;
   void grow();  // to the graph's tasks and the cluster's devices
   SchedulingPolicy& policy_of(TaskIndex t) const;
+  // Predictions drift from reality; once a device has nothing left, reality wins: it is
+  // free from `now`. A device whose predicted free time goes down is listed for the
+  // policies' indexes (ClusterSnapshot::availability_lowered).
+  void reset_available(DeviceId d, double now);
 
   const Cluster& cluster_;
   const TaskGraph& graph_;
@@ -126,7 +130,9 @@ class SchedulingLoop final : private AssignmentSink {
   LargeVector<std::uint32_t> unfinished_predecessors_;
   std::vector<double> device_available_;
   std::vector<std::uint32_t> device_outstanding_;  // placed, not yet finished
-  LargeVector<TaskIndex> waiting_;                 // ready and unplaced
+  std::vector<DeviceId> lowered_;      // devices whose predicted free time went down, in order
+  std::uint64_t lowered_dropped_ = 0;  // entries cleared from the front of lowered_
+  LargeVector<TaskIndex> waiting_;     // ready and unplaced
   std::size_t finished_count_ = 0;
   std::vector<bool> down_;       // per device
   std::vector<bool> cancelled_;  // per task

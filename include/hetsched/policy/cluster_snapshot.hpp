@@ -30,6 +30,13 @@ struct ClusterSnapshot {
   std::span<const TaskState> state;      // per task
   // Per task: actual finish time when finished, predicted finish when placed.
   std::span<const double> finish_seconds;
+  // Predicted free times only grow as work is placed, except where reality wins (a device
+  // that has drained earlier than predicted is free from now) or a device comes back: those
+  // devices, in order, numbered from availability_lowered_first, since the loop began (an
+  // index of devices by free time corrects the ones listed since it last looked; one that
+  // finds entries it has not seen dropped from the front rebuilds).
+  std::span<const DeviceId> availability_lowered = {};
+  std::uint64_t availability_lowered_first = 0;
 
   // Earliest time the task's inputs can all be on `device`, from what is known now:
   // finished (or predicted) producers plus the transfer of each edge, and the job's

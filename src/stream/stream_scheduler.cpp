@@ -35,6 +35,12 @@
 // or the least growth of the node's fragmentation for the request mix.
 // Without strict order, a queue-mode job that does not fit waits aside and the jobs
 // behind it are tried; it is tried again only once something has been released.
+//
+// Cost per placement: a gang of whole devices that fits one node, O(devices per node) (each
+// type's nodes are kept by their free devices); one that must spread, O(n log n) over the
+// type's n nodes; a fraction or a job asking for CPU cores, O(n); best fit and FGD, O(nodes)
+// plus O(devices x request classes) per distinct node state. Queue mode orders the waiting
+// jobs by the policy at each decision, O(w log w) for w waiting; a job's end is O(1).
 #include "hetsched/stream/stream_scheduler.hpp"
 
 #include <fmt/format.h>
@@ -136,14 +142,15 @@ void StreamScheduler::append_resources(const StreamResources& larger) {
   for (std::size_t k = resources_.types.size(); k < larger.types.size(); ++k) {
     resources_.types.push_back(larger.types[k]);
     nodes_of_type_.emplace_back();
+    nodes_by_free_.emplace_back();
     free_by_type_.push_back(0);
     largest_host_.push_back({0.0, 0.0});
+    gang_room_.push_back(0);
   }
   for (std::size_t n = resources_.nodes.size(); n < larger.nodes.size(); ++n) {
     const StreamNode& node = larger.nodes[n];
     resources_.nodes.push_back(node);
     NodeState state;
-    state.free = node.devices;
     state.units_used.assign(static_cast<std::size_t>(node.devices), 0);
     state.memory_used.assign(static_cast<std::size_t>(node.devices), 0.0);
     state.core_busy.assign(static_cast<std::size_t>(std::max(0, node.cpu_cores)), 0);
@@ -152,11 +159,20 @@ void StreamScheduler::append_resources(const StreamResources& larger) {
     nodes_.push_back(std::move(state));
     node_fragmentation_.push_back(std::numeric_limits<double>::quiet_NaN());
     nodes_of_type_[node.type].push_back(static_cast<int>(n));
+    auto& by_free = nodes_by_free_[node.type];
+    if (by_free.size() <= static_cast<std::size_t>(std::max(0, node.devices)))
+      by_free.resize(static_cast<std::size_t>(std::max(0, node.devices)) + 1);
+    by_free[0].insert(static_cast<int>(n));
+    add_free(n, node.devices);
+    // The most devices of one type a gang can hold: all of them when it may spread, the
+    // largest node's otherwise.
+    int& room = gang_room_[node.type];
+    room = options_.gang_spread == GangSpread::one_node ? std::max(room, node.devices)
+                                                        : room + node.devices;
     // A node whose CPU or memory is not modelled (0) holds any request.
     auto& [cpu, memory] = largest_host_[node.type];
     cpu = node.cpu_milli > 0 ? std::max(cpu, node.cpu_milli) : kUnlimited;
     memory = node.memory_mib > 0 ? std::max(memory, node.memory_mib) : kUnlimited;
-    free_by_type_[node.type] += node.devices;
   }
   ++free_epoch_;
 }
@@ -216,17 +232,6 @@ int StreamScheduler::budget_need(std::size_t j, std::size_t type) const {
 void StreamScheduler::reject(std::size_t j, std::string reason) {
   jobs_[j].state = StreamJobState::rejected;
   jobs_[j].rejection_reason = std::move(reason);
-}
-
-std::vector<int> StreamScheduler::gang_room() const {
-  // The most devices of one type a gang can hold: all of them when it may spread, the
-  // largest node's otherwise.
-  const bool one_node = options_.gang_spread == GangSpread::one_node;
-  std::vector<int> room(resources_.types.size(), 0);
-  for (const StreamNode& node : resources_.nodes)
-    room[node.type] =
-        one_node ? std::max(room[node.type], node.devices) : room[node.type] + node.devices;
-  return room;
 }
 
 std::string StreamScheduler::fit_type(std::size_t j, std::size_t k, const std::vector<int>& room) {
@@ -337,7 +342,7 @@ std::size_t StreamScheduler::submit(const StreamJob& stream_job, double arrival_
                   "memory alone)"),
            j;
   if (job.total_steps <= 0) return reject(j, "total steps must be positive"), j;
-  const std::vector<int> room = gang_room();
+  const std::vector<int>& room = gang_room();
   int largest = 0;
   std::string largest_name;
   for (std::size_t k = 0; k < type_count; ++k)
@@ -404,7 +409,7 @@ std::size_t StreamScheduler::submit(const StreamJob& stream_job, double arrival_
 void StreamScheduler::grow(const StreamResources& larger) {
   append_resources(larger);
   // Jobs present may now fit more types (new ones, or old ones with larger nodes).
-  const std::vector<int> room = gang_room();
+  const std::vector<int>& room = gang_room();
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     StreamJobStatus& job = jobs_[j];
     if (job.state == StreamJobState::rejected || job.state == StreamJobState::finished) continue;
@@ -419,8 +424,15 @@ void StreamScheduler::grow(const StreamResources& larger) {
   allocation_dirty_ = true;
 }
 
+// One node if any holds the gang: the fullest that does (the fewest free devices, then the
+// first), from the type's nodes by free devices, O(devices per node); else, when gangs may
+// spread, place_gang over the type's nodes, O(nodes log nodes).
 std::optional<GangPlacement> StreamScheduler::place_whole(std::size_t type, int gang) const {
-  if (free_by_type_[type] < gang) return std::nullopt;
+  if (gang <= 0 || free_by_type_[type] < gang) return std::nullopt;
+  const std::vector<std::set<int>>& by_free = nodes_by_free_[type];
+  for (auto free = static_cast<std::size_t>(gang); free < by_free.size(); ++free)
+    if (!by_free[free].empty()) return GangPlacement{{*by_free[free].begin(), gang}};
+  if (options_.gang_spread == GangSpread::one_node) return std::nullopt;
   rooms_.clear();
   for (int node : nodes_of_type_[type])
     rooms_.push_back(GangNodeRoom{node, resources_.nodes[static_cast<std::size_t>(node)].rack,
@@ -432,8 +444,7 @@ void StreamScheduler::set_unavailable(std::size_t node, int devices) {
   NodeState& state = nodes_[node];
   const int change = devices - state.unavailable;
   state.unavailable = devices;
-  state.free -= change;
-  free_by_type_[resources_.nodes[node].type] -= change;
+  add_free(node, -change);
   touched(node);
   if (change < 0) ++free_epoch_;
 }
@@ -442,12 +453,23 @@ void StreamScheduler::touched(std::size_t node) {
   node_fragmentation_[node] = std::numeric_limits<double>::quiet_NaN();
 }
 
+void StreamScheduler::add_free(std::size_t node, int devices) {
+  NodeState& state = nodes_[node];
+  const std::size_t type = resources_.nodes[node].type;
+  std::vector<std::set<int>>& by_free = nodes_by_free_[type];
+  const auto bucket = [&](int free) {
+    return static_cast<std::size_t>(std::clamp(free, 0, static_cast<int>(by_free.size()) - 1));
+  };
+  by_free[bucket(state.free)].erase(static_cast<int>(node));
+  state.free += devices;
+  free_by_type_[type] += devices;
+  by_free[bucket(state.free)].insert(static_cast<int>(node));
+}
+
 void StreamScheduler::reset_nodes() {
-  std::fill(free_by_type_.begin(), free_by_type_.end(), 0);
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
     NodeState& node = nodes_[n];
-    node.free = resources_.nodes[n].devices - node.unavailable;
-    free_by_type_[resources_.nodes[n].type] += node.free;
+    add_free(n, resources_.nodes[n].devices - node.unavailable - node.free);
     std::fill(node.units_used.begin(), node.units_used.end(), 0);
     std::fill(node.memory_used.begin(), node.memory_used.end(), 0.0);
     std::fill(node.core_busy.begin(), node.core_busy.end(), 0);
@@ -700,8 +722,7 @@ std::optional<StreamPlacement> StreamScheduler::place_job(std::size_t j, std::si
 void StreamScheduler::take(std::size_t j, const StreamPlacement& placement, int sign) {
   if (sign < 0) ++free_epoch_;
   for (const auto& [node, count] : placement.nodes) {
-    nodes_[static_cast<std::size_t>(node)].free -= sign * count;
-    free_by_type_[placement.type] -= sign * count;
+    add_free(static_cast<std::size_t>(node), -sign * count);
     touched(static_cast<std::size_t>(node));
   }
   if (placement.nodes.empty()) return;
@@ -714,9 +735,8 @@ void StreamScheduler::take(std::size_t j, const StreamPlacement& placement, int 
     node.units_used[d] += sign * jobs_[j].share_units[placement.type];
     node.memory_used[d] += sign * jobs_[j].job.gpu_memory_gb;
     const bool open = node.units_used[d] > 0;
-    const int opened = (open ? 1 : 0) - (was_open ? 1 : 0);
-    node.free -= opened;
-    free_by_type_[placement.type] -= opened;
+    add_free(static_cast<std::size_t>(placement.nodes.front().first),
+             -((open ? 1 : 0) - (was_open ? 1 : 0)));
   }
   for (int c : placement.cores) node.core_busy[static_cast<std::size_t>(c)] = sign > 0 ? 1 : 0;
 }
@@ -817,6 +837,8 @@ StreamStart StreamScheduler::start_now(std::size_t j, const TypeChoice& choice, 
   job.finish_seconds = now + seconds;
   job.run_start = now;
   user_devices_[job.user] += job.job.gang_size;
+  running_position_.resize(jobs_.size());
+  running_position_[j] = running_.size();
   running_.push_back(j);
   return StreamStart{j, job.placement, rate, seconds, job.finish_seconds};
 }
@@ -931,7 +953,11 @@ void StreamScheduler::stop_running(std::size_t j, double now) {
   const auto type = static_cast<std::size_t>(job.type);
   account(j, type, now - job.run_start, job.share[type]);
   user_devices_[job.user] -= job.job.gang_size;
-  std::erase(running_, j);
+  // Its place goes to the last one (the order of running_ is never read).
+  const std::size_t at = running_position_[j];
+  running_[at] = running_.back();
+  running_position_[running_[at]] = at;
+  running_.pop_back();
 }
 
 void StreamScheduler::finish(std::size_t j, double now) {
@@ -995,6 +1021,8 @@ bool StreamScheduler::adopt(std::size_t j, const StreamPlacement& placement, dou
       std::max(now, started_seconds + job.remaining / rate_on(j, type, placement.nodes));
   user_devices_[job.user] += job.job.gang_size;
   std::erase(waiting_, j);
+  running_position_.resize(jobs_.size());
+  running_position_[j] = running_.size();
   running_.push_back(j);
   return true;
 }

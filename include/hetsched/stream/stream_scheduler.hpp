@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -255,7 +256,8 @@ class StreamScheduler {
   // Job j's rates on type k (0 when it cannot run there), its share of a device there
   // and the units it takes; "" when the type can hold it, else why not.
   std::string fit_type(std::size_t j, std::size_t k, const std::vector<int>& room);
-  std::vector<int> gang_room() const;  // per type: the largest gang it can hold
+  // Per type: the largest gang it can hold (kept as nodes are added).
+  const std::vector<int>& gang_room() const { return gang_room_; }
   std::optional<StreamPlacement> place_job(std::size_t j, std::size_t type) const;
   std::optional<GangPlacement> place_whole(std::size_t type, int gang) const;
   // best_fit / fragmentation_aware: the best one-node placement on a type whose entry
@@ -267,7 +269,8 @@ class StreamScheduler {
   void node_free_milli(std::size_t n, std::vector<int>& free) const;
   int node_free_total(std::size_t n) const;  // their sum
   const GpuFragmentation& fragmentation() const;
-  void touched(std::size_t node);  // node n's devices changed hands
+  void touched(std::size_t node);                // node n's devices changed hands
+  void add_free(std::size_t node, int devices);  // node n's free whole devices change
   void take(std::size_t j, const StreamPlacement& placement, int sign);
   bool can_retake(std::size_t j, const StreamPlacement& placement) const;
   int units_per_device(std::size_t type) const;
@@ -316,6 +319,9 @@ class StreamScheduler {
   StreamSchedulerOptions options_;
   std::vector<NodeState> nodes_;
   std::vector<std::vector<int>> nodes_of_type_;
+  // Per type, its nodes by their free whole devices (none or fewer: 0), in node order: the
+  // fullest node where a gang fits is found without a scan of the type's nodes.
+  std::vector<std::vector<std::set<int>>> nodes_by_free_;
   mutable std::vector<GangNodeRoom> rooms_;  // scratch of place_whole()
   std::vector<int> free_by_type_;
   // Per type: the most CPU (milli) and memory (MiB) one of its nodes has; infinite when
@@ -325,9 +331,11 @@ class StreamScheduler {
   std::vector<StreamJobStatus> jobs_;
   std::vector<std::string> users_;
   std::vector<double> user_devices_;
-  std::vector<std::size_t> waiting_;  // queue mode
-  std::vector<std::size_t> running_;  // queue mode
-  std::vector<std::size_t> active_;   // round mode: arrived, unfinished jobs
+  std::vector<std::size_t> waiting_;           // queue mode
+  std::vector<std::size_t> running_;           // queue mode, in no particular order
+  std::vector<std::size_t> running_position_;  // per job: where in running_, while running
+  std::vector<int> gang_room_;
+  std::vector<std::size_t> active_;  // round mode: arrived, unfinished jobs
   bool allocation_dirty_ = true;
   AllocationResult allocation_;
   std::vector<std::size_t> allocation_jobs_;

@@ -20,6 +20,14 @@
 // During training it samples the candidates by softmax instead, or imitates the plan, and
 // records what it saw and chose (DecisionTrace).
 //
+// Cost per decision point: O(window x devices) to find each window task's devices and the
+// devices' shortest wait, O(devices) for the commitments, and the scores (O(features x
+// hidden) each); a ready task keeps a run time and a transfer per device (O(devices) of
+// memory each). A job's plan at its arrival is HEFT's and PEFT's over the cluster. It is
+// built for a node or a rack of unlike devices (the settings it is trained and measured
+// on), not for fleets of 100,000: there greedy-eft's index finds each device in time that
+// does not grow with the fleet.
+//
 // What it sees of a pair (task t, device d), times over the job's mean task run time
 // (its scale), so that one network serves small and large tiles and clusters alike:
 //  - the finish t would have on d (the later of d's predicted free time and t's inputs'

@@ -22,6 +22,7 @@
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "hetsched/workload/generators.hpp"
+#include "support/checked_policy.hpp"
 
 namespace hetsched {
 namespace {
@@ -263,38 +264,19 @@ TEST(GreedyEftPolicy, PlacesLikeAPlainScanOnIndependentTasksWithInputs) {
                   tasks_with_inputs({.nodes = 6, .jobs = 12, .tasks_per_job = 60}));
 }
 
-// Places by greedy-eft and checks each choice, as it is made, against every device of
-// the cluster: its predicted finish must be the earliest there is.
-class EarliestFinishCheck final : public SchedulingPolicy, public AssignmentSink {
- public:
-  std::string_view name() const override { return "greedy-eft-checked"; }
-  void on_tasks_ready(const ClusterSnapshot& s, std::span<const TaskIndex> ready,
-                      AssignmentSink& out) override {
-    snapshot_ = &s;
-    out_ = &out;
-    inner_->on_tasks_ready(s, ready, *this);
+// Every greedy-eft choice, as it is made, against every device of the cluster: its
+// predicted finish must be the earliest there is.
+void expect_earliest_finish(const ClusterSnapshot& s, const Assignment& a) {
+  double earliest = kCannotRun;
+  for (const Device& d : s.cluster.devices()) {
+    const double run = s.perf.task_seconds(s.graph.task(a.task), d, 0);
+    if (run == kCannotRun) continue;
+    earliest = std::min(
+        earliest,
+        std::max(s.device_available_seconds[d.id], s.data_ready_seconds(a.task, d.id)) + run);
   }
-  void assign(const Assignment& a) override {
-    const ClusterSnapshot& s = *snapshot_;
-    double earliest = kCannotRun;
-    for (const Device& d : s.cluster.devices()) {
-      const double run = s.perf.task_seconds(s.graph.task(a.task), d, 0);
-      if (run == kCannotRun) continue;
-      earliest = std::min(
-          earliest,
-          std::max(s.device_available_seconds[d.id], s.data_ready_seconds(a.task, d.id)) + run);
-    }
-    EXPECT_EQ(a.predicted_finish_seconds, earliest) << "task " << a.task;
-    ++checked;
-    out_->assign(a);
-  }
-  std::size_t checked = 0;
-
- private:
-  std::unique_ptr<SchedulingPolicy> inner_ = make_policy("greedy-eft", {});
-  const ClusterSnapshot* snapshot_ = nullptr;
-  AssignmentSink* out_ = nullptr;
-};
+  EXPECT_EQ(a.predicted_finish_seconds, earliest) << "task " << a.task;
+}
 
 // Three racks of four nodes whose NICs differ, joined by a spine narrower than the NICs
 // and slower to cross: the input bounds are lower bounds, never exact.
@@ -343,7 +325,7 @@ TEST(GreedyEftPolicy, EveryChoiceIsTheEarliestFinishOverEveryDevice) {
     const RooflineModel perf(cluster);
     for (const Workload& workload :
          {long_inputs(cluster.node_count(), 12, 40), workflows(cluster.node_count(), 6)}) {
-      EarliestFinishCheck checked;
+      CheckedPolicy checked("greedy-eft", expect_earliest_finish);
       const RunReport report = Simulator(cluster, workload, perf, checked).run();
       EXPECT_EQ(report.tasks_completed, workload.task_count());
       EXPECT_EQ(checked.checked, workload.task_count());
@@ -361,14 +343,8 @@ TEST(GreedyEftPolicy, EveryChoiceIsTheEarliestFinishWhenRunTimesDriftAndDevicesF
     const RooflineModel perf(cluster);
     for (const Workload& workload :
          {long_inputs(cluster.node_count(), 12, 40), workflows(cluster.node_count(), 6)}) {
-      SimulationOptions drifting;
-      drifting.noise.sigma = 0.5;
-      SimulationOptions failing;
-      failing.faults.enabled = true;
-      failing.faults.model.mtbf_hours_override = 0.02;
-      failing.faults.model.repair_seconds = 20;
-      for (const SimulationOptions& options : {drifting, failing}) {
-        EarliestFinishCheck checked;
+      for (const SimulationOptions& options : {drifting_run_times(), failing_devices(0.02, 20)}) {
+        CheckedPolicy checked("greedy-eft", expect_earliest_finish);
         const RunReport report = Simulator(cluster, workload, perf, checked, options).run();
         EXPECT_EQ(report.tasks_completed, workload.task_count());
         EXPECT_GE(checked.checked, workload.task_count());

@@ -17,20 +17,14 @@
 #include "hetsched/sim/simulator.hpp"
 #include "hetsched/workload/feasibility.hpp"
 #include "hetsched/workload/generators.hpp"
+#include "support/checked_policy.hpp"
 
 namespace hetsched {
 namespace {
 
 // The runs: the built-in mix as predicted, with drifting run times, and with failures.
 std::vector<SimulationOptions> run_options() {
-  SimulationOptions predicted;
-  SimulationOptions drifting;
-  drifting.noise.sigma = 0.5;
-  SimulationOptions failing;
-  failing.faults.enabled = true;
-  failing.faults.model.mtbf_hours_override = 0.01;
-  failing.faults.model.repair_seconds = 30;
-  return {predicted, drifting, failing};
+  return {SimulationOptions{}, drifting_run_times(), failing_devices(0.01, 30)};
 }
 
 // Tasks some device of the cluster cannot run: the lists are more than every device.
@@ -135,68 +129,50 @@ TEST(OnlinePolicyIndex, RunnableDevicesAreTheScanAndFollowTheClusterAsItGrows) {
     for (const Task& task : job.tasks) expect_scan(task);
 }
 
-// Work stealing, checked at every assignment against a scan of every device: its owner
-// (the device of its largest placed input that can run it, else the one that frees up
-// first) and the largest gain of an idle thief.
-class WorkStealingCheck final : public SchedulingPolicy, public AssignmentSink {
- public:
-  std::string_view name() const override { return "work-stealing-checked"; }
-  void on_tasks_ready(const ClusterSnapshot& s, std::span<const TaskIndex> ready,
-                      AssignmentSink& out) override {
-    snapshot_ = &s;
-    out_ = &out;
-    inner_->on_tasks_ready(s, ready, *this);
-  }
-  void assign(const Assignment& a) override {
-    const ClusterSnapshot& s = *snapshot_;
-    const Task& task = s.graph.task(a.task);
-    DeviceId owner = kUnplaced;
-    double largest_input = -1;
-    for (const Dependency& p : s.graph.predecessors(a.task)) {
-      const DeviceId d = s.placement[p.task];
-      if (d != kUnplaced && p.bytes > largest_input && can_run(task, s.cluster.device(d))) {
-        owner = d;
-        largest_input = p.bytes;
-      }
+// A work-stealing assignment against a scan of every device: its owner (the device of its
+// largest placed input that can run it, else the one that frees up first) and the largest
+// gain of an idle thief.
+void expect_owner_or_best_thief(const ClusterSnapshot& s, const Assignment& a,
+                                std::size_t& stolen) {
+  const Task& task = s.graph.task(a.task);
+  DeviceId owner = kUnplaced;
+  double largest_input = -1;
+  for (const Dependency& p : s.graph.predecessors(a.task)) {
+    const DeviceId d = s.placement[p.task];
+    if (d != kUnplaced && p.bytes > largest_input && can_run(task, s.cluster.device(d))) {
+      owner = d;
+      largest_input = p.bytes;
     }
-    if (owner == kUnplaced)
-      for (const Device& d : s.cluster.devices())
-        if (can_run(task, d) && (owner == kUnplaced || s.device_available_seconds[d.id] <
-                                                           s.device_available_seconds[owner]))
-          owner = d.id;
-    const double now = s.now_seconds;
-    const double owner_finish =
-        std::max(s.device_available_seconds[owner], s.data_ready_seconds(a.task, owner)) +
-        s.perf.task_seconds(task, s.cluster.device(owner));
-    const auto gain = [&](DeviceId thief) {
-      const double transfer = std::max(0.0, s.data_ready_seconds(a.task, thief) - now);
-      return estimate_steal(now, owner_finish - now, 1.0,
-                            s.perf.task_seconds(task, s.cluster.device(thief)), transfer, 1.0)
-          .gain_seconds();
-    };
-    double best_gain = 0;
-    for (const Device& thief : s.cluster.devices())
-      if (thief.id != owner && s.device_available_seconds[thief.id] <= now && can_run(task, thief))
-        best_gain = std::max(best_gain, gain(thief.id));
-    if (best_gain > 0) {
-      EXPECT_NE(a.device, owner) << "task " << a.task << " not stolen";
-      if (a.device != owner) {
-        EXPECT_EQ(gain(a.device), best_gain) << "task " << a.task;
-      }
-      stolen += a.device != owner;
-    } else {
-      EXPECT_EQ(a.device, owner) << "task " << a.task;
-    }
-    ++checked;
-    out_->assign(a);
   }
-  std::size_t checked = 0, stolen = 0;
-
- private:
-  std::unique_ptr<SchedulingPolicy> inner_ = make_policy("work-stealing", {});
-  const ClusterSnapshot* snapshot_ = nullptr;
-  AssignmentSink* out_ = nullptr;
-};
+  if (owner == kUnplaced)
+    for (const Device& d : s.cluster.devices())
+      if (can_run(task, d) && (owner == kUnplaced || s.device_available_seconds[d.id] <
+                                                         s.device_available_seconds[owner]))
+        owner = d.id;
+  const double now = s.now_seconds;
+  const double owner_finish =
+      std::max(s.device_available_seconds[owner], s.data_ready_seconds(a.task, owner)) +
+      s.perf.task_seconds(task, s.cluster.device(owner));
+  const auto gain = [&](DeviceId thief) {
+    const double transfer = std::max(0.0, s.data_ready_seconds(a.task, thief) - now);
+    return estimate_steal(now, owner_finish - now, 1.0,
+                          s.perf.task_seconds(task, s.cluster.device(thief)), transfer, 1.0)
+        .gain_seconds();
+  };
+  double best_gain = 0;
+  for (const Device& thief : s.cluster.devices())
+    if (thief.id != owner && s.device_available_seconds[thief.id] <= now && can_run(task, thief))
+      best_gain = std::max(best_gain, gain(thief.id));
+  if (best_gain > 0) {
+    EXPECT_NE(a.device, owner) << "task " << a.task << " not stolen";
+    if (a.device != owner) {
+      EXPECT_EQ(gain(a.device), best_gain) << "task " << a.task;
+    }
+    stolen += a.device != owner;
+  } else {
+    EXPECT_EQ(a.device, owner) << "task " << a.task;
+  }
+}
 
 TEST(OnlinePolicyIndex, WorkStealingTakesTheOwnerAndTheBestThiefOfAScan) {
   const Cluster cluster = default_cluster();
@@ -207,13 +183,16 @@ TEST(OnlinePolicyIndex, WorkStealingTakesTheOwnerAndTheBestThiefOfAScan) {
     dags.jobs.push_back(workflow_job({"wf" + std::to_string(j), 50, 6, 3.0 * j}, rng));
   for (const Workload& workload : {default_workload(2), dags})
     for (const SimulationOptions& options : run_options()) {
-      WorkStealingCheck checked;
+      std::size_t stolen = 0;
+      CheckedPolicy checked("work-stealing", [&](const ClusterSnapshot& s, const Assignment& a) {
+        expect_owner_or_best_thief(s, a, stolen);
+      });
       const RunReport report = Simulator(cluster, workload, perf, checked, options).run();
       // A job may fail under failures (its task out of retries), never a task be lost.
       EXPECT_EQ(report.tasks_completed + report.unfinished_tasks.size(), workload.task_count());
       EXPECT_GE(report.tasks_completed, workload.task_count() * 9 / 10);
       EXPECT_GE(checked.checked, report.tasks_completed);
-      EXPECT_GT(checked.stolen, 0u);
+      EXPECT_GT(stolen, 0u);
     }
 }
 

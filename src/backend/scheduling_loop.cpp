@@ -58,10 +58,14 @@ ClusterSnapshot SchedulingLoop::snapshot(double now) const {
                          pstate_, state_,   finish_, lowered_, lowered_dropped_};
 }
 
+void SchedulingLoop::release(DeviceId d, double now) {
+  if (--device_outstanding_[d] == 0 && !down_[d]) reset_available(d, now);
+}
+
 void SchedulingLoop::reset_available(DeviceId d, double now) {
   if (now < device_available_[d]) {
-    // Indexes read the list since they last looked; one that fell behind by more than
-    // the list keeps rebuilds from the values themselves.
+    // Indexes read the entries added since they last looked; the list is bounded, and an
+    // index that finds entries it missed dropped from the front rebuilds from the values.
     if (lowered_.size() >= std::max<std::size_t>(1024, device_available_.size())) {
       lowered_dropped_ += lowered_.size();
       lowered_.clear();
@@ -109,9 +113,7 @@ void SchedulingLoop::task_finished(TaskIndex task, double now) {
   state_[task] = TaskState::finished;
   finish_[task] = now;
   ++finished_count_;
-  const DeviceId d = placement_[task];
-  // Predictions drift from reality; once a device has nothing left, reality wins.
-  if (--device_outstanding_[d] == 0 && !down_[d]) reset_available(d, now);
+  release(placement_[task], now);
   for (const Dependency& s : graph_.successors(task)) {
     if (--unfinished_predecessors_[s.task] != 0) continue;
     if (state_[s.task] == TaskState::pending && !cancelled_[s.task]) {
@@ -215,7 +217,7 @@ void SchedulingLoop::unplace(TaskIndex task) {
   if (d == kUnplaced) return;
   placement_[task] = kUnplaced;
   state_[task] = TaskState::pending;
-  if (--device_outstanding_[d] == 0 && !down_[d]) reset_available(d, now_);
+  release(d, now_);
 }
 
 void SchedulingLoop::offer_again(TaskIndex task) {
@@ -232,8 +234,7 @@ void SchedulingLoop::offer_again(TaskIndex task) {
 void SchedulingLoop::relocate(TaskIndex task, DeviceId device, double predicted_finish) {
   const DeviceId from = placement_[task];
   if (from == device) return;
-  if (from != kUnplaced && --device_outstanding_[from] == 0 && !down_[from])
-    reset_available(from, now_);
+  if (from != kUnplaced) release(from, now_);
   placement_[task] = device;
   ++device_outstanding_[device];
   if (predicted_finish == kNotPredicted) return;
@@ -258,7 +259,7 @@ void SchedulingLoop::reserve(DeviceId device, double until) {
 
 void SchedulingLoop::unreserve(DeviceId device, double now) {
   now_ = now;
-  if (--device_outstanding_[device] == 0 && !down_[device]) reset_available(device, now);
+  release(device, now);
 }
 
 PlacementVerdict SchedulingLoop::verdict(TaskIndex t) const {

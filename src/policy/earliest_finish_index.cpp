@@ -37,7 +37,7 @@ void EarliestFinishIndex::build(const ClusterSnapshot& snapshot) {
     for (DeviceId d : node.devices) {
       std::size_t c = first_class_of_node;
       while (c < classes_.size() &&
-             !(cluster.device(classes_[c].members.front()).spec == cluster.device(d).spec))
+             cluster.spec_class(classes_[c].members.front()) != cluster.spec_class(d))
         ++c;
       if (c == classes_.size())
         classes_.push_back(DeviceClass{});  // a few devices: found by a scan
@@ -69,16 +69,10 @@ void EarliestFinishIndex::build(const ClusterSnapshot& snapshot) {
 void EarliestFinishIndex::lower(const ClusterSnapshot& snapshot, DeviceId d) {
   const double now_free = snapshot.device_available_seconds[d];
   const std::uint32_t c = class_of_device_[d];
-  DeviceClass& device_class = classes_[c];
-  if (const std::uint32_t p = device_class.devices.position_of(d);
-      now_free < device_class.devices.at(p).available)
-    device_class.devices.update(p, now_free);
+  classes_[c].devices.lower(d, now_free);
   Group& group = groups_[snapshot.cluster.spec_class(d)];
-  if (const std::uint32_t p = group.heap.position_of(c); now_free < group.heap.at(p).available)
-    group.heap.update(p, now_free);
-  FreeTimeHeap& rack = group.rack_heaps[snapshot.cluster.rack_index(snapshot.cluster.node_of(d))];
-  if (const std::uint32_t p = rack.position_of(c); now_free < rack.at(p).available)
-    rack.update(p, now_free);
+  group.heap.lower(c, now_free);
+  group.rack_heaps[snapshot.cluster.rack_index(snapshot.cluster.node_of(d))].lower(c, now_free);
 }
 
 EarliestFinishIndex::Choice EarliestFinishIndex::earliest_finish(const ClusterSnapshot& snapshot,
@@ -142,12 +136,12 @@ EarliestFinishIndex::Choice EarliestFinishIndex::earliest_finish(const ClusterSn
 
 DeviceId EarliestFinishIndex::first_free(const ClusterSnapshot& snapshot, TaskIndex t) {
   const Task& task = snapshot.graph.task(t);
+  const std::span<const double> available = snapshot.device_available_seconds;
   DeviceId first = kUnplaced;
   for (Group& group : groups_) {
     if (group.heap.empty() || !can_run(task, snapshot.cluster.device(group.representative)))
       continue;
     const DeviceId d = first_free(group.heap, snapshot);
-    const std::span<const double> available = snapshot.device_available_seconds;
     if (first == kUnplaced || available[d] < available[first] ||
         (available[d] == available[first] && d < first))
       first = d;
@@ -183,22 +177,16 @@ inline double EarliestFinishIndex::arrive_in_rack(const ClusterSnapshot& snapsho
 }
 
 inline DeviceId EarliestFinishIndex::first_free(DeviceClass& c, const ClusterSnapshot& snapshot) {
-  while (true) {
-    const FreeTimeEntry top = c.devices.top();
-    const double current = snapshot.device_available_seconds[top.index];
-    if (current == top.available) return top.index;
-    c.devices.update(0, current);
-  }
+  return c.devices
+      .current_top([&](std::uint32_t d) { return snapshot.device_available_seconds[d]; })
+      .index;
 }
 
 DeviceId EarliestFinishIndex::first_free(FreeTimeHeap& heap, const ClusterSnapshot& snapshot) {
-  while (true) {
-    const FreeTimeEntry top = heap.top();
-    const DeviceId d = first_free(classes_[top.index], snapshot);
-    const double current = snapshot.device_available_seconds[d];
-    if (current == top.available) return d;
-    heap.update(0, current);
-  }
+  const FreeTimeEntry& top = heap.current_top([&](std::uint32_t c) {
+    return snapshot.device_available_seconds[first_free(classes_[c], snapshot)];
+  });
+  return first_free(classes_[top.index], snapshot);  // current already: no correction
 }
 
 // Visits a heap's classes in order of first free time (then index) while they can still

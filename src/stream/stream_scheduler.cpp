@@ -162,7 +162,6 @@ void StreamScheduler::append_resources(const StreamResources& larger) {
     auto& by_free = nodes_by_free_[node.type];
     if (by_free.size() <= static_cast<std::size_t>(std::max(0, node.devices)))
       by_free.resize(static_cast<std::size_t>(std::max(0, node.devices)) + 1);
-    by_free[0].insert(static_cast<int>(n));
     add_free(n, node.devices);
     // The most devices of one type a gang can hold: all of them when it may spread, the
     // largest node's otherwise.
@@ -726,7 +725,8 @@ void StreamScheduler::take(std::size_t j, const StreamPlacement& placement, int 
     touched(static_cast<std::size_t>(node));
   }
   if (placement.nodes.empty()) return;
-  NodeState& node = nodes_[static_cast<std::size_t>(placement.nodes.front().first)];
+  const auto host = static_cast<std::size_t>(placement.nodes.front().first);
+  NodeState& node = nodes_[host];
   node.cpu_milli_left -= sign * jobs_[j].job.cpu_milli;
   node.memory_mib_left -= sign * jobs_[j].job.memory_mib;
   if (placement.shared_device >= 0) {
@@ -735,8 +735,7 @@ void StreamScheduler::take(std::size_t j, const StreamPlacement& placement, int 
     node.units_used[d] += sign * jobs_[j].share_units[placement.type];
     node.memory_used[d] += sign * jobs_[j].job.gpu_memory_gb;
     const bool open = node.units_used[d] > 0;
-    add_free(static_cast<std::size_t>(placement.nodes.front().first),
-             -((open ? 1 : 0) - (was_open ? 1 : 0)));
+    add_free(host, (was_open ? 1 : 0) - (open ? 1 : 0));
   }
   for (int c : placement.cores) node.core_busy[static_cast<std::size_t>(c)] = sign > 0 ? 1 : 0;
 }
@@ -837,9 +836,7 @@ StreamStart StreamScheduler::start_now(std::size_t j, const TypeChoice& choice, 
   job.finish_seconds = now + seconds;
   job.run_start = now;
   user_devices_[job.user] += job.job.gang_size;
-  running_position_.resize(jobs_.size());
-  running_position_[j] = running_.size();
-  running_.push_back(j);
+  add_running(j);
   return StreamStart{j, job.placement, rate, seconds, job.finish_seconds};
 }
 
@@ -960,6 +957,12 @@ void StreamScheduler::stop_running(std::size_t j, double now) {
   running_.pop_back();
 }
 
+void StreamScheduler::add_running(std::size_t j) {
+  running_position_.resize(jobs_.size());
+  running_position_[j] = running_.size();
+  running_.push_back(j);
+}
+
 void StreamScheduler::finish(std::size_t j, double now) {
   StreamJobStatus& job = jobs_[j];
   if (job.state != StreamJobState::running) return;
@@ -1021,9 +1024,7 @@ bool StreamScheduler::adopt(std::size_t j, const StreamPlacement& placement, dou
       std::max(now, started_seconds + job.remaining / rate_on(j, type, placement.nodes));
   user_devices_[job.user] += job.job.gang_size;
   std::erase(waiting_, j);
-  running_position_.resize(jobs_.size());
-  running_position_[j] = running_.size();
-  running_.push_back(j);
+  add_running(j);
   return true;
 }
 

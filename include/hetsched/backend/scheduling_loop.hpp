@@ -111,9 +111,11 @@ class SchedulingLoop final : private AssignmentSink {
   ClusterSnapshot snapshot(double now) const;
   void grow();  // to the graph's tasks and the cluster's devices
   SchedulingPolicy& policy_of(TaskIndex t) const;
-  // Predictions drift from reality; once a device has nothing left, reality wins: it is
-  // free from `now`. A device whose predicted free time goes down is listed for the
-  // policies' indexes (ClusterSnapshot::availability_lowered).
+  // One task or reservation fewer on the device. Predictions drift from reality; once a
+  // device has nothing left (and is up), reality wins: it is free from `now`.
+  void release(DeviceId d, double now);
+  // The device is free from `now`. One whose predicted free time goes down is listed for
+  // the policies' indexes (ClusterSnapshot::availability_lowered).
   void reset_available(DeviceId d, double now);
 
   const Cluster& cluster_;

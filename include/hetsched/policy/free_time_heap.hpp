@@ -44,6 +44,23 @@ class FreeTimeHeap {
     entries_.push_back(entry);
     sift_up(size() - 1, entry);
   }
+  // The top once its key is current: keys are never above the current values (they are
+  // raised lazily), so an out-of-date top is given its current value, `current(index)`, and
+  // moved down until the top is current. The heap must not be empty.
+  template <class Current>
+  const FreeTimeEntry& current_top(Current&& current) {
+    while (true) {
+      const double now_key = current(entries_.front().index);
+      if (now_key == entries_.front().available) return entries_.front();
+      update(0, now_key);
+    }
+  }
+  // Brings the key of the entry of `index` down to `available` if it is above (a value
+  // that went down: the key must not stay above it).
+  void lower(std::uint32_t index, double available) {
+    const std::uint32_t position = position_of(index);
+    if (available < entries_[position].available) update(position, available);
+  }
   // Gives the entry at `position` a new key and moves it to its place.
   void update(std::uint32_t position, double available) {
     FreeTimeEntry entry = entries_[position];

@@ -271,6 +271,7 @@ class StreamScheduler {
   const GpuFragmentation& fragmentation() const;
   void touched(std::size_t node);                // node n's devices changed hands
   void add_free(std::size_t node, int devices);  // node n's free whole devices change
+  void add_running(std::size_t j);  // queue mode: job j started (or was adopted running)
   void take(std::size_t j, const StreamPlacement& placement, int sign);
   bool can_retake(std::size_t j, const StreamPlacement& placement) const;
   int units_per_device(std::size_t type) const;

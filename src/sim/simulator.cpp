@@ -91,6 +91,10 @@ void Simulator::launch(const Assignment& a) {
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
   const bool at_front = devices_[a.device].queue.push(key, a.task);
   const Task& task = graph_.task(a.task);
+  TaskRun& run = runs_[a.task];
+  run.pstate = a.pstate;
+  run.seconds = actual_seconds(a.task, a.device, a.pstate);
+  run.watts = watts(a.task, a.device, a.pstate);
   if (task.input_bytes > 0)
     send_input(a.task, graph_.job(graph_.job_of(a.task)).data_node, kUnplaced, task.input_bytes);
   for (const Dependency& p : graph_.predecessors(a.task))
@@ -153,7 +157,7 @@ void Simulator::try_start(DeviceId d) {
     }
     return;
   }
-  std::uint8_t pstate = loop_.pstate(t);
+  std::uint8_t pstate = run.pstate;
   for (const auto& extension : extensions_) {
     switch (extension->start_pstate(t, d, pstate)) {
       case SimulationExtension::Start::go:
@@ -166,21 +170,21 @@ void Simulator::try_start(DeviceId d) {
         return;
     }
   }
-  const Task& task = graph_.task(t);
-  const Device& dev = model_device(task, d);
   device.queue.pop_front();
   device.busy = true;
-  double seconds = actual_seconds(t, d, pstate);
+  // The values worked out at launch, unless an extension changed the P-state.
+  const bool as_planned = pstate == run.pstate;
+  double seconds = as_planned ? run.seconds : actual_seconds(t, d, pstate);
   for (const auto& extension : extensions_) seconds = extension->task_starting(t, d, seconds);
-  const double watts = perf_.task_watts(task, dev, pstate);
+  const double draw = as_planned ? run.watts : watts(t, d, pstate);
   device.running_start = now_;
-  device.running_joules = watts * seconds;
+  device.running_joules = draw * seconds;
   device.running = t;
   device.running_pstate = pstate;
   device.segment_start = now_;
   device.segment_seconds = seconds;
   device.done_fraction = 0;
-  set_device_watts(d, watts);
+  set_device_watts(d, draw);
   loop_.task_started(t, now_);
   if (observer_ != nullptr) observer_->task_started(t, d, now_);
   device.expected_finish = now_ + seconds;
@@ -236,17 +240,15 @@ void Simulator::charge_busy(DeviceId d, double seconds, double watts) {
 void Simulator::change_running_pstate(DeviceId d, std::uint8_t pstate) {
   DeviceState& device = devices_[d];
   const TaskIndex t = device.running;
-  const Task& task = graph_.task(t);
-  const Device& dev = model_device(task, d);
   device.done_fraction += (now_ - device.segment_start) / device.segment_seconds;
   device.running_joules -= device.watts * (device.expected_finish - now_);
   device.running_pstate = pstate;
   device.segment_start = now_;
   device.segment_seconds = actual_seconds(t, d, pstate);
   const double remaining = std::max(0.0, 1 - device.done_fraction) * device.segment_seconds;
-  const double watts = perf_.task_watts(task, dev, pstate);
-  device.running_joules += watts * remaining;
-  set_device_watts(d, watts);
+  const double draw = watts(t, d, pstate);
+  device.running_joules += draw * remaining;
+  set_device_watts(d, draw);
   device.expected_finish = now_ + remaining;
   events_.schedule(device.expected_finish, task_finish, t, d);
 }
@@ -254,6 +256,11 @@ void Simulator::change_running_pstate(DeviceId d, std::uint8_t pstate) {
 double Simulator::actual_seconds(TaskIndex t, DeviceId d, std::uint8_t pstate) const {
   const Task& task = graph_.task(t);
   return perf_.task_seconds(task, model_device(task, d), pstate) * noise_.factor(t);
+}
+
+double Simulator::watts(TaskIndex t, DeviceId d, std::uint8_t pstate) const {
+  const Task& task = graph_.task(t);
+  return perf_.task_watts(task, model_device(task, d), pstate);
 }
 
 const Device& Simulator::model_device(const Task& task, DeviceId d) const {

@@ -124,12 +124,18 @@ class Simulator final : public Backend {
     double watts = 0;            // current draw
     double wake_at = -1;         // the pending wake-up, if any
   };
-  // What the simulator keeps per task, together (16 bytes): what a task waits for before
-  // it can start. What only a running task has (its start, energy, expected finish) is
-  // kept per device, and what the report needs of finished tasks per job.
+  // What the simulator keeps per task, together (32 bytes): what a task waits for before
+  // it can start, and what it will run at. The run time and draw are worked out when the
+  // task is launched, while the policy's reads have its record in cache, so that starting
+  // it (a device's next task, long after) reads this record alone. What only a running
+  // task has (its start, energy, expected finish) is kept per device, and what the report
+  // needs of finished tasks per job.
   struct TaskRun {
     double inputs_ready_at = 0;  // arrival of the last input transfer issued
+    double seconds = 0;          // actual run time on its device at its planned P-state
+    double watts = 0;            // the draw it runs at there
     std::uint32_t unfinished_predecessors = 0;
+    std::uint8_t pstate = 0;  // the planned P-state
   };
   // The first start and the last finish of a job's finished tasks.
   struct JobSpan {
@@ -163,6 +169,8 @@ class Simulator final : public Backend {
   // How long the task really runs on the device at the P-state: the model's prediction
   // times the task's noise factor.
   double actual_seconds(TaskIndex task, DeviceId device, std::uint8_t pstate) const;
+  // What the task draws on the device at the P-state.
+  double watts(TaskIndex task, DeviceId device, std::uint8_t pstate) const;
   // The device the perf model is asked about for the task on `device`: its class's
   // stand-in where the model predicts by spec alone (the same answer, from a record that
   // stays in cache on a cluster of thousands of devices), else the device itself.

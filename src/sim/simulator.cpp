@@ -80,11 +80,8 @@ void Simulator::cluster_grew() {
 }
 
 void Simulator::graph_grew() {
-  const std::size_t first = runs_.size();
   runs_.resize(graph_.task_count());
   job_spans_.resize(graph_.job_count());
-  for (TaskIndex t = static_cast<TaskIndex>(first); t < graph_.task_count(); ++t)
-    runs_[t].unfinished_predecessors = static_cast<std::uint32_t>(graph_.predecessors(t).size());
 }
 
 void Simulator::launch(const Assignment& a) {
@@ -92,6 +89,7 @@ void Simulator::launch(const Assignment& a) {
   const bool at_front = devices_[a.device].queue.push(key, a.task);
   const Task& task = graph_.task(a.task);
   TaskRun& run = runs_[a.task];
+  run.unfinished_predecessors = loop_.unfinished_predecessors(a.task);
   run.pstate = a.pstate;
   run.seconds = actual_seconds(a.task, a.device, a.pstate);
   run.watts = watts(a.task, a.device, a.pstate);
@@ -286,9 +284,9 @@ void Simulator::finish(TaskIndex t) {
   loop_.task_finished(t, now_);
   if (observer_ != nullptr) observer_->task_finished(t, d, now_, device.running_joules);
   for (const Dependency& s : graph_.successors(t)) {
-    --runs_[s.task].unfinished_predecessors;
     const DeviceId consumer_device = loop_.placement(s.task);
-    if (consumer_device == kUnplaced) continue;
+    if (consumer_device == kUnplaced) continue;  // its count starts at its launch
+    --runs_[s.task].unfinished_predecessors;
     send_input(s.task, cluster_.node_of(d), d, s.bytes);
     if (consumer_device != d) try_start(consumer_device);
   }

@@ -57,6 +57,8 @@ class SchedulingLoop final : private AssignmentSink {
   DeviceId placement(TaskIndex t) const { return placement_[t]; }
   std::uint8_t pstate(TaskIndex t) const { return pstate_[t]; }
   TaskState state(TaskIndex t) const { return state_[t]; }
+  // Predecessors of the task not finished yet.
+  std::uint32_t unfinished_predecessors(TaskIndex t) const { return unfinished_predecessors_[t]; }
   const SchedulingPolicy& policy() const { return *policy_; }
   std::span<const TaskIndex> waiting() const { return waiting_; }
   double predicted_finish(TaskIndex t) const { return finish_[t]; }

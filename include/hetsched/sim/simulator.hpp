@@ -134,6 +134,8 @@ class Simulator final : public Backend {
     double inputs_ready_at = 0;  // arrival of the last input transfer issued
     double seconds = 0;          // actual run time on its device at its planned P-state
     double watts = 0;            // the draw it runs at there
+    // Counted from the task's launch (the loop's count then): a task not yet placed has
+    // no inputs on their way, and its record is not touched as its predecessors finish.
     std::uint32_t unfinished_predecessors = 0;
     std::uint8_t pstate = 0;  // the planned P-state
   };

@@ -44,6 +44,14 @@ jobs:
       - {name: d, kernel: dense_matmul, precision: bf16, flops: 1.0e14, bytes: 1.0e9, after: [b, c]}
 )";
 
+constexpr const char* kBag = R"(
+jobs:
+  - name: bag
+    tasks:
+      - {name: x, kernel: dense_matmul, precision: bf16, flops: 1.0e14, bytes: 1.0e9}
+      - {name: y, kernel: dense_matmul, precision: bf16, flops: 1.0e14, bytes: 1.0e9}
+)";
+
 Job parse_one(const char* text, const Cluster& cluster) {
   return parse_workload(text, "test", cluster).jobs.front();
 }
@@ -57,7 +65,10 @@ std::set<std::pair<TaskIndex, double>> edges(std::span<const Dependency> list) {
 TEST(TaskGraph, AppendedJobsNumberAndLinkTheirTasksAsAWholeWorkloadDoes) {
   const Cluster cluster = gpus(2);
   Workload whole;
-  whole.jobs = {parse_one(kChain, cluster), parse_one(kChain, cluster), parse_one(kChain, cluster)};
+  // Jobs without edges before, between and after those with edges: the graph keeps edge
+  // offsets only up to the last job with edges.
+  whole.jobs = {parse_one(kBag, cluster),   parse_one(kChain, cluster), parse_one(kBag, cluster),
+                parse_one(kChain, cluster), parse_one(kChain, cluster), parse_one(kBag, cluster)};
   const TaskGraph built(whole);
   TaskGraph grown;
   EXPECT_EQ(grown.task_count(), 0u);
@@ -76,7 +87,27 @@ TEST(TaskGraph, AppendedJobsNumberAndLinkTheirTasksAsAWholeWorkloadDoes) {
     EXPECT_EQ(edges(grown.predecessors(t)), edges(built.predecessors(t))) << t;
     EXPECT_EQ(edges(grown.successors(t)), edges(built.successors(t))) << t;
   }
-  EXPECT_EQ(grown.topological_order(2), built.topological_order(2));
+  EXPECT_EQ(grown.edge_count(), 12u);
+  ASSERT_EQ(built.predecessors(3).size(), 1u);  // the first chain's b, after its a
+  EXPECT_EQ(built.predecessors(3).front().task, 2u);
+  EXPECT_TRUE(built.predecessors(0).empty());
+  EXPECT_TRUE(built.successors(17).empty());  // the last bag's last task
+  EXPECT_EQ(grown.topological_order(3), built.topological_order(3));
+  EXPECT_EQ(grown.topological_order(5), built.topological_order(5));
+}
+
+TEST(TaskGraph, IndependentTasksHaveNoEdges) {
+  const Cluster cluster = gpus(1);
+  Workload bags;
+  bags.jobs = {parse_one(kBag, cluster), parse_one(kBag, cluster)};
+  const TaskGraph graph(bags);
+  ASSERT_EQ(graph.task_count(), 4u);
+  EXPECT_EQ(graph.edge_count(), 0u);
+  for (TaskIndex t = 0; t < graph.task_count(); ++t) {
+    EXPECT_TRUE(graph.predecessors(t).empty());
+    EXPECT_TRUE(graph.successors(t).empty());
+  }
+  EXPECT_EQ(graph.topological_order(1), (std::vector<TaskIndex>{2, 3}));
 }
 
 TEST(SchedulingLoop, JobsArriveWhileItRunsEachDecidedByItsOwnPolicy) {

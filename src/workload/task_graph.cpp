@@ -1,11 +1,10 @@
 #include "hetsched/workload/task_graph.hpp"
 
-#include <algorithm>
 #include <queue>
 
 namespace hetsched {
 
-TaskGraph::TaskGraph() : job_first_task_{0} {}
+TaskGraph::TaskGraph() : job_first_task_{0}, predecessor_begin_{0}, successor_begin_{0} {}
 
 TaskGraph::TaskGraph(const Workload& workload) {
   const std::size_t n = workload.task_count();
@@ -14,10 +13,8 @@ TaskGraph::TaskGraph(const Workload& workload) {
   job_of_.reserve(n);
   job_first_task_.reserve(workload.jobs.size() + 1);
   // Degrees are counted straight into the offset arrays (shifted by one), then summed.
-  const bool has_edges = std::any_of(workload.jobs.begin(), workload.jobs.end(),
-                                     [](const Job& job) { return !job.edges.empty(); });
-  predecessor_begin_.assign(has_edges ? n + 1 : 0, 0);
-  successor_begin_.assign(has_edges ? n + 1 : 0, 0);
+  predecessor_begin_.assign(n + 1, 0);
+  successor_begin_.assign(n + 1, 0);
   for (JobIndex j = 0; j < workload.jobs.size(); ++j) {
     const Job& job = workload.jobs[j];
     jobs_.push_back(&job);
@@ -33,7 +30,6 @@ TaskGraph::TaskGraph(const Workload& workload) {
     }
   }
   job_first_task_.push_back(static_cast<TaskIndex>(n));
-  if (!has_edges) return;  // independent tasks: no offsets, no lists
 
   for (std::size_t t = 0; t < n; ++t) {
     predecessor_begin_[t + 1] += predecessor_begin_[t];
@@ -41,6 +37,7 @@ TaskGraph::TaskGraph(const Workload& workload) {
   }
   predecessor_list_.resize(predecessor_begin_[n]);
   successor_list_.resize(successor_begin_[n]);
+  if (successor_list_.empty()) return;  // independent tasks: nothing to fill
   LargeVector<std::uint32_t> in_fill(predecessor_begin_.begin(), predecessor_begin_.end() - 1);
   LargeVector<std::uint32_t> out_fill(successor_begin_.begin(), successor_begin_.end() - 1);
   for (JobIndex j = 0; j < workload.jobs.size(); ++j) {
@@ -64,11 +61,7 @@ JobIndex TaskGraph::append_job(Job job) {
     job_of_.push_back(j);
   }
   job_first_task_.push_back(static_cast<TaskIndex>(base + k));
-  if (kept.edges.empty()) return j;  // its tasks are past the offsets: none have edges
-  // The tasks before it that are past the offsets have none; then the degrees of the new
-  // tasks, and their offsets after the lists so far.
-  predecessor_begin_.resize(base + 1, predecessor_begin_.empty() ? 0 : predecessor_begin_.back());
-  successor_begin_.resize(base + 1, successor_begin_.empty() ? 0 : successor_begin_.back());
+  // Degrees of the new tasks, then their offsets after the lists so far.
   std::vector<std::uint32_t> in_degree(k, 0), out_degree(k, 0);
   for (const Edge& e : kept.edges) ++out_degree[e.from], ++in_degree[e.to];
   for (std::size_t t = 0; t < k; ++t) {

@@ -65,8 +65,7 @@ std::set<std::pair<TaskIndex, double>> edges(std::span<const Dependency> list) {
 TEST(TaskGraph, AppendedJobsNumberAndLinkTheirTasksAsAWholeWorkloadDoes) {
   const Cluster cluster = gpus(2);
   Workload whole;
-  // Jobs without edges before, between and after those with edges: the graph keeps edge
-  // offsets only up to the last job with edges.
+  // Jobs without edges before, between and after those with edges.
   whole.jobs = {parse_one(kBag, cluster),   parse_one(kChain, cluster), parse_one(kBag, cluster),
                 parse_one(kChain, cluster), parse_one(kChain, cluster), parse_one(kBag, cluster)};
   const TaskGraph built(whole);

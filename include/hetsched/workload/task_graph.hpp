@@ -52,12 +52,10 @@ class TaskGraph {
   TaskIndex end_task(JobIndex j) const { return job_first_task_[j + 1]; }
 
   std::span<const Dependency> predecessors(TaskIndex t) const {
-    if (std::size_t{t} + 1 >= predecessor_begin_.size()) return {};
     return {predecessor_list_.data() + predecessor_begin_[t],
             predecessor_list_.data() + predecessor_begin_[t + 1]};
   }
   std::span<const Dependency> successors(TaskIndex t) const {
-    if (std::size_t{t} + 1 >= successor_begin_.size()) return {};
     return {successor_list_.data() + successor_begin_[t],
             successor_list_.data() + successor_begin_[t + 1]};
   }
@@ -66,7 +64,7 @@ class TaskGraph {
   // its successors are).
   void prefetch_task(TaskIndex t) const {
     __builtin_prefetch(&job_of_[t]);
-    if (t < successor_begin_.size()) __builtin_prefetch(&successor_begin_[t]);
+    __builtin_prefetch(&successor_begin_[t]);
   }
   // Asks for what a policy reads of a task that has just become ready: its record and
   // where its predecessors are listed.
@@ -77,7 +75,7 @@ class TaskGraph {
       __builtin_prefetch(record + offset);
     __builtin_prefetch(record + sizeof(Task) - 1);
     __builtin_prefetch(&job_of_[t]);
-    if (t < predecessor_begin_.size()) __builtin_prefetch(&predecessor_begin_[t]);
+    __builtin_prefetch(&predecessor_begin_[t]);
   }
 
   // Tasks of one job in a topological order (Kahn's algorithm, ties by index).
@@ -89,8 +87,6 @@ class TaskGraph {
   LargeVector<const Task*> tasks_;
   LargeVector<JobIndex> job_of_;
   std::vector<TaskIndex> job_first_task_;
-  // Where each task's edges begin in the lists, up to the last job with edges (tasks past
-  // the end have none): a workload of independent tasks takes no room for them.
   LargeVector<std::uint32_t> predecessor_begin_, successor_begin_;
   LargeVector<Dependency> predecessor_list_, successor_list_;
 };

@@ -108,22 +108,6 @@ void SchedulingLoop::task_started(TaskIndex task, double /*now*/) {
   state_[task] = TaskState::running;
 }
 
-void SchedulingLoop::task_finished(TaskIndex task, double now) {
-  now_ = now;
-  state_[task] = TaskState::finished;
-  finish_[task] = now;
-  ++finished_count_;
-  release(placement_[task], now);
-  for (const Dependency& s : graph_.successors(task)) {
-    if (--unfinished_predecessors_[s.task] != 0) continue;
-    if (state_[s.task] == TaskState::pending && !cancelled_[s.task]) {
-      state_[s.task] = TaskState::ready;
-      waiting_.push_back(s.task);
-      graph_.prefetch_ready_task(s.task);
-    }
-  }
-}
-
 void SchedulingLoop::decide(double now) {
   now_ = now;
   if (waiting_.empty()) return;

@@ -89,8 +89,6 @@ void Simulator::launch(const Assignment& a) {
   const bool at_front = devices_[a.device].queue.push(key, a.task);
   const Task& task = graph_.task(a.task);
   TaskRun& run = runs_[a.task];
-  run.unfinished_predecessors = loop_.unfinished_predecessors(a.task);
-  run.pstate = a.pstate;
   run.seconds = actual_seconds(a.task, a.device, a.pstate);
   run.watts = watts(a.task, a.device, a.pstate);
   if (task.input_bytes > 0)
@@ -144,8 +142,9 @@ void Simulator::try_start(DeviceId d) {
   }
   if (device.busy) return;
   const TaskIndex t = device.queue.front().task;
-  TaskRun& run = runs_[t];
-  if (run.unfinished_predecessors != 0) return;  // the head waits for its inputs; order is kept
+  // The head waits for its inputs; order is kept.
+  if (loop_.unfinished_predecessors(t) != 0) return;
+  const TaskRun& run = runs_[t];
   if (run.inputs_ready_at > now_) {
     // Arrival times are known when a transfer is issued, so instead of an event per
     // transfer there is one wake-up for the device when its head's inputs are all in.
@@ -155,7 +154,8 @@ void Simulator::try_start(DeviceId d) {
     }
     return;
   }
-  std::uint8_t pstate = run.pstate;
+  const std::uint8_t planned_pstate = loop_.pstate(t);
+  std::uint8_t pstate = planned_pstate;
   for (const auto& extension : extensions_) {
     switch (extension->start_pstate(t, d, pstate)) {
       case SimulationExtension::Start::go:
@@ -171,7 +171,7 @@ void Simulator::try_start(DeviceId d) {
   device.queue.pop_front();
   device.busy = true;
   // The values worked out at launch, unless an extension changed the P-state.
-  const bool as_planned = pstate == run.pstate;
+  const bool as_planned = pstate == planned_pstate;
   double seconds = as_planned ? run.seconds : actual_seconds(t, d, pstate);
   for (const auto& extension : extensions_) seconds = extension->task_starting(t, d, seconds);
   const double draw = as_planned ? run.watts : watts(t, d, pstate);
@@ -281,15 +281,14 @@ void Simulator::finish(TaskIndex t) {
   if (options_.record_schedule)
     report_.schedule.push_back(
         TaskRecord{t, d, device.running_pstate, device.running_start, now_, device.running_joules});
-  loop_.task_finished(t, now_);
   if (observer_ != nullptr) observer_->task_finished(t, d, now_, device.running_joules);
-  for (const Dependency& s : graph_.successors(t)) {
+  // Each placed consumer gets its input and is tried as the loop counts it down.
+  loop_.task_finished(t, now_, [&](const Dependency& s) {
     const DeviceId consumer_device = loop_.placement(s.task);
-    if (consumer_device == kUnplaced) continue;  // its count starts at its launch
-    --runs_[s.task].unfinished_predecessors;
+    if (consumer_device == kUnplaced) return;
     send_input(s.task, cluster_.node_of(d), d, s.bytes);
     if (consumer_device != d) try_start(consumer_device);
-  }
+  });
   try_start(d);
   for (const auto& extension : extensions_) extension->task_finished(t, d);
 }

@@ -48,7 +48,15 @@ class SchedulingLoop final : private AssignmentSink {
   // Nodes were added to the cluster; their devices are free from now.
   void cluster_grew(double now);
   void task_started(TaskIndex task, double now);
-  void task_finished(TaskIndex task, double now);
+  void task_finished(TaskIndex task, double now) {
+    task_finished(task, now, [](const Dependency&) {});
+  }
+  // The same, calling `each_successor(edge)` for each of the task's out-edges right after
+  // the edge's consumer counted it down: a backend that starts placed tasks (the
+  // simulator) sends each consumer its input and tries it then, when the consumers after
+  // it in the list still wait for this task, as they do until their input is sent.
+  template <class EachSuccessor>
+  void task_finished(TaskIndex task, double now, EachSuccessor&& each_successor);
   // Offers the ready, unplaced tasks to the policy. Call once after each instant's events.
   void decide(double now);
 
@@ -145,5 +153,23 @@ class SchedulingLoop final : private AssignmentSink {
   std::vector<SchedulingPolicy*> job_policy_;
   std::vector<TaskIndex> offered_;  // scratch: one policy's share of the waiting tasks
 };
+
+template <class EachSuccessor>
+void SchedulingLoop::task_finished(TaskIndex task, double now, EachSuccessor&& each_successor) {
+  now_ = now;
+  state_[task] = TaskState::finished;
+  finish_[task] = now;
+  ++finished_count_;
+  release(placement_[task], now);
+  for (const Dependency& s : graph_.successors(task)) {
+    if (--unfinished_predecessors_[s.task] == 0 && state_[s.task] == TaskState::pending &&
+        !cancelled_[s.task]) {
+      state_[s.task] = TaskState::ready;
+      waiting_.push_back(s.task);
+      graph_.prefetch_ready_task(s.task);
+    }
+    each_successor(s);
+  }
+}
 
 }  // namespace hetsched

@@ -124,20 +124,17 @@ class Simulator final : public Backend {
     double watts = 0;            // current draw
     double wake_at = -1;         // the pending wake-up, if any
   };
-  // What the simulator keeps per task, together (32 bytes): what a task waits for before
-  // it can start, and what it will run at. The run time and draw are worked out when the
-  // task is launched, while the policy's reads have its record in cache, so that starting
-  // it (a device's next task, long after) reads this record alone. What only a running
-  // task has (its start, energy, expected finish) is kept per device, and what the report
-  // needs of finished tasks per job.
+  // What the simulator keeps per task, together (24 bytes): when its inputs are in, and
+  // what it will run at. The run time and draw are worked out when the task is launched,
+  // while the policy's reads have its record in cache, so that starting it (a device's
+  // next task, long after) does not read the task's record and ask the model again. Its
+  // unfinished predecessors and planned P-state are the loop's. What only a running task
+  // has (its start, energy, expected finish) is kept per device, and what the report needs
+  // of finished tasks per job.
   struct TaskRun {
     double inputs_ready_at = 0;  // arrival of the last input transfer issued
     double seconds = 0;          // actual run time on its device at its planned P-state
     double watts = 0;            // the draw it runs at there
-    // Counted from the task's launch (the loop's count then): a task not yet placed has
-    // no inputs on their way, and its record is not touched as its predecessors finish.
-    std::uint32_t unfinished_predecessors = 0;
-    std::uint8_t pstate = 0;  // the planned P-state
   };
   // The first start and the last finish of a job's finished tasks.
   struct JobSpan {

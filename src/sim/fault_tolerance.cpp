@@ -343,8 +343,7 @@ bool FaultTolerance::holds_device(DeviceId d) {
       others = others || (other != index && f.replicas[other].live);
     if (!others) return true;  // it carries the task: the queued work waits
     r.live = false;
-    const double watts =
-        kernel_.perf().task_watts(kernel_.graph().task(t), kernel_.cluster().device(d), 0);
+    const double watts = watts_of(t, d);
     kernel_.charge(d, kernel_.now() - r.run.start, watts);
     settle_copy(f, f.report.jobs[kernel_.graph().job_of(t)], t, r.run, kernel_.now(),
                 CopyEnd::cancelled, watts);
@@ -404,8 +403,7 @@ void FaultTolerance::task_finishing(TaskIndex t) {
     FaultRuntime::Replica& r = f.replicas[index];
     if (!r.live || static_cast<std::int64_t>(index) == f.replica_winner[t]) continue;
     r.live = false;
-    const double watts =
-        kernel_.perf().task_watts(kernel_.graph().task(t), kernel_.cluster().device(r.device), 0);
+    const double watts = watts_of(t, r.device);
     kernel_.charge(r.device, kernel_.now() - r.run.start, watts);
     settle_copy(f, job, t, r.run, kernel_.now(), CopyEnd::cancelled, watts);
     ++f.report.replicas_cancelled;
@@ -414,14 +412,10 @@ void FaultTolerance::task_finishing(TaskIndex t) {
     kernel_.try_start(r.device);
   }
   if (f.replica_winner[t] < 0) {
-    settle_copy(
-        f, job, t, a, kernel_.now(), CopyEnd::won,
-        kernel_.perf().task_watts(kernel_.graph().task(t), kernel_.cluster().device(a.device), 0));
+    settle_copy(f, job, t, a, kernel_.now(), CopyEnd::won, watts_of(t, a.device));
   } else {
     const FaultRuntime::Replica& w = f.replicas[static_cast<std::size_t>(f.replica_winner[t])];
-    settle_copy(
-        f, job, t, w.run, kernel_.now(), CopyEnd::won,
-        kernel_.perf().task_watts(kernel_.graph().task(t), kernel_.cluster().device(w.device), 0));
+    settle_copy(f, job, t, w.run, kernel_.now(), CopyEnd::won, watts_of(t, w.device));
   }
   a.live = false;
   if (f.running[a.device] == t) f.running[a.device] = kNoTask;
@@ -537,9 +531,7 @@ void FaultTolerance::complete_report(RunReport& r) {
   r.faults = std::move(f.report);
 }
 
-double FaultTolerance::watts_of(TaskIndex t, DeviceId d) const {
-  return kernel_.perf().task_watts(kernel_.graph().task(t), kernel_.cluster().device(d), 0);
-}
+double FaultTolerance::watts_of(TaskIndex t, DeviceId d) const { return kernel_.watts(t, d, 0); }
 
 // A critical task lost a copy while another lives: start a new one after the
 // decisions of this instant, from the newest checkpoint.

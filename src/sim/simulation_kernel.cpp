@@ -65,6 +65,10 @@ double SimulationKernel::actual_seconds(TaskIndex task, DeviceId device,
   return sim_->actual_seconds(task, device, pstate);
 }
 
+double SimulationKernel::watts(TaskIndex task, DeviceId device, std::uint8_t pstate) const {
+  return sim_->watts(task, device, pstate);
+}
+
 void SimulationKernel::forget_inputs(TaskIndex task) const {
   sim_->runs_[task].inputs_ready_at = 0;
 }

@@ -74,6 +74,8 @@ class SimulationKernel {
   void try_start(DeviceId device) const;
   // How long the task really runs on the device at the P-state (kCannotRun: it cannot).
   double actual_seconds(TaskIndex task, DeviceId device, std::uint8_t pstate) const;
+  // What the task draws on the device at the P-state.
+  double watts(TaskIndex task, DeviceId device, std::uint8_t pstate) const;
 
   // Tasks.
   // The task was taken off its device (un-placed, cancelled, moved): its inputs are sent

@@ -5,8 +5,8 @@
 namespace hetsched {
 
 void EventQueue::schedule(double time, std::uint32_t kind, std::uint32_t subject,
-                          std::uint32_t detail) {
-  const Entry e{ordered_bits(time), next_sequence_++, kind, subject, detail};
+                          std::uint32_t detail, std::uint32_t hint) {
+  const Entry e{ordered_bits(time), next_sequence_++, kind, subject, detail, hint};
   if (key(e) < last_) {
     // Before the last event taken out: every pending event is spread again from here.
     std::vector<Entry> pending;
@@ -21,7 +21,14 @@ void EventQueue::schedule(double time, std::uint32_t kind, std::uint32_t subject
   }
   put(e);
   ++size_;
-  if (has_peeked_ && key(e) < key(peeked_)) peeked_ = e;
+  if (!has_peeked_) return;
+  if (key(e) < key(peeked_)) {
+    second_ = peeked_;
+    has_second_ = true;
+    peeked_ = e;
+  } else if (has_second_ && key(e) < key(second_)) {
+    second_ = e;
+  }
 }
 
 void EventQueue::put(const Entry& e) {
@@ -54,18 +61,54 @@ std::size_t EventQueue::lowest_bucket_in_use() const {
 }
 
 // Bucket 0's entry (settled), else the least of the lowest bucket in use (every key
-// there is below every key of the buckets above it).
+// there is below every key of the buckets above it); the second least of that bucket
+// comes with it, where it holds another.
 const EventQueue::Entry& EventQueue::peek() const {
   if (has_peeked_) return peeked_;
   const Bucket& holder =
       buckets_[0].chunks.empty() ? buckets_[lowest_bucket_in_use()] : buckets_[0];
   bool first = true;
+  has_second_ = false;
   for_each_entry(holder, [&](const Entry& e) {
-    if (first || key(e) < key(peeked_)) peeked_ = e;
+    if (first || key(e) < key(peeked_)) {
+      if (!first) {
+        second_ = peeked_;
+        has_second_ = true;
+      }
+      peeked_ = e;
+    } else if (!has_second_ || key(e) < key(second_)) {
+      second_ = e;
+      has_second_ = true;
+    }
     first = false;
   });
   has_peeked_ = true;
   return peeked_;
+}
+
+// Where the next event's bucket holds no other, the second is the least of the lowest
+// bucket above it that holds one (buckets hold ever larger keys from bucket 0 up).
+bool EventQueue::after_top(Event& out) const {
+  if (size_ < 2) return false;
+  const Key next = key(peek());
+  if (!has_second_) {
+    const auto visit = [&](const Entry& e) {
+      if (key(e) != next && (!has_second_ || key(e) < key(second_))) {
+        second_ = e;
+        has_second_ = true;
+      }
+    };
+    for_each_entry(buckets_[0], visit);
+    for (Key in_use = in_use_; !has_second_ && in_use != 0; in_use &= in_use - 1) {
+      const auto low = static_cast<std::uint64_t>(in_use);
+      const std::size_t bit = low != 0 ? static_cast<std::size_t>(std::countr_zero(low))
+                                       : 64 + static_cast<std::size_t>(std::countr_zero(
+                                                  static_cast<std::uint64_t>(in_use >> 64)));
+      for_each_entry(buckets_[bit + 1], visit);
+    }
+  }
+  out = event_of(second_);
+  return true;
 }
 
 void EventQueue::settle() {
@@ -83,7 +126,7 @@ Event EventQueue::pop() {
   const Event out = event_of(peek());
   release(buckets_[0]);
   --size_;
-  has_peeked_ = false;
+  has_peeked_ = has_second_ = false;
   return out;
 }
 

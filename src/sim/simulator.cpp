@@ -150,7 +150,7 @@ void Simulator::try_start(DeviceId d) {
     // transfer there is one wake-up for the device when its head's inputs are all in.
     if (device.wake_at != run.inputs_ready_at) {
       device.wake_at = run.inputs_ready_at;
-      events_.schedule(run.inputs_ready_at, device_wake, d);
+      events_.schedule(run.inputs_ready_at, device_wake, d, 0, t);
     }
     return;
   }
@@ -186,25 +186,44 @@ void Simulator::try_start(DeviceId d) {
   loop_.task_started(t, now_);
   if (observer_ != nullptr) observer_->task_started(t, d, now_);
   device.expected_finish = now_ + seconds;
-  events_.schedule(now_ + seconds, task_finish, t, d);
+  // The task the device should start next, read for its finish.
+  const TaskIndex next = device.queue.empty() ? Event::kNoHint : device.queue.front().task;
+  events_.schedule(now_ + seconds, task_finish, t, d, next);
   for (const auto& extension : extensions_) extension->task_started(t, d);
 }
 
-void Simulator::prefetch_records(const Event& next) const {
-  const auto device = [&](DeviceId d) {
-    // Every cache line the record touches (it need not start on one).
-    const auto* state = reinterpret_cast<const char*>(&devices_[d]);
-    for (std::size_t offset = 0; offset < sizeof(DeviceState); offset += 64)
-      __builtin_prefetch(state + offset);
-    __builtin_prefetch(state + sizeof(DeviceState) - 1);
-    loop_.prefetch_device(d);
-  };
-  if (next.kind == task_finish) {
-    loop_.prefetch_task(next.subject);
-    graph_.prefetch_task(next.subject);
-    device(next.detail);
-  } else if (next.kind == device_wake) {
-    device(next.subject);
+DeviceId Simulator::device_of(const Event& event) {
+  return event.kind == task_finish   ? event.detail
+         : event.kind == device_wake ? event.subject
+                                     : kUnplaced;
+}
+
+void Simulator::prefetch_ahead() const {
+  const Event next = events_.top();
+  Event after;
+  prefetch_records(events_.after_top(after) ? after : next);
+  // The next event's device record was asked for an event ago: the head of its queue,
+  // kept apart, can be asked for now.
+  if (const DeviceId d = device_of(next); d != kUnplaced) devices_[d].queue.prefetch_front();
+}
+
+void Simulator::prefetch_records(const Event& event) const {
+  const DeviceId d = device_of(event);
+  if (d == kUnplaced) return;
+  // Every cache line the device's record touches (it need not start on one).
+  const auto* state = reinterpret_cast<const char*>(&devices_[d]);
+  for (std::size_t offset = 0; offset < sizeof(DeviceState); offset += 64)
+    __builtin_prefetch(state + offset);
+  __builtin_prefetch(state + sizeof(DeviceState) - 1);
+  loop_.prefetch_device(d);
+  if (event.kind == task_finish) {
+    loop_.prefetch_task(event.subject);
+    graph_.prefetch_task(event.subject);
+  }
+  // The device's next task, as it was when the event was scheduled: what try_start reads.
+  if (event.hint != Event::kNoHint) {
+    __builtin_prefetch(&runs_[event.hint]);
+    loop_.prefetch_start(event.hint);
   }
 }
 
@@ -308,7 +327,7 @@ void Simulator::run_instant() {
   while (!events_.empty() && events_.top().time == now_) {
     const Event e = events_.pop();
     ++report_.events;
-    if (!events_.empty()) prefetch_records(events_.top());
+    if (!events_.empty()) prefetch_ahead();
     if (e.kind >= SimulationExtension::kEventKindsPerExtension) {
       extensions_[e.kind / SimulationExtension::kEventKindsPerExtension - 1]->event(e);
       continue;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -51,7 +52,7 @@ TEST(EventQueueOrder, PopsByTimeThenSchedulingOrderOverSignsAndZeros) {
 class CheckedAgenda {
  public:
   void schedule(double time, std::uint32_t subject) {
-    queue_.schedule(time, 0, subject);
+    queue_.schedule(time, 0, subject, 0, subject + 1);
     reference_.emplace(time, order_++, subject);
   }
   bool empty() const { return reference_.empty(); }
@@ -63,6 +64,16 @@ class CheckedAgenda {
   bool top_is_least() const {
     const Event e = queue_.top();
     return e.subject == std::get<2>(*reference_.begin()) && e.time == least_time();
+  }
+  // Whether the queue's event after the next is the second least pending (and that
+  // there is none when fewer than two are pending), and carries what it was given.
+  bool after_top_is_second() const {
+    Event e{};
+    if (!queue_.after_top(e)) return reference_.size() < 2;
+    if (reference_.size() < 2) return false;
+    const auto second = std::next(reference_.begin());
+    return e.subject == std::get<2>(*second) && e.time == std::get<0>(*second) &&
+           e.hint == std::get<2>(*second) + 1;
   }
   // Pops both; whether the queue gave the least pending event.
   bool pop_is_least() {
@@ -112,6 +123,38 @@ TEST(EventQueueOrder, AnEventScheduledBeforeTheLastTakenOutComesNext) {
     ASSERT_TRUE(agenda.pop_is_least());
   }
   EXPECT_EQ(agenda.queue_size(), 0u);
+}
+
+// A simulator looks two events ahead (to ask for their records), then schedules events
+// before them, and pops: after_top() answers the second least pending event every time,
+// and top() the least after a pop that followed it.
+TEST(EventQueueOrder, AfterTopSeesTheSecondLeastThroughSchedulesAndPops) {
+  Rng rng(13);
+  CheckedAgenda agenda;
+  ASSERT_TRUE(agenda.after_top_is_second());  // none pending
+  for (std::uint32_t step = 0; step < 6000; ++step) {
+    if (!agenda.empty() && rng.uniform(0.0, 1.0) < 0.5) {
+      ASSERT_TRUE(agenda.after_top_is_second()) << "step " << step;
+    }
+    const double draw = rng.uniform(0.0, 1.0);
+    if (!agenda.empty() && draw < 0.25) {
+      // Between now and the least pending event: it becomes the next, pushing the
+      // second away.
+      agenda.schedule(rng.uniform(agenda.now(), agenda.least_time()), step);
+    } else if (agenda.empty() || draw < 0.6) {
+      agenda.schedule(agenda.now() + rng.uniform(0.0, 100.0), step);
+    } else {
+      ASSERT_TRUE(agenda.pop_is_least()) << "step " << step;
+      if (!agenda.empty()) {
+        ASSERT_TRUE(agenda.top_is_least()) << "step " << step;
+      }
+    }
+  }
+  while (!agenda.empty()) {
+    ASSERT_TRUE(agenda.after_top_is_second());
+    ASSERT_TRUE(agenda.pop_is_least());
+  }
+  ASSERT_TRUE(agenda.after_top_is_second());
 }
 
 // A simulator looks at the next event, then schedules events before it (a decision after

@@ -78,6 +78,12 @@ class SchedulingLoop final : private AssignmentSink {
     __builtin_prefetch(&state_[t]);
     __builtin_prefetch(&finish_[t]);
   }
+  // ... and what a backend reads of a placed task it is about to start.
+  void prefetch_start(TaskIndex t) const {
+    __builtin_prefetch(&unfinished_predecessors_[t]);
+    __builtin_prefetch(&pstate_[t]);
+    __builtin_prefetch(&state_[t]);
+  }
   void prefetch_device(DeviceId d) const {
     __builtin_prefetch(&device_available_[d]);
     __builtin_prefetch(&device_outstanding_[d]);

@@ -31,15 +31,25 @@ struct Event {
   std::uint32_t kind;     // meaning defined by the simulator that schedules it
   std::uint32_t subject;  // a task, job, device or transfer index
   std::uint32_t detail;   // a second index, where the scheduler gives one
+  // A third index the event's handler is likely to read, which the scheduler may ask
+  // the processor for ahead of time (the simulator: the task a device should start
+  // next); kNoHint when none.
+  std::uint32_t hint;
+  static constexpr std::uint32_t kNoHint = UINT32_MAX;
 };
 
 class EventQueue {
  public:
-  void schedule(double time, std::uint32_t kind, std::uint32_t subject, std::uint32_t detail = 0);
+  void schedule(double time, std::uint32_t kind, std::uint32_t subject, std::uint32_t detail = 0,
+                std::uint32_t hint = Event::kNoHint);
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   // The next event; the queue must not be empty.
   Event top() const { return event_of(peek()); }
+  // The event after the next one, as things stand (an event scheduled before it takes
+  // its place), so that a simulator can ask for what it reads two events ahead; false
+  // when fewer than two are pending.
+  bool after_top(Event& out) const;
   Event pop();
 
  private:
@@ -50,6 +60,7 @@ class EventQueue {
     std::uint32_t kind;
     std::uint32_t subject;
     std::uint32_t detail;
+    std::uint32_t hint;
   };
   static constexpr std::size_t kBuckets = 129;
   // Buckets are lists of chunks of one pool, which an emptied bucket gives back: the
@@ -72,7 +83,7 @@ class EventQueue {
     return std::bit_cast<double>(time_bits ^ mask);
   }
   static Event event_of(const Entry& e) {
-    return Event{time_of(e.time_bits), e.sequence, e.kind, e.subject, e.detail};
+    return Event{time_of(e.time_bits), e.sequence, e.kind, e.subject, e.detail, e.hint};
   }
   static Key key(const Entry& e) { return (static_cast<Key>(e.time_bits) << 64) | e.sequence; }
   // The bucket of a key relative to the last key taken out: one past the highest bit
@@ -110,9 +121,12 @@ class EventQueue {
   std::vector<std::uint32_t> free_chunks_;
   Key in_use_ = 0;  // bit b - 1 set: bucket b may hold events
   Key last_ = 0;    // the last key taken out (settled), or below every key
-  // What top() found, until the next pop (an earlier event scheduled replaces it).
+  // What top() and after_top() found, until the next pop (an earlier event scheduled
+  // takes its place).
   mutable Entry peeked_{};
   mutable bool has_peeked_ = false;
+  mutable Entry second_{};
+  mutable bool has_second_ = false;
   std::size_t size_ = 0;
   std::uint64_t next_sequence_ = 0;
 };

@@ -146,10 +146,17 @@ class Simulator final : public Backend {
     double in_free = 0;
   };
 
-  // Asks the processor for the records the next event reads (its task's and its device's)
-  // while this one is carried out: on a large cluster they are out of cache by then, and
-  // one event's work is long enough to hide the wait.
-  void prefetch_records(const Event& next) const;
+  // Asks the processor for the records the coming events read while this one is carried
+  // out: on a large cluster they are out of cache by then, and one event's work is
+  // shorter than the wait. What is known from the event (its task's records, its
+  // device's, the task the device should start next) is asked for two events ahead, and
+  // the head of the device's queue, found through the device's record, one event ahead.
+  void prefetch_ahead() const;
+  // What is known from the event itself.
+  void prefetch_records(const Event& event) const;
+  // The device a kernel event is about (kUnplaced for a job's arrival and extensions'
+  // events).
+  static DeviceId device_of(const Event& event);
   void send_input(TaskIndex consumer, NodeId from_node, DeviceId from_device, double bytes);
   void try_start(DeviceId device);
   void finish(TaskIndex task);

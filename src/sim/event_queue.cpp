@@ -53,11 +53,11 @@ void EventQueue::release(Bucket& bucket) {
   bucket.fill = 0;
 }
 
-std::size_t EventQueue::lowest_bucket_in_use() const {
-  const auto low_word = static_cast<std::uint64_t>(in_use_);
+std::size_t EventQueue::lowest_bucket(Key in_use) {
+  const auto low_word = static_cast<std::uint64_t>(in_use);
   return 1 + (low_word != 0 ? static_cast<std::size_t>(std::countr_zero(low_word))
-                            : 64 + static_cast<std::size_t>(std::countr_zero(
-                                       static_cast<std::uint64_t>(in_use_ >> 64))));
+                            : 64 + static_cast<std::size_t>(
+                                       std::countr_zero(static_cast<std::uint64_t>(in_use >> 64))));
 }
 
 // Bucket 0's entry (settled), else the least of the lowest bucket in use (every key
@@ -99,13 +99,8 @@ bool EventQueue::after_top(Event& out) const {
       }
     };
     for_each_entry(buckets_[0], visit);
-    for (Key in_use = in_use_; !has_second_ && in_use != 0; in_use &= in_use - 1) {
-      const auto low = static_cast<std::uint64_t>(in_use);
-      const std::size_t bit = low != 0 ? static_cast<std::size_t>(std::countr_zero(low))
-                                       : 64 + static_cast<std::size_t>(std::countr_zero(
-                                                  static_cast<std::uint64_t>(in_use >> 64)));
-      for_each_entry(buckets_[bit + 1], visit);
-    }
+    for (Key in_use = in_use_; !has_second_ && in_use != 0; in_use &= in_use - 1)
+      for_each_entry(buckets_[lowest_bucket(in_use)], visit);
   }
   out = event_of(second_);
   return true;

@@ -112,7 +112,10 @@ class EventQueue {
   // as it is, so events scheduled before the next one (a simulator decides after
   // looking at it) need no re-spreading.
   const Entry& peek() const;
-  std::size_t lowest_bucket_in_use() const;  // the queue must hold an event outside bucket 0
+  // The lowest bucket whose bit is set in `in_use` (which must not be 0).
+  static std::size_t lowest_bucket(Key in_use);
+  // The queue must hold an event outside bucket 0.
+  std::size_t lowest_bucket_in_use() const { return lowest_bucket(in_use_); }
   // Brings the least pending key into bucket 0 (alone there, as keys are unique).
   void settle();
 

@@ -51,7 +51,7 @@ double time_heft(const DagInstance& instance, int repetitions) {
   double best = kCannotRun;
   for (int r = 0; r < repetitions; ++r) {
     const double start = thread_cpu_seconds();
-    const StaticSchedule s = heft_plan(instance, {});
+    const StaticSchedule s = heft_plan(instance, ScheduleLimits{});
     best = std::min(best, thread_cpu_seconds() - start);
     if (s.tasks.empty()) break;
   }
@@ -87,7 +87,7 @@ DagBenchmarkResult run_dag_benchmark(const DagBenchmarkParams& params) {
 
   for (std::size_t g = 0; g < suite.size(); ++g) {
     const DagInstance& instance = suite[g].instance;
-    const double heft = heft_plan(instance, {}).makespan_seconds;
+    const double heft = heft_plan(instance, ScheduleLimits{}).makespan_seconds;
     std::vector<ScheduleMetrics> metrics(policy_count);
     for (std::size_t i = 0; i < policy_count; ++i) {
       const double start = thread_cpu_seconds();

@@ -279,7 +279,7 @@ EnergyBenchmarkResult run_energy_benchmark(const EnergyBenchmarkParams& params) 
             std::max(out.max_simulation_vs_plan_gap, std::abs(simulated / planned - 1));
     }
     // HEFT at full speed, re-timed on the energy model (external inputs included).
-    const StaticSchedule heft_placed = heft_plan(instance, {});
+    const StaticSchedule heft_placed = heft_plan(instance, ScheduleLimits{});
     const StaticSchedule heft =
         model.retime(heft_placed, start_order(instance, heft_placed, StartTies::finish_then_index),
                      std::vector<std::uint8_t>(heft_placed.tasks.size(), 0));

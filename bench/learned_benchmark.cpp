@@ -200,7 +200,7 @@ LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& param
                                                        {"A100-80GB", "A100-80GB", "V100", "V100"}};
   const std::vector<std::uint32_t> sizes =
       params.quick ? std::vector<std::uint32_t>{8} : std::vector<std::uint32_t>{8, 16, 32};
-  const std::size_t streams = params.quick ? 2 : 4;
+  const std::size_t streams = params.streams > 0 ? params.streams : params.quick ? 2 : 4;
   Bench bench(params, kinds.size() * sizes.size() * gpu_sets.size() + streams + kinds.size());
   Rng rng(params.seed);
   LearnedBenchmarkResult result;

@@ -22,8 +22,9 @@ namespace hetsched {
 struct LearnedBenchmarkParams {
   bool quick = false;  // a small subset that runs in under two minutes
   std::uint64_t seed = 1;
-  std::string model;      // the learned policy's model file; empty: the shipped one
-  std::size_t draws = 3;  // duration draws per scenario
+  std::string model;        // the learned policy's model file; empty: the shipped one
+  std::size_t draws = 3;    // duration draws per scenario
+  std::size_t streams = 0;  // stream scenarios of setting 2 (0: 4, and 2 when quick)
   std::vector<std::string> heuristics{"heft", "heft-ils", "greedy-eft", "work-stealing"};
   std::uint64_t ils_iterations = 100;
   std::function<void(std::size_t, std::size_t)> progress;  // (runs done, runs in all)

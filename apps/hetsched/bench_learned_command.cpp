@@ -70,6 +70,10 @@ void add_bench_learned_command(CLI::App& bench) {
   command->add_option("--draws", options->params.draws, "duration draws per scenario")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
+  command
+      ->add_option("--streams", options->params.streams,
+                   "stream scenarios of setting 2 (default 4, 2 with --quick)")
+      ->check(CLI::Range(1, 1000));
   command->add_option("--format", options->format, "output on stdout")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

@@ -205,8 +205,6 @@ void LearnedPolicy::grow(const TaskGraph& graph) {
   rank_scaled_.resize(graph.task_count(), 0);
   successors_.resize(graph.task_count(), 0);
   mean_run_.resize(graph.task_count(), 0);
-  plan_device_.resize(graph.task_count(), kNoDevice);
-  plan_start_.resize(graph.task_count(), 0);
   first_sums_.resize(graph.task_count() * network_.first_width(), 0);
   trace_node_.resize(graph.task_count(), DecisionTrace::kNoNode);
   job_scale_.resize(graph.job_count(), 1);
@@ -234,45 +232,16 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
     mean_run_[instance.global_task(t)] = std::isfinite(mean) ? mean : 0;
     work += mean_run_[instance.global_task(t)];
   }
-  // The job's plan from now, over the work the devices already hold (the shorter of HEFT's
-  // and PEFT's): advice the network may follow or overrule as the actual durations unfold.
-  // The job goes ahead of every job with more work left (shortest remaining work first,
-  // which mean completion time rewards), so it is planned over placed work alone, not over
-  // the other jobs' plans.
-  const double now = snapshot.now_seconds;
-  const std::size_t device_count = snapshot.cluster.device_count();
-  std::vector<double> free(device_count);
-  for (DeviceId d = 0; d < device_count; ++d)
-    free[d] = std::max(0.0, snapshot.device_available_seconds[d] - now);
-  StaticSchedule plan = heft_plan(instance, free);
-  if (StaticSchedule peft = peft_plan(instance, free);
-      peft.makespan_seconds < plan.makespan_seconds)
-    plan = std::move(peft);
-  // Each device's sequence takes the job's tasks, in the plan's order, before the first
-  // task not yet placed of a job with more work left.
-  std::vector<std::vector<TaskIndex>> planned(device_count);
-  for (std::uint32_t t : start_order(instance, plan))
-    if (plan.tasks[t].device != kNoDevice)
-      planned[plan.tasks[t].device].push_back(instance.global_task(t));
-  plan_sequence_.resize(device_count);
-  plan_next_.resize(device_count, 0);
-  for (DeviceId d = 0; d < device_count; ++d) {
-    if (planned[d].empty()) continue;
-    std::vector<TaskIndex>& sequence = plan_sequence_[d];
-    // The tasks before the first not yet placed are all placed: they go (so that a long
-    // stream's sequences hold its waiting work alone).
-    sequence.erase(sequence.begin(),
-                   sequence.begin() + std::ptrdiff_t(std::min(plan_next_[d], sequence.size())));
-    plan_next_[d] = 0;
-    auto at = sequence.begin();
-    while (at != sequence.end() && (snapshot.placement[*at] != kUnplaced ||
-                                    job_remaining_[snapshot.graph.job_of(*at)] <= work))
-      ++at;
-    sequence.insert(at, planned[d].begin(), planned[d].end());
-  }
+  // Every job with tasks not yet placed is planned again, least work left first.
+  job_remaining_[job] = work;
+  std::erase_if(planned_jobs_, [&](JobIndex j) { return j == job || job_unplaced_[j] == 0; });
+  planned_jobs_.push_back(job);
+  std::sort(planned_jobs_.begin(), planned_jobs_.end(), [&](JobIndex a, JobIndex b) {
+    return job_remaining_[a] != job_remaining_[b] ? job_remaining_[a] < job_remaining_[b] : a < b;
+  });
+  plan_.plan(snapshot, planned_jobs_);
   const double longest = std::max(*std::max_element(rank.begin(), rank.end()), 1e-12);
   job_scale_[job] = std::max(work / double(instance.task_count()), 1e-12);
-  job_remaining_[job] = work;
   if (job_unplaced_[job] == 0) ++active_jobs_;
   ++arrived_jobs_;
   job_unplaced_[job] = instance.task_count();
@@ -284,8 +253,6 @@ void LearnedPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job
     rank_seconds_[g] = rank[t];
     rank_scaled_[g] = bounded(std::log1p(rank[t] / job_scale_[job]));
     successors_[g] = bounded(std::log1p(double(instance.successors(t).size())));
-    plan_device_[g] = plan.tasks[t].device;
-    plan_start_[g] = now + plan.tasks[t].start_seconds;
   }
   embed(instance, job);
 }
@@ -323,18 +290,6 @@ void LearnedPolicy::embed(const DagInstance& instance, JobIndex job) {
   for (const DagEdge& e : instance.edges())
     trace_->edges.push_back({.from = base + e.from, .to = base + e.to, .bytes = e.bytes});
   for (std::uint32_t t = 0; t < N; ++t) trace_node_[instance.global_task(t)] = base + t;
-}
-
-bool LearnedPolicy::is_plan_next(const ClusterSnapshot& snapshot, TaskIndex t) {
-  return plan_device_[t] != kNoDevice && plan_head(snapshot, plan_device_[t]) == t;
-}
-
-TaskIndex LearnedPolicy::plan_head(const ClusterSnapshot& snapshot, DeviceId d) {
-  if (d >= plan_sequence_.size()) return kNoTask;
-  const std::vector<TaskIndex>& sequence = plan_sequence_[d];
-  std::size_t& next = plan_next_[d];
-  while (next < sequence.size() && snapshot.placement[sequence[next]] != kUnplaced) ++next;
-  return next < sequence.size() ? sequence[next] : kNoTask;
 }
 
 // One decision point: the window of ready tasks, their pairs with the devices, the
@@ -417,7 +372,7 @@ LearnedPolicy::DecisionPoint::DecisionPoint(LearnedPolicy& policy, const Cluster
   // It is a heap: only the tasks that enter are taken out of it in order.
   s_.order.clear();
   for (TaskIndex t : ready) {
-    s_.order.push_back({.plan_next = policy_.is_plan_next(snapshot_, t),
+    s_.order.push_back({.plan_next = policy_.plan_.is_head(snapshot_, t),
                         .work_left = policy_.job_remaining_[graph_.job_of(t)],
                         .rank = policy_.rank_seconds_[t],
                         .task = t});
@@ -458,8 +413,8 @@ float LearnedPolicy::DecisionPoint::write_row(const Candidate& c, float* row) co
   row[rank_ratio] = policy_.rank_ratio_[t];
   row[rank_scaled] = policy_.rank_scaled_[t];
   row[log_successors] = policy_.successors_[t];
-  row[plan_device] = policy_.plan_device_[t] == c.device ? 1.0f : 0.0f;
-  row[plan_start_after_now] = bounded((policy_.plan_start_[t] - now_) / scale);
+  row[plan_device] = policy_.plan_.device(t) == c.device ? 1.0f : 0.0f;
+  row[plan_start_after_now] = bounded((policy_.plan_.start_seconds(t) - now_) / scale);
   row[plan_next] = c.plan_next ? 1.0f : 0.0f;
   row[job_work_left] = policy_.job_work_left_[job];
   row[job_age] = c.job_age;
@@ -487,7 +442,7 @@ void LearnedPolicy::DecisionPoint::fill_pair(std::size_t i, DeviceId d) {
                  .inputs = s_.inputs_ready[p],
                  .inputs_local = s_.cached_inputs_local[e * D_ + d],
                  .job_age = s_.job_age[i],
-                 .plan_next = policy_.plan_device_[t] == d && policy_.is_plan_next(snapshot_, t),
+                 .plan_next = policy_.plan_.device(t) == d && policy_.plan_.is_head(snapshot_, t),
                  .not_ready = false},
                 &s_.rows[p * F]);
   if (policy_.scores_candidates()) s_.scores[p] = score;
@@ -527,7 +482,7 @@ void LearnedPolicy::DecisionPoint::offer(std::size_t i, DeviceId refresh) {
     const double fa = finish_of(i, a), fb = finish_of(i, b);
     return fa != fb ? fa < fb : a < b;
   };
-  const DeviceId planned = policy_.plan_device_[s_.slot_task[i]];
+  const DeviceId planned = policy_.plan_.device(s_.slot_task[i]);
   for (DeviceId d = 0; d < D_; ++d) {
     if (d == planned || !std::isfinite(run_seconds(i, d))) continue;
     if (count < kOffered)
@@ -678,7 +633,7 @@ void LearnedPolicy::DecisionPoint::commit_planned(AssignmentSink& out) {
     for (DeviceId d = 0; d < D_; ++d) {
       // A device that is down (its free time infinite) is offered nothing.
       while (std::isfinite(snapshot_.device_available_seconds[d])) {
-        const TaskIndex t = policy_.plan_head(snapshot_, d);
+        const TaskIndex t = policy_.plan_.head(snapshot_, d);
         if (t == kNoTask || snapshot_.state[t] != TaskState::pending) break;
         bool producers_placed = true;
         for (const Dependency& dep : graph_.predecessors(t))
@@ -779,7 +734,7 @@ void LearnedPolicy::DecisionPoint::place_ready(AssignmentSink& out) {
     enter(i);
     // d's free time moved (a task offered on d may now finish sooner elsewhere), and the
     // next task of t's planned device changed: their columns are filled again.
-    const DeviceId planned = policy_.plan_device_[t];
+    const DeviceId planned = policy_.plan_.device(t);
     for (std::size_t j = 0; j < W_; ++j) {
       if (j == i || s_.slot_task[j] == kNoTask) continue;
       if (s_.offered[j * D_ + d]) offer(j, d);

@@ -263,7 +263,8 @@ StaticSchedule heft_ils_plan(const DagInstance& instance,
                              const PolicyOptions& options) {
   StaticSchedule best = heft_plan(instance, device_free_seconds);
   if (!fully_placed(best)) return best;  // some task can run nowhere: nothing to improve
-  for (auto* planner : {&peft_plan, &lookahead_heft_plan}) {
+  using Planner = StaticSchedule (*)(const DagInstance&, std::span<const double>);
+  for (Planner planner : {Planner{peft_plan}, Planner{lookahead_heft_plan}}) {
     StaticSchedule other = planner(instance, device_free_seconds);
     if (other.makespan_seconds < best.makespan_seconds) best = std::move(other);
   }

@@ -208,6 +208,8 @@ PartialSchedule::PartialSchedule(const DagInstance& instance, const ScheduleLimi
       bound_scratch_(instance.device_count()),
       run_scratch_(instance.device_count()) {
   schedule_.tasks.assign(instance.task_count(), PlannedTask{kNoDevice, 0, 0});
+  if (!limits.placed.empty())
+    std::copy(limits.placed.begin(), limits.placed.end(), schedule_.tasks.begin());
 }
 
 double PartialSchedule::data_ready_seconds(std::uint32_t t, DeviceId d) const {
@@ -416,6 +418,7 @@ StaticSchedule earliest_finish_schedule(const DagInstance& instance,
                                         const ScheduleLimits& limits, SlotRule rule) {
   PartialSchedule partial(instance, limits);
   for (const std::uint32_t t : order) {
+    if (partial.placed(t)) continue;
     const PlannedTask best = partial.earliest_finish_placement(t, rule);
     if (best.device == kNoDevice) continue;  // no device can run it
     partial.place(t, best);

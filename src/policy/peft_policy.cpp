@@ -11,6 +11,10 @@
 namespace hetsched {
 
 StaticSchedule peft_plan(const DagInstance& instance, std::span<const double> device_free_seconds) {
+  return peft_plan(instance, ScheduleLimits{.device_free_seconds = device_free_seconds});
+}
+
+StaticSchedule peft_plan(const DagInstance& instance, const ScheduleLimits& limits) {
   const std::size_t n = instance.task_count(), devices = instance.device_count();
   const std::vector<double> table = optimistic_cost_table(instance);
   std::vector<double> rank(n, 0.0);
@@ -19,8 +23,9 @@ StaticSchedule peft_plan(const DagInstance& instance, std::span<const double> de
     for (std::size_t d = 0; d < devices; ++d) sum += table[t * devices + d];
     rank[t] = devices ? sum / static_cast<double>(devices) : 0.0;
   }
-  PartialSchedule partial(instance, device_free_seconds);
+  PartialSchedule partial(instance, limits);
   for (const std::uint32_t t : priority_order(instance, rank)) {
+    if (partial.placed(t)) continue;
     PlannedTask best{kNoDevice, kCannotRun, kCannotRun};
     double best_optimistic = kCannotRun;
     for (DeviceId d = 0; d < devices; ++d) {
@@ -34,7 +39,10 @@ StaticSchedule peft_plan(const DagInstance& instance, std::span<const double> de
 }
 
 std::unique_ptr<SchedulingPolicy> make_peft_policy(const PolicyOptions&) {
-  return make_static_planner_policy("peft", peft_plan);
+  return make_static_planner_policy(
+      "peft", [](const DagInstance& instance, std::span<const double> device_free_seconds) {
+        return peft_plan(instance, device_free_seconds);
+      });
 }
 
 }  // namespace hetsched

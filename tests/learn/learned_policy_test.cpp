@@ -47,8 +47,8 @@ TEST(LearnedPolicy, ImitatingThePlanReproducesItsMakespanWhenPredictionsAreExact
       const RooflineModel perf(cluster);
       const Workload workload{.jobs = {dag.as_job("random")}};
       const DagInstance instance = dag.instance();
-      const double plan = std::min(heft_plan(instance, {}).makespan_seconds,
-                                   peft_plan(instance, {}).makespan_seconds);
+      const double plan = std::min(heft_plan(instance, ScheduleLimits{}).makespan_seconds,
+                                   peft_plan(instance, ScheduleLimits{}).makespan_seconds);
       const std::uint32_t hidden[] = {4};
       LearnedPolicy teacher(PolicyNetwork::initial(kDecisionFeatureCount, hidden, rng));
       DecisionTrace trace;

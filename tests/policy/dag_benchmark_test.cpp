@@ -20,7 +20,7 @@ DagBenchmarkParams tiny() {
   p.measure_speed = false;
   p.exact_instances = 2;
   p.exact_solver = [](const DagInstance& i, double) -> std::optional<StaticSchedule> {
-    return heft_plan(i, {});
+    return heft_plan(i, ScheduleLimits{});
   };
   return p;
 }

@@ -42,7 +42,7 @@ TEST(DagPlanners, PaperGraphUpwardRanks) {
 
 TEST(DagPlanners, PaperGraphHeftAndCpopMakespans) {
   const DagInstance instance = paper_instance();
-  const StaticSchedule heft = heft_plan(instance, {});
+  const StaticSchedule heft = heft_plan(instance, ScheduleLimits{});
   EXPECT_EQ(error_text(check_schedule(instance, heft)), "");
   EXPECT_DOUBLE_EQ(heft.makespan_seconds, 80);
   const StaticSchedule cpop = cpop_plan(instance, {});
@@ -64,7 +64,7 @@ TEST(DagPlanners, PaperGraphEveryPlannerIsValidAndIlsNotBehindHeft) {
 
 TEST(DagPlanners, PaperGraphMetrics) {
   const DagInstance instance = paper_instance();
-  const ScheduleMetrics m = schedule_metrics(instance, heft_plan(instance, {}));
+  const ScheduleMetrics m = schedule_metrics(instance, heft_plan(instance, ScheduleLimits{}));
   // Min-cost critical path T1→T2→T9→T10: 9 + 13 + 12 + 7.
   EXPECT_DOUBLE_EQ(min_cost_critical_path_seconds(instance), 41);
   EXPECT_DOUBLE_EQ(m.slr, 80.0 / 41);
@@ -110,7 +110,7 @@ TEST(DagPlanners, HeftIlsNeverBehindHeftAndDeterministic) {
   int strictly_better = 0;
   for (std::uint64_t seed = 20; seed < 30; ++seed) {
     const DagInstance instance = random_instance(seed, false);
-    const double heft = heft_plan(instance, {}).makespan_seconds;
+    const double heft = heft_plan(instance, ScheduleLimits{}).makespan_seconds;
     const PolicyOptions options{seed, 0, 150};
     const StaticSchedule a = heft_ils_plan(instance, {}, options);
     const StaticSchedule b = heft_ils_plan(instance, {}, options);

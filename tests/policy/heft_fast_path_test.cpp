@@ -79,7 +79,7 @@ void expect_same_schedule(const DagInstance& instance, std::span<const double> f
   }
   EXPECT_EQ(fast.makespan_seconds, plain.makespan_seconds);
   if (free.empty()) {
-    EXPECT_EQ(heft_plan(instance, {}).makespan_seconds, plain.makespan_seconds);
+    EXPECT_EQ(heft_plan(instance, ScheduleLimits{}).makespan_seconds, plain.makespan_seconds);
   }
 }
 

@@ -1,8 +1,10 @@
 // LearnedPolicy ("learned" in the registry): an online policy whose choices come from a
-// network trained in the twin (hetsched train). Each job gets a plan at its arrival (HEFT's
-// or PEFT's, over the work the devices hold), and each device a sequence of planned tasks:
-// a job's tasks go in, in its plan's order, before those of every job with more work left
-// (shortest remaining work first, which mean completion time rewards). At each decision
+// network trained in the twin (hetsched train). At each job's arrival every job with tasks
+// not yet placed is planned again (HEFT's or PEFT's plan, the shorter), least work left first
+// (shortest remaining work first, which mean completion time rewards), each over the work
+// the devices hold and the plans of the jobs before it, its tasks already placed kept where
+// they are; each device gets a sequence of planned tasks, job by job in that order, each
+// job's in its plan's order. At each decision
 // point the policy orders the ready tasks — each device's next task in its sequence first,
 // then the job with the least work left, then by upward rank — and looks at the first 8
 // (its window). It offers each window task on its planned device and on the 3 others where
@@ -23,7 +25,8 @@
 // Cost per decision point: O(window x devices) to find each window task's devices and the
 // devices' shortest wait, O(devices) for the commitments, and the scores (O(features x
 // hidden) each); a ready task keeps a run time and a transfer per device (O(devices) of
-// memory each). A job's plan at its arrival is HEFT's and PEFT's over the cluster. It is
+// memory each). At a job's arrival, HEFT's and PEFT's plans over the cluster for each job
+// with tasks not yet placed (a job's plans cost what they cost the static planners). It is
 // built for a node or a rack of unlike devices (the settings it is trained and measured
 // on), not for fleets of 100,000: there greedy-eft's index finds each device in time that
 // does not grow with the fleet.
@@ -66,6 +69,7 @@
 #include <vector>
 
 #include "hetsched/learn/policy_network.hpp"
+#include "hetsched/learn/stream_plan.hpp"
 #include "hetsched/perf/dag_instance.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
 
@@ -138,15 +142,13 @@ class LearnedPolicy final : public SchedulingPolicy {
  private:
   struct Scratch;
   class DecisionPoint;  // one call of on_tasks_ready (learned_policy.cpp)
-  static constexpr TaskIndex kNoTask = std::numeric_limits<TaskIndex>::max();
+  static constexpr TaskIndex kNoTask = StreamPlan::kNoTask;
   void grow(const TaskGraph& graph);  // sizes the per-task and per-job state to the graph
 
   PolicyNetwork network_;
   // Per task of the graph, from its job's arrival.
   std::vector<float> rank_ratio_, rank_scaled_, successors_;
   std::vector<double> rank_seconds_, mean_run_;
-  std::vector<DeviceId> plan_device_;  // the plan of the job at its arrival
-  std::vector<double> plan_start_;
   // The first layer's sums of the task's embedding (PolicyNetwork::embedding_sums), and
   // its node in the training trace.
   std::vector<float> first_sums_;
@@ -155,14 +157,9 @@ class LearnedPolicy final : public SchedulingPolicy {
   std::vector<float> nodes_, embeddings_;
   // Embeds the job's tasks (and records them into the trace, when there is one).
   void embed(const DagInstance& instance, JobIndex job);
-  // Per device: the tasks the plans give it, in their planned order, and the first of them
-  // that may not be placed yet.
-  std::vector<std::vector<TaskIndex>> plan_sequence_;
-  std::vector<std::size_t> plan_next_;
-  // The first task of d's plan not yet placed (kNoTask when none is left).
-  TaskIndex plan_head(const ClusterSnapshot& snapshot, DeviceId d);
-  // Whether t is the first task of its planned device's sequence not yet placed.
-  bool is_plan_next(const ClusterSnapshot& snapshot, TaskIndex t);
+  // The jobs' plans and each device's sequence of planned tasks, made again at each job's
+  // arrival for every job with tasks not yet placed, least work left first.
+  StreamPlan plan_;
   // Per job: mean task run time (the scale of its features), work not yet placed and its
   // feature.
   std::vector<double> job_scale_, job_remaining_;
@@ -170,6 +167,7 @@ class LearnedPolicy final : public SchedulingPolicy {
   // Per job, its tasks not yet placed; the jobs that have some, the jobs that arrived, and
   // their features.
   std::vector<std::size_t> job_unplaced_;
+  std::vector<JobIndex> planned_jobs_;  // those that may have some, least work left first
   std::size_t active_jobs_ = 0, arrived_jobs_ = 0;
   float active_jobs_feature() const { return static_cast<float>(std::log1p(double(active_jobs_))); }
   float jobs_arrived_feature() const {

@@ -10,14 +10,17 @@
 #include <string_view>
 
 #include "hetsched/perf/dag_instance.hpp"
+#include "hetsched/policy/list_scheduling.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
 #include "hetsched/policy/static_planner_policy.hpp"
 
 namespace hetsched {
 
 StaticSchedule heft_plan(const DagInstance& instance, std::span<const double> device_free_seconds);
+StaticSchedule heft_plan(const DagInstance& instance, const ScheduleLimits& limits);
 StaticSchedule cpop_plan(const DagInstance& instance, std::span<const double> device_free_seconds);
 StaticSchedule peft_plan(const DagInstance& instance, std::span<const double> device_free_seconds);
+StaticSchedule peft_plan(const DagInstance& instance, const ScheduleLimits& limits);
 StaticSchedule lookahead_heft_plan(const DagInstance& instance,
                                    std::span<const double> device_free_seconds);
 

@@ -68,6 +68,11 @@ struct ScheduleLimits {
   // instance's compute_seconds (kCannotRun where the task may not run); empty: the
   // instance's.
   std::span<const double> run_seconds = {};
+  // Per task, where and when it already runs (device kNoDevice: not yet placed; times
+  // relative to the plan's start, negative for work done before it): the planners keep
+  // it and plan the rest around it; its outputs leave at its finish. It holds no slot on
+  // its device's timeline (device_free_seconds accounts for it). Empty: none.
+  std::span<const PlannedTask> placed = {};
 };
 
 // Where on a device a task may start: in the first idle gap, after its data-ready

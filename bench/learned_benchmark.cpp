@@ -201,7 +201,7 @@ LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& param
   const std::vector<std::uint32_t> sizes =
       params.quick ? std::vector<std::uint32_t>{8} : std::vector<std::uint32_t>{8, 16, 32};
   const std::size_t streams = params.streams > 0 ? params.streams : params.quick ? 2 : 4;
-  Bench bench(params, kinds.size() * sizes.size() * gpu_sets.size() + streams + kinds.size());
+  Bench bench(params, kinds.size() * sizes.size() * gpu_sets.size() + 2 * streams + kinds.size());
   Rng rng(params.seed);
   LearnedBenchmarkResult result;
 
@@ -230,6 +230,22 @@ LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& param
   for (TiledFactorization kind : kinds)
     bench.run(held_out, tiled(kind, held_out_tiles, 8, other_gpus), rng);
   result.settings.push_back(summarize(held_out, params));
+
+  // Setting 2's streams on the default cluster, three times its devices: three times as
+  // many jobs arriving three times as often (the same load per device).
+  DagStreamScenarioSpace wide_space;
+  wide_space.jobs = 3 * stream_space.jobs;
+  wide_space.mean_interarrival_seconds = stream_space.mean_interarrival_seconds / 3;
+  wide_space.cluster = default_cluster();
+  SettingRuns wide_stream{
+      .name = fmt::format("held out: a stream of {} DAG jobs on the default cluster ({} "
+                          "devices), mean job completion time, sigma 0.2",
+                          wide_space.jobs, wide_space.cluster.device_count())};
+  for (std::size_t s = 0; s < streams; ++s) {
+    Rng scenario_rng = rng.split();
+    bench.run(wide_stream, draw_dag_stream_scenario(wide_space, scenario_rng), rng);
+  }
+  result.settings.push_back(summarize(wide_stream, params));
 
   result.decisions_per_second = bench.decisions_per_second();
   return result;

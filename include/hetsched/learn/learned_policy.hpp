@@ -60,6 +60,7 @@
 // those of its neighbourhood in the DAG.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -76,6 +77,11 @@
 namespace hetsched {
 
 inline constexpr std::size_t kDecisionFeatureCount = 21;
+// The job counts the network sees (log_active_jobs, log_jobs_arrived) stop growing here: the
+// streams it trains on have this many jobs (DagStreamScenarioSpace), and a count far beyond
+// them is extrapolation it was never taught (on a 400-job stream it then waited until one
+// device at a time was busy).
+inline constexpr std::size_t kJobCountFeatureLimit = 12;
 inline constexpr std::size_t kNodeFeatureCount = 7;
 std::span<const std::string_view> decision_feature_names();
 std::span<const std::string_view> node_feature_names();
@@ -169,9 +175,10 @@ class LearnedPolicy final : public SchedulingPolicy {
   std::vector<std::size_t> job_unplaced_;
   std::vector<JobIndex> planned_jobs_;  // those that may have some, least work left first
   std::size_t active_jobs_ = 0, arrived_jobs_ = 0;
-  float active_jobs_feature() const { return static_cast<float>(std::log1p(double(active_jobs_))); }
-  float jobs_arrived_feature() const {
-    return static_cast<float>(std::log1p(double(arrived_jobs_)));
+  float active_jobs_feature() const { return job_count_feature(active_jobs_); }
+  float jobs_arrived_feature() const { return job_count_feature(arrived_jobs_); }
+  static float job_count_feature(std::size_t jobs) {
+    return static_cast<float>(std::log1p(double(std::min(jobs, kJobCountFeatureLimit))));
   }
   void place(JobIndex job, TaskIndex t);  // t of `job` is placed: less of its work is left
   Rng* rng_ = nullptr;

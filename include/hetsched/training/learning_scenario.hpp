@@ -18,6 +18,7 @@
 
 #include "hetsched/cluster/cluster.hpp"
 #include "hetsched/core/rng.hpp"
+#include "hetsched/learn/learned_policy.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "hetsched/workload/workload.hpp"
@@ -42,7 +43,7 @@ struct TiledScenarioSpace {
 };
 
 struct DagStreamScenarioSpace {
-  std::size_t jobs = 12;
+  std::size_t jobs = kJobCountFeatureLimit;    // where the policy's job-count features stop
   std::size_t min_tasks = 10, max_tasks = 60;  // per job
   double mean_interarrival_seconds = 2;
   Cluster cluster;  // empty: a node of 4 CPU workers, an A100 and a V100

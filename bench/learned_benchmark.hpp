@@ -5,7 +5,8 @@
 //     or 4 GPUs, run times with σ = 0.2 noise (the local runtime's and READYS' setting);
 //  2. an online stream of DAG jobs arriving on a node (Decima's setting; objective: mean
 //     job completion time);
-//  3. held out: larger graphs on a cluster unlike the one trained on.
+//  3. held out: larger graphs on a cluster unlike the one trained on;
+//  4. held out: setting 2's streams, longer and denser, on the default cluster.
 // For each it prints the learned policy's mean objective over the best heuristic's (below
 // 1 is better), which heuristic that is, and how often the learned policy does worse than
 // it on the same run; and the learned policy's decision rate (tasks placed per second of

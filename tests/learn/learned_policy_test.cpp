@@ -131,6 +131,35 @@ TEST(LearnedPolicy, WhenTheNetworkActsTheTraceHoldsThePlansChoices) {
   EXPECT_GT(held, 0u);
 }
 
+TEST(LearnedPolicy, JobCountsStopAtTheStreamLengthItTrainsOn) {
+  // A stream longer than the training streams: the network sees at most
+  // kJobCountFeatureLimit jobs arrived (a count beyond it is extrapolation it was never
+  // taught), and does see that many.
+  Rng rng(7);
+  DagStreamScenarioSpace space;
+  space.jobs = 2 * kJobCountFeatureLimit;
+  space.min_tasks = 4;
+  space.max_tasks = 8;
+  space.mean_interarrival_seconds = 0.1;
+  const std::uint32_t hidden[] = {4};
+  LearnedPolicy policy(PolicyNetwork::initial(kDecisionFeatureCount, hidden, rng));
+  DecisionTrace trace;
+  policy.imitate_plan(&trace, /*network_acts=*/true);
+  run_scenario(draw_dag_stream_scenario(space, rng), policy);
+  constexpr std::size_t kActiveJobs = 19, kJobsArrived = 20;
+  ASSERT_EQ(decision_feature_names()[kActiveJobs], "log_active_jobs");
+  ASSERT_EQ(decision_feature_names()[kJobsArrived], "log_jobs_arrived");
+  const auto limit = static_cast<float>(std::log1p(double(kJobCountFeatureLimit)));
+  float most = 0;
+  for (std::size_t row = 0; row < trace.rows.size() / kDecisionFeatureCount; ++row) {
+    const float* x = &trace.rows[row * kDecisionFeatureCount];
+    EXPECT_LE(x[kActiveJobs], limit);
+    EXPECT_LE(x[kJobsArrived], limit);
+    most = std::max(most, x[kJobsArrived]);
+  }
+  EXPECT_EQ(most, limit);
+}
+
 TEST(PolicyNetwork, ScoreIsTheLayersDotProducts) {
   // Widths that take every path of the evaluation: blocks of 16 outputs, of 4, and single
   // ones; replaced weights are used at once; a task's embedding enters through the first

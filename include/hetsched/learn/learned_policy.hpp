@@ -3,9 +3,9 @@
 // not yet placed is planned again (HEFT's or PEFT's plan, the shorter), least work left first
 // (shortest remaining work first, which mean completion time rewards), each over the work
 // the devices hold and the plans of the jobs before it, its tasks already placed kept where
-// they are; each device gets a sequence of planned tasks, job by job in that order, each
-// job's in its plan's order. At each decision
-// point the policy orders the ready tasks — each device's next task in its sequence first,
+// they are (StreamPlan); each device gets a sequence of planned tasks, job by job in that
+// order, each job's in its plan's order. At each decision point the policy orders the
+// ready tasks — each device's next task in its sequence first,
 // then the job with the least work left, then by upward rank — and looks at the first 8
 // (its window). It offers each window task on its planned device and on the 3 others where
 // it would finish first, scores every such pair, and one more candidate, "wait", whenever

@@ -414,7 +414,8 @@ float LearnedPolicy::DecisionPoint::write_row(const Candidate& c, float* row) co
   row[rank_scaled] = policy_.rank_scaled_[t];
   row[log_successors] = policy_.successors_[t];
   row[plan_device] = policy_.plan_.device(t) == c.device ? 1.0f : 0.0f;
-  row[plan_start_after_now] = bounded((policy_.plan_.start_seconds(t) - now_) / scale);
+  row[plan_start_after_now] =
+      bounded(std::max((policy_.plan_.start_seconds(t) - now_) / scale, -kPlanLagFeatureLimit));
   row[plan_next] = c.plan_next ? 1.0f : 0.0f;
   row[job_work_left] = policy_.job_work_left_[job];
   row[job_age] = c.job_age;

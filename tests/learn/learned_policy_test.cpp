@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/dag_planners.hpp"
@@ -158,6 +159,28 @@ TEST(LearnedPolicy, JobCountsStopAtTheStreamLengthItTrainsOn) {
     most = std::max(most, x[kJobsArrived]);
   }
   EXPECT_EQ(most, limit);
+}
+
+TEST(LearnedPolicy, APlanFarBehindLooksNoFurtherBehindThanTheLimit) {
+  // On the default cluster the twin queues transfers between nodes that the plans do not
+  // expect, and tasks fall far behind their plans: the network sees at most
+  // kPlanLagFeatureLimit mean task run times of it, and does see that much.
+  Rng rng(8);
+  DagStreamScenarioSpace space;
+  space.jobs = 18;
+  space.mean_interarrival_seconds = 0.5;
+  space.cluster = default_cluster();
+  LearnedPolicy policy(builtin_policy_network());
+  DecisionTrace trace;
+  policy.explore(nullptr, &trace);
+  run_scenario(draw_dag_stream_scenario(space, rng), policy);
+  constexpr std::size_t kPlanStart = 12;
+  ASSERT_EQ(decision_feature_names()[kPlanStart], "plan_start_after_now");
+  const auto limit = static_cast<float>(-kPlanLagFeatureLimit);
+  float least = 0;
+  for (std::size_t row = 0; row < trace.rows.size() / kDecisionFeatureCount; ++row)
+    least = std::min(least, trace.rows[row * kDecisionFeatureCount + kPlanStart]);
+  EXPECT_EQ(least, limit);
 }
 
 TEST(PolicyNetwork, ScoreIsTheLayersDotProducts) {

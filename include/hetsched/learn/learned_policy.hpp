@@ -82,6 +82,12 @@ inline constexpr std::size_t kDecisionFeatureCount = 21;
 // them is extrapolation it was never taught (on a 400-job stream it then waited until one
 // device at a time was busy).
 inline constexpr std::size_t kJobCountFeatureLimit = 12;
+// How far behind its plan a task may look (plan_start_after_now, in its job's mean task run
+// times): the plans the network trains on are rarely more than two behind, and one far
+// further behind (whose transfers the twin queued longer than planned) is extrapolation it
+// was never taught (on a stream on the default cluster it then waited while most devices
+// idled).
+inline constexpr double kPlanLagFeatureLimit = 4;
 inline constexpr std::size_t kNodeFeatureCount = 7;
 std::span<const std::string_view> decision_feature_names();
 std::span<const std::string_view> node_feature_names();

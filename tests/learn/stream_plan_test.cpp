@@ -58,6 +58,13 @@ std::vector<TaskIndex> in(std::span<const TaskIndex> sequence) {
   return {sequence.begin(), sequence.end()};
 }
 
+// The planned device of each of the graph's first `tasks` tasks.
+std::vector<DeviceId> devices_of(const StreamPlan& plan, TaskIndex tasks) {
+  std::vector<DeviceId> devices;
+  for (TaskIndex t = 0; t < tasks; ++t) devices.push_back(plan.device(t));
+  return devices;
+}
+
 TEST(StreamPlan, EachJobIsPlannedAroundThePlansOfTheJobsBeforeIt) {
   // Job 0 (task 0): 1 s on device 0, 4 s on device 1. Job 1 (tasks 1 and 2, independent):
   // 1 s on device 0, 1.5 s on device 1.
@@ -68,9 +75,7 @@ TEST(StreamPlan, EachJobIsPlannedAroundThePlansOfTheJobsBeforeIt) {
   plan.plan(f.at(0), short_first);
   // Task 0 holds device 0 for [0, 1]; then task 1 finishes first on device 1 (1.5 against
   // 2) and task 2 on device 0 after task 0 (2 against 3).
-  EXPECT_EQ(plan.device(0), 0u);
-  EXPECT_EQ(plan.device(1), 1u);
-  EXPECT_EQ(plan.device(2), 0u);
+  EXPECT_EQ(devices_of(plan, 3), (std::vector<DeviceId>{0, 1, 0}));
   EXPECT_DOUBLE_EQ(plan.start_seconds(2), 1.0);
   EXPECT_EQ(in(plan.sequence(0)), (std::vector<TaskIndex>{0, 2}));
   EXPECT_EQ(in(plan.sequence(1)), (std::vector<TaskIndex>{1}));
@@ -79,9 +84,7 @@ TEST(StreamPlan, EachJobIsPlannedAroundThePlansOfTheJobsBeforeIt) {
   // then task 0 on device 0 after task 1 (finish 2 against 5.5 on device 1).
   const JobIndex long_first[] = {1, 0};
   plan.plan(f.at(0), long_first);
-  EXPECT_EQ(plan.device(1), 0u);
-  EXPECT_EQ(plan.device(2), 1u);
-  EXPECT_EQ(plan.device(0), 0u);
+  EXPECT_EQ(devices_of(plan, 3), (std::vector<DeviceId>{0, 0, 1}));
   EXPECT_DOUBLE_EQ(plan.start_seconds(0), 1.0);
   EXPECT_EQ(in(plan.sequence(0)), (std::vector<TaskIndex>{1, 0}));
   EXPECT_EQ(in(plan.sequence(1)), (std::vector<TaskIndex>{2}));

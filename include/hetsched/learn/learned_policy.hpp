@@ -5,15 +5,15 @@
 // the devices hold and the plans of the jobs before it, its tasks already placed kept where
 // they are (StreamPlan); each device gets a sequence of planned tasks, job by job in that
 // order, each job's in its plan's order. At each decision point the policy orders the
-// ready tasks — each device's next task in its sequence first,
-// then the job with the least work left, then by upward rank — and looks at the first 8
-// (its window). It offers each window task on its planned device and on the 3 others where
-// it would finish first, scores every such pair, and one more candidate, "wait", whenever
-// some device still has work (a task may then hold out for a better device instead of
-// queueing behind a worse one), and takes the best pair — or waits, when under the softmax
-// waiting outweighs every placement together. The next ready task enters the window, the pairs the
-// choice changed (the chosen device's column, the planned device's next task) are scored again, and
-// so on until every ready task is placed or it waits. What stays true of a ready task while it
+// ready tasks — each device's next task in its sequence first, then the job with the
+// least work left, then by upward rank — and looks at the first 8 (its window). It offers
+// each window task on its planned device and on the 3 others where it would finish first,
+// scores every such pair, and one more candidate, "wait", whenever some device still has
+// work (a task may then hold out for a better device instead of queueing behind a worse
+// one), and takes the best pair — or waits, when under the softmax waiting outweighs every
+// placement together. The next ready task enters the window, the pairs the choice changed
+// (the chosen device's column, the planned device's next task) are scored again, and so on
+// until every ready task is placed or it waits. What stays true of a ready task while it
 // waits (its run times, its inputs' transfers) is kept from one decision point to the next.
 // Then each device's next planned task that is not ready yet but whose producers are all
 // placed is offered as a commitment — queued on its device now, so that its inputs move as

@@ -69,9 +69,11 @@ struct ScheduleLimits {
   // instance's.
   std::span<const double> run_seconds = {};
   // Per task, where and when it already runs (device kNoDevice: not yet placed; times
-  // relative to the plan's start, negative for work done before it): the planners keep
-  // it and plan the rest around it; its outputs leave at its finish. It holds no slot on
-  // its device's timeline (device_free_seconds accounts for it). Empty: none.
+  // relative to the plan's start, negative for work done before it): PartialSchedule
+  // starts with it, and earliest_finish_schedule (so HEFT) and PEFT keep it and plan the
+  // rest around it; its outputs leave at its finish. It holds no slot on its device's
+  // timeline (device_free_seconds accounts for it). schedule_in_order re-times every task
+  // it is given, and must be given none. Empty: none.
   std::span<const PlannedTask> placed = {};
 };
 

@@ -18,6 +18,9 @@ void StreamPlan::plan(const ClusterSnapshot& snapshot, std::span<const JobIndex>
   std::vector<double> free(devices);
   for (DeviceId d = 0; d < devices; ++d)
     free[d] = std::max(0.0, snapshot.device_available_seconds[d] - now);
+  // Per NIC (each node's sending one, then each node's receiving one), from now: when the
+  // transfers of the plans made so far leave it free.
+  std::vector<double> nic_free(2 * snapshot.cluster.node_count(), 0.0);
   sequence_.assign(devices, {});
   next_.assign(devices, 0);
   for (JobIndex job : jobs) {
@@ -29,7 +32,10 @@ void StreamPlan::plan(const ClusterSnapshot& snapshot, std::span<const JobIndex>
         placed_[t] = {
             .device = snapshot.placement[g], .start_seconds = finish, .finish_seconds = finish};
       }
-    const ScheduleLimits limits{.device_free_seconds = free, .placed = placed_};
+    const ScheduleLimits limits{.device_free_seconds = free,
+                                .placed = placed_,
+                                .network = NetworkModel::one_port_nics,
+                                .nic_free_seconds = nic_free};
     StaticSchedule plan = heft_plan(instance, limits);
     if (StaticSchedule peft = peft_plan(instance, limits);
         peft.makespan_seconds < plan.makespan_seconds)
@@ -43,6 +49,11 @@ void StreamPlan::plan(const ClusterSnapshot& snapshot, std::span<const JobIndex>
       if (p.device == kNoDevice) continue;
       sequence_[p.device].push_back(g);
       free[p.device] = std::max(free[p.device], p.finish_seconds);
+    }
+    for (const PlannedTransfer& f : plan.transfers) {
+      nic_free[f.from_node] = std::max(nic_free[f.from_node], f.wire_end_seconds);
+      double& receiving = nic_free[snapshot.cluster.node_count() + f.to_node];
+      receiving = std::max(receiving, f.wire_end_seconds);
     }
   }
 }

@@ -210,10 +210,87 @@ PartialSchedule::PartialSchedule(const DagInstance& instance, const ScheduleLimi
   schedule_.tasks.assign(instance.task_count(), PlannedTask{kNoDevice, 0, 0});
   if (!limits.placed.empty())
     std::copy(limits.placed.begin(), limits.placed.end(), schedule_.tasks.begin());
+  if (limits.network == NetworkModel::one_port_nics && instance.cluster() != nullptr &&
+      instance.cluster()->node_count() > 1) {
+    cluster_ = instance.cluster();
+    nics_ = DeviceTimeline(2 * cluster_->node_count(), limits.nic_free_seconds);
+    transfers_in_.resize(instance.task_count());
+  }
 }
 
 double PartialSchedule::data_ready_seconds(std::uint32_t t, DeviceId d) const {
-  return inputs_ready_seconds(*instance_, schedule_.tasks, release_seconds_, t, d);
+  if (!shares_nics())
+    return inputs_ready_seconds(*instance_, schedule_.tasks, release_seconds_, t, d);
+  const NodeId node = cluster_->node_of(d);
+  double ready =
+      release_seconds_.empty() ? 0.0 : release_seconds_[t * instance_->device_count() + d];
+  for (const DagNeighbor& p : instance_->predecessors(t)) {
+    const PlannedTask& producer = schedule_.tasks[p.task];
+    if (producer.device != kNoDevice && cluster_->node_of(producer.device) == node)
+      ready = std::max(
+          ready, producer.finish_seconds + instance_->comm_seconds(p.edge, producer.device, d));
+  }
+  return std::max(ready, remote_inputs_arrival(t, node));
+}
+
+double PartialSchedule::earliest_common_gap(NodeId from, NodeId to, double ready,
+                                            double wire) const {
+  const DeviceId sender = from, receiver = static_cast<DeviceId>(cluster_->node_count() + to);
+  for (double at = ready;;) {
+    const double sending = nics_.earliest_start(sender, at, wire);
+    at = nics_.earliest_start(receiver, sending, wire);
+    if (at == sending) return at;
+  }
+}
+
+double PartialSchedule::fit_remote_inputs(std::uint32_t t, NodeId node,
+                                          std::vector<PlannedTransfer>& fitted) const {
+  std::vector<DagNeighbor>& remote = remote_scratch_;
+  remote.clear();
+  double arrival = 0;
+  for (const DagNeighbor& p : instance_->predecessors(t)) {
+    const PlannedTask& producer = schedule_.tasks[p.task];
+    if (producer.device == kNoDevice || cluster_->node_of(producer.device) == node) continue;
+    if (instance_->edges()[p.edge].bytes > 0)
+      remote.push_back(p);
+    else
+      arrival = std::max(arrival, producer.finish_seconds);  // nothing to move
+  }
+  // In the order the producers finish, as the twin sends them.
+  std::sort(remote.begin(), remote.end(), [&](const DagNeighbor& a, const DagNeighbor& b) {
+    const double fa = schedule_.tasks[a.task].finish_seconds;
+    const double fb = schedule_.tasks[b.task].finish_seconds;
+    return fa != fb ? fa < fb : a.edge < b.edge;
+  });
+  for (const DagNeighbor& p : remote) {
+    const PlannedTask& producer = schedule_.tasks[p.task];
+    const NodeId from = cluster_->node_of(producer.device);
+    const double wire = instance_->edges()[p.edge].bytes / cluster_->path_bandwidth(from, node);
+    const double start = earliest_common_gap(from, node, producer.finish_seconds, wire);
+    nics_.insert(from, start, start + wire);
+    nics_.insert(static_cast<DeviceId>(cluster_->node_count() + node), start, start + wire);
+    const PlannedTransfer transfer{
+        .edge = p.edge,
+        .from_node = from,
+        .to_node = node,
+        .start_seconds = start,
+        .wire_end_seconds = start + wire,
+        .arrival_seconds = start + wire + cluster_->path_latency(from, node)};
+    arrival = std::max(arrival, transfer.arrival_seconds);
+    fitted.push_back(transfer);
+  }
+  return arrival;
+}
+
+double PartialSchedule::remote_inputs_arrival(std::uint32_t t, NodeId node) const {
+  fitted_scratch_.clear();
+  const double arrival = fit_remote_inputs(t, node, fitted_scratch_);
+  for (const PlannedTransfer& f : fitted_scratch_) {
+    nics_.remove(f.from_node, f.start_seconds, f.wire_end_seconds);
+    nics_.remove(static_cast<DeviceId>(cluster_->node_count() + f.to_node), f.start_seconds,
+                 f.wire_end_seconds);
+  }
+  return arrival;
 }
 
 void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<double> ready) const {
@@ -224,6 +301,23 @@ void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<doub
 }
 
 void PartialSchedule::data_ready_from_producers(std::uint32_t t, std::span<double> ready) const {
+  if (shares_nics()) {
+    // Inside a producer's node, contention-free; from other nodes, through the NICs: the
+    // same for every device of a node.
+    std::fill(ready.begin(), ready.end(), 0.0);
+    for (const DagNeighbor& p : instance_->predecessors(t)) {
+      const PlannedTask& producer = schedule_.tasks[p.task];
+      if (producer.device == kNoDevice) continue;
+      for (const DeviceId d : cluster_->node(cluster_->node_of(producer.device)).devices)
+        ready[d] = std::max(ready[d], producer.finish_seconds +
+                                          instance_->comm_seconds(p.edge, producer.device, d));
+    }
+    for (NodeId node = 0; node < cluster_->node_count(); ++node) {
+      const double arrival = remote_inputs_arrival(t, node);
+      for (const DeviceId d : cluster_->node(node).devices) ready[d] = std::max(ready[d], arrival);
+    }
+    return;
+  }
   if (!instance_->uniform_network()) {
     std::fill(ready.begin(), ready.end(), 0.0);
     for (const DagNeighbor& p : instance_->predecessors(t)) {
@@ -352,6 +446,7 @@ PlannedTask PartialSchedule::earliest_finish_inserting(std::uint32_t t) const {
 }
 
 void PartialSchedule::place(std::uint32_t t, const PlannedTask& placement) {
+  if (shares_nics()) fit_remote_inputs(t, cluster_->node_of(placement.device), transfers_in_[t]);
   schedule_.tasks[t] = placement;
   timeline_.insert(placement.device, placement.start_seconds, placement.finish_seconds);
 }
@@ -360,6 +455,13 @@ void PartialSchedule::unplace(std::uint32_t t) {
   PlannedTask& p = schedule_.tasks[t];
   timeline_.remove(p.device, p.start_seconds, p.finish_seconds);
   p = PlannedTask{kNoDevice, 0, 0};
+  if (!shares_nics()) return;
+  for (const PlannedTransfer& f : transfers_in_[t]) {
+    nics_.remove(f.from_node, f.start_seconds, f.wire_end_seconds);
+    nics_.remove(static_cast<DeviceId>(cluster_->node_count() + f.to_node), f.start_seconds,
+                 f.wire_end_seconds);
+  }
+  transfers_in_[t].clear();
 }
 
 StaticSchedule PartialSchedule::finish() && {
@@ -367,6 +469,8 @@ StaticSchedule PartialSchedule::finish() && {
   for (const PlannedTask& p : schedule_.tasks)
     if (p.device != kNoDevice)
       schedule_.makespan_seconds = std::max(schedule_.makespan_seconds, p.finish_seconds);
+  for (const std::vector<PlannedTransfer>& in : transfers_in_)
+    schedule_.transfers.insert(schedule_.transfers.end(), in.begin(), in.end());
   return std::move(schedule_);
 }
 
@@ -378,7 +482,7 @@ StaticSchedule schedule_in_order(const DagInstance& instance, std::span<const st
     return limits.run_seconds.empty() ? instance.compute_seconds(t, d)
                                       : limits.run_seconds[t * instance.device_count() + d];
   };
-  if (rule == SlotRule::append) {
+  if (rule == SlotRule::append && limits.network == NetworkModel::contention_free) {
     // Each device's tasks one after another: its last finish is all there is to know
     // (what PartialSchedule's timeline would say, without building one; the energy
     // planners re-time this way in their inner loops).

@@ -2,15 +2,21 @@
 // policy's advice and its teacher. Jobs are planned one after the other in the order given
 // (the learned policy gives least work left first: shortest remaining work first, which
 // mean completion time rewards), each by HEFT and by PEFT, the shorter plan kept, over the
-// work the devices already hold and the plans of the jobs before it; a job's tasks already
-// placed are kept where they are, and the rest planned around them. Each device gets a
-// sequence: the planned tasks not yet placed, job by job in the order given, each job's in
-// its plan's start order. Planning the stream again at each arrival lets a job with more
+// work the devices already hold and the plans of the jobs before it. Transfers between
+// nodes are planned on NICs that carry one at a time each way, as the twin's do
+// (NetworkModel::one_port_nics), each job's after those of the jobs before it: a plan that
+// spreads a job over nodes as if transfers never queued is late in the twin, and the
+// tasks that follow it wait on the devices it holds. A job's tasks already placed are kept
+// where they are, and the rest planned around them. Each device gets a sequence: the
+// planned tasks not yet placed, job by job in the order given, each job's in its plan's
+// start order. Planning the stream again at each arrival lets a job with more
 // work plan around the devices the jobs before it will hold, and a job's plan follow the
 // durations as they unfold.
 //
 // Cost of plan(): HEFT's and PEFT's cost for each job given (O(tasks² × devices) at worst
-// for a job's plan); head() is amortized O(1) per task placed.
+// for a job's plan, and with NICs shared, fitting a task's inputs from other nodes on
+// every node: O(nodes × in-degree × log intervals) per task and candidate); head() is
+// amortized O(1) per task placed.
 #pragma once
 
 #include <limits>

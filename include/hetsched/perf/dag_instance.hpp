@@ -39,9 +39,20 @@ struct PlannedTask {
   double finish_seconds = 0;
 };
 
+// A transfer between two nodes in a plan that shares their NICs (NetworkModel::one_port_nics):
+// edge's data leaves `from_node` at start, holds both NICs until wire_end and is on the
+// consumer's node at arrival (wire_end + the path's latency).
+struct PlannedTransfer {
+  std::uint32_t edge = 0;
+  NodeId from_node = 0, to_node = 0;
+  double start_seconds = 0, wire_end_seconds = 0, arrival_seconds = 0;
+};
+
 struct StaticSchedule {
   std::vector<PlannedTask> tasks;  // indexed like the instance's tasks
   double makespan_seconds = 0;
+  // The transfers between nodes, where the plan shares NICs (else empty), by consumer.
+  std::vector<PlannedTransfer> transfers;
 };
 
 class DagInstance {
@@ -78,6 +89,8 @@ class DagInstance {
   // distinct devices (uniform_comm_seconds), so data-ready times need no per-pair work.
   bool uniform_network() const { return perf_ == nullptr; }
   double uniform_comm_seconds(std::uint32_t e) const { return edges_[e].bytes; }
+  // The cluster whose devices the instance's are (null for matrix instances).
+  const Cluster* cluster() const { return perf_ ? &perf_->cluster() : nullptr; }
   // Mean over device pairs a != b of comm_seconds, as HEFT's ranking uses.
   double mean_comm_seconds(std::uint32_t e) const { return mean_comm_[e]; }
   // Mean over the devices that can run it of the task's compute time.

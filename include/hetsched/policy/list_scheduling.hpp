@@ -54,6 +54,21 @@ std::vector<std::uint32_t> topological_positions(const DagInstance& instance);
 
 inline constexpr DeviceId kNoDevice = static_cast<DeviceId>(-1);
 
+// How a plan's transfers between nodes share the network.
+enum class NetworkModel {
+  // Each transfer takes its path's latency and bandwidth however many run at once: the
+  // model of HEFT and of the list-scheduling literature.
+  contention_free,
+  // Each node's NIC sends one transfer at a time and receives one at a time, as the
+  // twin's NICs do (Simulator::send_input): a transfer takes the first gap, at or after
+  // its producer's finish, that is free on both NICs and long enough for its bytes at the
+  // path's bandwidth, and arrives the path's latency later. A consumer's inputs from
+  // other nodes are fitted in their producers' finish order. Transfers inside a node
+  // keep the contention-free model, as in the twin. Only instances built from a cluster
+  // have nodes; a matrix instance is planned contention-free whatever the model.
+  one_port_nics,
+};
+
 // What a plan must respect beyond the instance's DAG and costs. The spans are
 // views: what they view must outlive the schedule that uses them.
 struct ScheduleLimits {
@@ -75,6 +90,10 @@ struct ScheduleLimits {
   // timeline (device_free_seconds accounts for it). schedule_in_order re-times every task
   // it is given, and must be given none. Empty: none.
   std::span<const PlannedTask> placed = {};
+  NetworkModel network = NetworkModel::contention_free;
+  // With one_port_nics, per node the earliest time its NIC may send planned transfers
+  // ([node]) and receive them ([node_count + node]); empty: every NIC is free from 0.
+  std::span<const double> nic_free_seconds = {};
 };
 
 // Where on a device a task may start: in the first idle gap, after its data-ready
@@ -123,6 +142,7 @@ class PartialSchedule {
   // device kNoDevice when no device can run t).
   PlannedTask earliest_finish_placement(std::uint32_t t, SlotRule rule = SlotRule::insertion) const;
 
+  // Places t; with one_port_nics its inputs from other nodes take their NICs' time.
   void place(std::uint32_t t, const PlannedTask& placement);
   // Takes back a placement (a tentative one, as the lookahead tries them).
   void unplace(std::uint32_t t);
@@ -133,6 +153,17 @@ class PartialSchedule {
   PlannedTask earliest_finish_inserting(std::uint32_t t) const;
   void data_ready_from_producers(std::uint32_t t, std::span<double> ready) const;
   PlannedTask earliest_finish_appending(std::uint32_t t) const;
+  bool shares_nics() const { return cluster_ != nullptr; }
+  // With one_port_nics: when t's inputs from placed producers on other nodes than `node`
+  // are all there, fitted into the NICs' gaps in their producers' finish order and taken
+  // back.
+  double remote_inputs_arrival(std::uint32_t t, NodeId node) const;
+  // The same, leaving the NICs' time reserved and the transfers appended to `fitted`.
+  double fit_remote_inputs(std::uint32_t t, NodeId node,
+                           std::vector<PlannedTransfer>& fitted) const;
+  // The earliest start >= ready of `wire` seconds free on both the sender's and the
+  // receiver's NIC.
+  double earliest_common_gap(NodeId from, NodeId to, double ready, double wire) const;
 
   const DagInstance* instance_;
   std::span<const double> release_seconds_, run_seconds_;
@@ -140,6 +171,15 @@ class PartialSchedule {
   StaticSchedule schedule_;
   // Per device, for earliest_finish_placement.
   mutable std::vector<double> ready_scratch_, bound_scratch_, run_scratch_;
+  // With one_port_nics (else null and empty): the cluster, the NICs' busy intervals (a lane
+  // per node that sends, then one per node that receives; mutable: a search fits
+  // transfers tentatively and takes them back), each placed task's transfers in, and
+  // scratch for the searches.
+  const Cluster* cluster_ = nullptr;
+  mutable DeviceTimeline nics_{0};
+  std::vector<std::vector<PlannedTransfer>> transfers_in_;
+  mutable std::vector<DagNeighbor> remote_scratch_;
+  mutable std::vector<PlannedTransfer> fitted_scratch_;
 };
 
 // The re-timer: places the tasks in `order` (a topological order), each on

@@ -235,10 +235,9 @@ double PartialSchedule::data_ready_seconds(std::uint32_t t, DeviceId d) const {
 
 double PartialSchedule::earliest_common_gap(NodeId from, NodeId to, double ready,
                                             double wire) const {
-  const DeviceId sender = from, receiver = static_cast<DeviceId>(cluster_->node_count() + to);
   for (double at = ready;;) {
-    const double sending = nics_.earliest_start(sender, at, wire);
-    at = nics_.earliest_start(receiver, sending, wire);
+    const double sending = nics_.earliest_start(from, at, wire);
+    at = nics_.earliest_start(receiving_lane(to), sending, wire);
     if (at == sending) return at;
   }
 }
@@ -268,7 +267,7 @@ double PartialSchedule::fit_remote_inputs(std::uint32_t t, NodeId node,
     const double wire = instance_->edges()[p.edge].bytes / cluster_->path_bandwidth(from, node);
     const double start = earliest_common_gap(from, node, producer.finish_seconds, wire);
     nics_.insert(from, start, start + wire);
-    nics_.insert(static_cast<DeviceId>(cluster_->node_count() + node), start, start + wire);
+    nics_.insert(receiving_lane(node), start, start + wire);
     const PlannedTransfer transfer{
         .edge = p.edge,
         .from_node = from,
@@ -282,14 +281,72 @@ double PartialSchedule::fit_remote_inputs(std::uint32_t t, NodeId node,
   return arrival;
 }
 
+void PartialSchedule::data_ready_through_nics(std::uint32_t t, std::span<double> ready) const {
+  // Inside a producer's node, contention-free.
+  std::fill(ready.begin(), ready.end(), 0.0);
+  double earliest_finish = kCannotRun;
+  producer_nodes_.clear();
+  for (const DagNeighbor& p : instance_->predecessors(t)) {
+    const PlannedTask& producer = schedule_.tasks[p.task];
+    if (producer.device == kNoDevice) continue;
+    const NodeId node = cluster_->node_of(producer.device);
+    producer_nodes_.push_back(node);
+    earliest_finish = std::min(earliest_finish, producer.finish_seconds);
+    for (const DeviceId d : cluster_->node(node).devices)
+      ready[d] = std::max(
+          ready[d], producer.finish_seconds + instance_->comm_seconds(p.edge, producer.device, d));
+  }
+  if (producer_nodes_.empty()) return;
+  // From other nodes, through the NICs: the same for every device of a node. A quiet node
+  // (it holds no producer, and its NIC receives nothing after the first producer's finish)
+  // differs from another quiet one only by its path from each producer (whether they share
+  // a rack) and its NIC's bandwidth: fitted once per such kind, not once per node.
+  quiet_kinds_.clear();
+  const bool kinds_fit_a_word = producer_nodes_.size() <= 64;
+  for (NodeId node = 0; node < cluster_->node_count(); ++node) {
+    const bool quiet =
+        kinds_fit_a_word && nics_.last_finish(receiving_lane(node)) <= earliest_finish &&
+        std::find(producer_nodes_.begin(), producer_nodes_.end(), node) == producer_nodes_.end();
+    double arrival;
+    if (quiet) {
+      std::uint64_t same_rack = 0;
+      for (std::size_t i = 0; i < producer_nodes_.size(); ++i)
+        same_rack |=
+            std::uint64_t{cluster_->rack_index(producer_nodes_[i]) == cluster_->rack_index(node)}
+            << i;
+      const double nic = cluster_->node(node).nic_bandwidth;
+      const auto kind = std::find_if(quiet_kinds_.begin(), quiet_kinds_.end(), [&](const auto& k) {
+        return k.same_rack == same_rack && k.nic_bandwidth == nic;
+      });
+      if (kind != quiet_kinds_.end()) {
+        arrival = kind->arrival;
+      } else {
+        arrival = remote_inputs_arrival(t, node);
+        quiet_kinds_.push_back({same_rack, nic, arrival});
+      }
+    } else {
+      arrival = remote_inputs_arrival(t, node);
+    }
+    for (const DeviceId d : cluster_->node(node).devices) ready[d] = std::max(ready[d], arrival);
+  }
+}
+
+void PartialSchedule::free_nics(std::span<const PlannedTransfer> transfers) const {
+  for (const PlannedTransfer& f : transfers) {
+    nics_.remove(f.from_node, f.start_seconds, f.wire_end_seconds);
+    nics_.remove(receiving_lane(f.to_node), f.start_seconds, f.wire_end_seconds);
+  }
+}
+
 double PartialSchedule::remote_inputs_arrival(std::uint32_t t, NodeId node) const {
+  // PEFT and the re-timer ask device by device: the answer for the node asked last holds
+  // until the schedule changes.
+  if (remembered_.task == t && remembered_.node == node && remembered_.version == version_)
+    return remembered_.arrival;
   fitted_scratch_.clear();
   const double arrival = fit_remote_inputs(t, node, fitted_scratch_);
-  for (const PlannedTransfer& f : fitted_scratch_) {
-    nics_.remove(f.from_node, f.start_seconds, f.wire_end_seconds);
-    nics_.remove(static_cast<DeviceId>(cluster_->node_count() + f.to_node), f.start_seconds,
-                 f.wire_end_seconds);
-  }
+  free_nics(fitted_scratch_);
+  remembered_ = {.task = t, .node = node, .version = version_, .arrival = arrival};
   return arrival;
 }
 
@@ -302,20 +359,7 @@ void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<doub
 
 void PartialSchedule::data_ready_from_producers(std::uint32_t t, std::span<double> ready) const {
   if (shares_nics()) {
-    // Inside a producer's node, contention-free; from other nodes, through the NICs: the
-    // same for every device of a node.
-    std::fill(ready.begin(), ready.end(), 0.0);
-    for (const DagNeighbor& p : instance_->predecessors(t)) {
-      const PlannedTask& producer = schedule_.tasks[p.task];
-      if (producer.device == kNoDevice) continue;
-      for (const DeviceId d : cluster_->node(cluster_->node_of(producer.device)).devices)
-        ready[d] = std::max(ready[d], producer.finish_seconds +
-                                          instance_->comm_seconds(p.edge, producer.device, d));
-    }
-    for (NodeId node = 0; node < cluster_->node_count(); ++node) {
-      const double arrival = remote_inputs_arrival(t, node);
-      for (const DeviceId d : cluster_->node(node).devices) ready[d] = std::max(ready[d], arrival);
-    }
+    data_ready_through_nics(t, ready);
     return;
   }
   if (!instance_->uniform_network()) {
@@ -446,21 +490,19 @@ PlannedTask PartialSchedule::earliest_finish_inserting(std::uint32_t t) const {
 }
 
 void PartialSchedule::place(std::uint32_t t, const PlannedTask& placement) {
+  ++version_;
   if (shares_nics()) fit_remote_inputs(t, cluster_->node_of(placement.device), transfers_in_[t]);
   schedule_.tasks[t] = placement;
   timeline_.insert(placement.device, placement.start_seconds, placement.finish_seconds);
 }
 
 void PartialSchedule::unplace(std::uint32_t t) {
+  ++version_;
   PlannedTask& p = schedule_.tasks[t];
   timeline_.remove(p.device, p.start_seconds, p.finish_seconds);
   p = PlannedTask{kNoDevice, 0, 0};
   if (!shares_nics()) return;
-  for (const PlannedTransfer& f : transfers_in_[t]) {
-    nics_.remove(f.from_node, f.start_seconds, f.wire_end_seconds);
-    nics_.remove(static_cast<DeviceId>(cluster_->node_count() + f.to_node), f.start_seconds,
-                 f.wire_end_seconds);
-  }
+  free_nics(transfers_in_[t]);
   transfers_in_[t].clear();
 }
 

@@ -4,7 +4,9 @@
 // inputs bound for one consumer take turns on the NIC they share (the sender's or the
 // receiver's), a NIC busy before the plan delays them, taking a placement back frees its
 // transfers' time, inputs inside a node do not queue, and the twin runs such a plan in the
-// time it planned, where the contention-free plan is late.
+// time it planned, where the contention-free plan is late. On a cluster of racks and
+// unlike NICs, the data-ready times of every device at once (which fit once per kind of
+// quiet node) are those asked device by device.
 #include <gtest/gtest.h>
 
 #include "hetsched/cluster/device_catalog.hpp"
@@ -13,6 +15,7 @@
 #include "hetsched/policy/list_scheduling.hpp"
 #include "hetsched/policy/static_planner_policy.hpp"
 #include "hetsched/sim/simulator.hpp"
+#include "random_dag.hpp"
 
 namespace hetsched {
 namespace {
@@ -121,6 +124,39 @@ TEST(NetworkContention, TheTwinRunsASharedNicPlanInThePlannedTime) {
     ASSERT_EQ(report.tasks_completed, 3u);
     EXPECT_DOUBLE_EQ(report.makespan_seconds, 9.0);
   }
+}
+
+TEST(NetworkContention, EveryDeviceAtOnceIsEachDeviceAskedAlone) {
+  Cluster cluster;
+  const DeviceSpec& cpu = *find_catalog_part("EPYC-9654");
+  for (std::size_t n = 0; n < 12; ++n) {
+    Node node;
+    node.name = "node" + std::to_string(n);
+    node.rack = "rack" + std::to_string(n % 3);
+    node.link = IntraNodeLink{"link", 4.0, 0.125};
+    node.nic_bandwidth = n % 2 == 0 ? 1.0 : 2.0;
+    cluster.add_node(node, std::vector<DeviceSpec>(1 + n % 2, cpu));
+  }
+  cluster.network().latency_seconds = 0.5;
+  cluster.network().inter_rack_latency_seconds = 0.25;
+  cluster.network().inter_rack_bandwidth = 1.5;
+  const RooflineModel perf(cluster);
+  Rng rng(7);
+  const RandomDag dag = generate_random_dag(
+      RandomDagParams{.tasks = 40, .ccr = 2.0, .devices = cluster.device_count()}, rng);
+  const Workload workload{.jobs = {dag.as_job("random")}};
+  const TaskGraph graph(workload);
+  const DagInstance instance(graph, 0, perf);
+  PartialSchedule partial(instance, kSharedNics);
+  std::vector<double> ready(cluster.device_count());
+  for (const std::uint32_t t : priority_order(instance, upward_ranks(instance))) {
+    partial.data_ready_on_every_device(t, ready);
+    for (DeviceId d = 0; d < cluster.device_count(); ++d)
+      EXPECT_DOUBLE_EQ(ready[d], partial.data_ready_seconds(t, d))
+          << "task " << t << " device " << d;
+    partial.place(t, partial.earliest_finish_placement(t));
+  }
+  EXPECT_FALSE(std::move(partial).finish().transfers.empty());  // the plan uses the NICs
 }
 
 }  // namespace

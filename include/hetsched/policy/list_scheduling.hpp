@@ -154,6 +154,8 @@ class PartialSchedule {
   void data_ready_from_producers(std::uint32_t t, std::span<double> ready) const;
   PlannedTask earliest_finish_appending(std::uint32_t t) const;
   bool shares_nics() const { return cluster_ != nullptr; }
+  // data_ready_from_producers with one_port_nics.
+  void data_ready_through_nics(std::uint32_t t, std::span<double> ready) const;
   // With one_port_nics: when t's inputs from placed producers on other nodes than `node`
   // are all there, fitted into the NICs' gaps in their producers' finish order and taken
   // back.
@@ -161,6 +163,12 @@ class PartialSchedule {
   // The same, leaving the NICs' time reserved and the transfers appended to `fitted`.
   double fit_remote_inputs(std::uint32_t t, NodeId node,
                            std::vector<PlannedTransfer>& fitted) const;
+  // The NICs' lanes in nics_: node n sends on lane n and receives on this one.
+  DeviceId receiving_lane(NodeId node) const {
+    return static_cast<DeviceId>(cluster_->node_count() + node);
+  }
+  // Takes the transfers' time back from the NICs.
+  void free_nics(std::span<const PlannedTransfer> transfers) const;
   // The earliest start >= ready of `wire` seconds free on both the sender's and the
   // receiver's NIC.
   double earliest_common_gap(NodeId from, NodeId to, double ready, double wire) const;
@@ -180,6 +188,23 @@ class PartialSchedule {
   std::vector<std::vector<PlannedTransfer>> transfers_in_;
   mutable std::vector<DagNeighbor> remote_scratch_;
   mutable std::vector<PlannedTransfer> fitted_scratch_;
+  mutable std::vector<NodeId> producer_nodes_;
+  // A kind of quiet node (see data_ready_through_nics) and its inputs' arrival.
+  struct QuietKind {
+    std::uint64_t same_rack;  // bit i: it shares a rack with producer i
+    double nic_bandwidth, arrival;
+  };
+  mutable std::vector<QuietKind> quiet_kinds_;
+  // remote_inputs_arrival's last answer, valid while version_ (bumped by place and
+  // unplace) is unchanged.
+  struct RememberedArrival {
+    std::uint32_t task = ~0u;
+    NodeId node = 0;
+    std::uint64_t version = 0;
+    double arrival = 0;
+  };
+  mutable RememberedArrival remembered_;
+  std::uint64_t version_ = 0;
 };
 
 // The re-timer: places the tasks in `order` (a topological order), each on

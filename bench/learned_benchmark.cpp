@@ -13,6 +13,7 @@
 #include "hetsched/core/input_error.hpp"
 #include "hetsched/learn/learned_policy.hpp"
 #include "hetsched/perf/roofline_model.hpp"
+#include "hetsched/policy/static_planner_policy.hpp"
 #include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/training/learning_scenario.hpp"
 #include "hetsched/workload/feasibility.hpp"
@@ -27,10 +28,11 @@ struct SettingRuns {
   std::string name;
   std::vector<double> learned;
   std::vector<double> bound;  // one-job settings: the makespan lower bound of each run
+  std::vector<std::string> heuristic_names;
   std::vector<std::vector<double>> heuristic;  // [heuristic][run]
 };
 
-LearnedSettingResult summarize(const SettingRuns& runs, const LearnedBenchmarkParams& params) {
+LearnedSettingResult summarize(const SettingRuns& runs) {
   LearnedSettingResult r;
   r.name = runs.name;
   r.runs = runs.learned.size();
@@ -42,11 +44,11 @@ LearnedSettingResult summarize(const SettingRuns& runs, const LearnedBenchmarkPa
   r.learned_mean_seconds = mean(runs.learned);
   r.lower_bound_mean_seconds = mean(runs.bound);
   std::size_t best = 0;
-  for (std::size_t h = 0; h < params.heuristics.size(); ++h) {
-    r.heuristic_means.emplace_back(params.heuristics[h], mean(runs.heuristic[h]));
+  for (std::size_t h = 0; h < runs.heuristic_names.size(); ++h) {
+    r.heuristic_means.emplace_back(runs.heuristic_names[h], mean(runs.heuristic[h]));
     if (r.heuristic_means[h].second < r.heuristic_means[best].second) best = h;
   }
-  r.best_heuristic = params.heuristics[best];
+  r.best_heuristic = runs.heuristic_names[best];
   r.best_heuristic_mean_seconds = r.heuristic_means[best].second;
   r.learned_vs_best_heuristic = r.learned_mean_seconds / r.best_heuristic_mean_seconds;
   std::size_t worse = 0;
@@ -140,9 +142,27 @@ class Bench {
     options_.time_budget_seconds = 1e9;  // bounded by iterations: deterministic plans
   }
 
-  // Runs every policy on `draws` noise draws of the scenario.
+  // Runs every policy on `draws` noise draws of the scenario. On a cluster of several
+  // nodes, each static planner among the heuristics runs twice: planning transfers
+  // contention-free, as the literature does, and on the NICs shared as the twin shares
+  // them ("(shared NICs)"), as the learned policy's plans do.
   void run(SettingRuns& runs, LearningScenario scenario, Rng& rng) {
-    if (runs.heuristic.empty()) runs.heuristic.resize(params_.heuristics.size());
+    std::vector<std::pair<std::string, PolicyOptions>> heuristics;
+    for (const std::string& name : params_.heuristics) {
+      heuristics.emplace_back(name, options_);
+      if (scenario.cluster.node_count() > 1 &&
+          dynamic_cast<StaticPlannerPolicy*>(make_policy(name, options_).get()) != nullptr) {
+        PolicyOptions shared = options_;
+        shared.plan_network = NetworkModel::one_port_nics;
+        heuristics.emplace_back(name, shared);
+      }
+    }
+    if (runs.heuristic.empty()) {
+      runs.heuristic.resize(heuristics.size());
+      for (const auto& [name, options] : heuristics)
+        runs.heuristic_names.push_back(
+            options.plan_network == NetworkModel::one_port_nics ? name + " (shared NICs)" : name);
+    }
     for (std::size_t draw = 0; draw < params_.draws; ++draw) {
       scenario.simulation.seed = rng.next_u64();
       if (params_.progress) params_.progress(done_runs_++, total_runs_);
@@ -152,8 +172,8 @@ class Bench {
       if (scenario.workload.jobs.size() == 1) runs.bound.push_back(makespan_lower_bound(scenario));
       learned_tasks_ += outcome.tasks;
       learned_seconds_ += outcome.policy_seconds;
-      for (std::size_t h = 0; h < params_.heuristics.size(); ++h) {
-        auto policy = make_policy(params_.heuristics[h], options_);
+      for (std::size_t h = 0; h < heuristics.size(); ++h) {
+        auto policy = make_policy(heuristics[h].first, heuristics[h].second);
         runs.heuristic[h].push_back(run_scenario(scenario, *policy).objective_seconds);
       }
     }
@@ -211,7 +231,7 @@ LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& param
   for (TiledFactorization kind : kinds)
     for (std::uint32_t tiles : sizes)
       for (const auto& gpus : gpu_sets) bench.run(tiled_runs, tiled(kind, tiles, 4, gpus), rng);
-  result.settings.push_back(summarize(tiled_runs, params));
+  result.settings.push_back(summarize(tiled_runs));
 
   SettingRuns stream_runs{.name = "online stream of DAG jobs, mean job completion time, sigma 0.2"};
   DagStreamScenarioSpace stream_space;
@@ -220,7 +240,7 @@ LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& param
     Rng scenario_rng = rng.split();
     bench.run(stream_runs, draw_dag_stream_scenario(stream_space, scenario_rng), rng);
   }
-  result.settings.push_back(summarize(stream_runs, params));
+  result.settings.push_back(summarize(stream_runs));
 
   const std::uint32_t held_out_tiles = params.quick ? 12 : 24;
   SettingRuns held_out{
@@ -229,7 +249,7 @@ LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& param
   const std::vector<std::string> other_gpus{"H100-SXM", "T4"};
   for (TiledFactorization kind : kinds)
     bench.run(held_out, tiled(kind, held_out_tiles, 8, other_gpus), rng);
-  result.settings.push_back(summarize(held_out, params));
+  result.settings.push_back(summarize(held_out));
 
   // Setting 2's streams on the default cluster, three times its devices: three times as
   // many jobs arriving three times as often (the same load per device).
@@ -245,7 +265,7 @@ LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& param
     Rng scenario_rng = rng.split();
     bench.run(wide_stream, draw_dag_stream_scenario(wide_space, scenario_rng), rng);
   }
-  result.settings.push_back(summarize(wide_stream, params));
+  result.settings.push_back(summarize(wide_stream));
 
   result.decisions_per_second = bench.decisions_per_second();
   return result;

@@ -48,9 +48,9 @@ void run_bench_learned(BenchLearnedOptions& options) {
         s.name, s.runs, s.learned_mean_seconds, s.best_heuristic, s.best_heuristic_mean_seconds,
         s.learned_vs_best_heuristic, 100 * s.worse_fraction);
     for (const auto& [name, mean] : s.heuristic_means)
-      std::cout << fmt::format("    {:<14} {:.4g} s\n", name, mean);
+      std::cout << fmt::format("    {:<22} {:.4g} s\n", name, mean);
     if (s.lower_bound_mean_seconds > 0)
-      std::cout << fmt::format("    {:<14} {:.4g} s (no policy can beat it)\n", "lower bound",
+      std::cout << fmt::format("    {:<22} {:.4g} s (no policy can beat it)\n", "lower bound",
                                s.lower_bound_mean_seconds);
   }
   std::cout << fmt::format("learned policy: {:.0f} decisions per second\n", r.decisions_per_second);

@@ -38,6 +38,7 @@ struct SimulateOptions {
   bool thermal = false;
   DurationNoiseOptions noise;
   std::string schedule_file;  // each task's device, start and finish (.csv or .json)
+  std::string plan_network = "contention-free";  // the static planners' network model
   // Which options the user gave, so that a run that cannot honour one refuses it.
   std::vector<std::string> stream_only_given;  // --backfill, --round-seconds, ...
   std::vector<std::string> task_only_given;    // --cluster, --failures, --power-cap, ...
@@ -130,7 +131,10 @@ void run_simulate(const SimulateOptions& options) {
   std::vector<RunReport> reports;
   std::vector<std::unique_ptr<Simulator>> simulators;
   for (const std::string& name : policies) {
-    const PolicyOptions policy_options{options.input.seed};
+    const PolicyOptions policy_options{.seed = options.input.seed,
+                                       .plan_network = options.plan_network == "shared-nics"
+                                                           ? NetworkModel::one_port_nics
+                                                           : NetworkModel::contention_free};
     // The energy-aware policy plans within the caps the simulator enforces.
     const PowerCaps caps{options.power_cap_watts, options.node_power_cap_watts};
     const auto policy = name == "energy-aware" && caps.any()
@@ -254,6 +258,13 @@ void add_simulate_command(CLI::App& app) {
                    "actual run times: a straggling task runs this many times longer")
       ->capture_default_str()
       ->check(finite_range(1, 1000));
+  command
+      ->add_option("--plan-network", options->plan_network,
+                   "static DAG planners (heft, peft, heft-ils, ...): plan transfers between "
+                   "nodes contention-free (as the literature does) or on shared NICs, each "
+                   "sending one transfer at a time and receiving one, as the twin's do")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"contention-free", "shared-nics"}));
   command->add_option("--schedule", options->schedule_file,
                       "write each task's device, start and finish under each policy to this "
                       "file (CSV when it ends in .csv, else JSON)");
@@ -266,7 +277,7 @@ void add_simulate_command(CLI::App& app) {
     for (const char* name :
          {"--failures", "--mtbf-scale", "--mtbf-hours", "--checkpoint", "--checkpoint-interval",
           "--clone-threshold", "--power-cap", "--node-power-cap", "--thermal", "--noise-sigma",
-          "--straggler-probability", "--straggler-slowdown"})
+          "--straggler-probability", "--straggler-slowdown", "--plan-network"})
       if (command->count(name) > 0) options->task_only_given.push_back(name);
     run_simulate(*options);
   });

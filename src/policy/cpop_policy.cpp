@@ -9,7 +9,7 @@
 
 namespace hetsched {
 
-StaticSchedule cpop_plan(const DagInstance& instance, std::span<const double> device_free_seconds) {
+StaticSchedule cpop_plan(const DagInstance& instance, const ScheduleLimits& limits) {
   const std::size_t n = instance.task_count();
   const std::vector<double> up = upward_ranks(instance), down = downward_ranks(instance);
   std::vector<double> priority(n);
@@ -41,7 +41,7 @@ StaticSchedule cpop_plan(const DagInstance& instance, std::span<const double> de
     if (total < best_total) best_total = total, critical_device = d;
   }
 
-  PartialSchedule partial(instance, device_free_seconds);
+  PartialSchedule partial(instance, limits);
   for (const std::uint32_t t : priority_order(instance, priority)) {
     PlannedTask placement{kNoDevice, kCannotRun, kCannotRun};
     if (on_critical_path[t] && critical_device != kNoDevice)
@@ -52,8 +52,8 @@ StaticSchedule cpop_plan(const DagInstance& instance, std::span<const double> de
   return std::move(partial).finish();
 }
 
-std::unique_ptr<SchedulingPolicy> make_cpop_policy(const PolicyOptions&) {
-  return make_static_planner_policy("cpop", cpop_plan);
+std::unique_ptr<SchedulingPolicy> make_cpop_policy(const PolicyOptions& options) {
+  return make_static_planner_policy("cpop", cpop_plan, options.plan_network);
 }
 
 }  // namespace hetsched

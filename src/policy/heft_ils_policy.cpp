@@ -81,10 +81,10 @@ std::vector<std::uint32_t> critical_path(const DagInstance& instance,
 
 class LocalSearch {
  public:
-  LocalSearch(const DagInstance& instance, std::span<const double> device_free,
+  LocalSearch(const DagInstance& instance, const ScheduleLimits& limits,
               const PolicyOptions& options)
       : instance_(instance),
-        device_free_(device_free),
+        limits_(limits),
         rng_(options.seed),
         iteration_budget_(options.iteration_budget ? options.iteration_budget
                                                    : kDefaultLocalSearchIterations),
@@ -135,14 +135,13 @@ class LocalSearch {
 
   StaticSchedule evaluate(const std::vector<DeviceId>& devices) {
     ++evaluations_;
-    return schedule_in_order(instance_, order_, devices,
-                             ScheduleLimits{.device_free_seconds = device_free_});
+    return schedule_in_order(instance_, order_, devices, limits_);
   }
 
   void adopt(const std::vector<DeviceId>& devices, const StaticSchedule& schedule) {
     devices_ = devices;
     current_ = schedule;
-    timeline_ = DeviceTimeline(instance_.device_count(), device_free_);
+    timeline_ = DeviceTimeline(instance_.device_count(), limits_.device_free_seconds);
     for (const PlannedTask& p : schedule.tasks)
       timeline_.insert(p.device, p.start_seconds, p.finish_seconds);
     current_makespan_ = schedule.makespan_seconds;
@@ -233,7 +232,7 @@ class LocalSearch {
   }
 
   const DagInstance& instance_;
-  std::span<const double> device_free_;
+  ScheduleLimits limits_;
   Rng rng_;
   std::uint64_t iteration_budget_;
   double time_budget_;
@@ -258,35 +257,24 @@ bool fully_placed(const StaticSchedule& schedule) {
 
 }  // namespace
 
-StaticSchedule heft_ils_plan(const DagInstance& instance,
-                             std::span<const double> device_free_seconds,
+StaticSchedule heft_ils_plan(const DagInstance& instance, const ScheduleLimits& limits,
                              const PolicyOptions& options) {
-  StaticSchedule best = heft_plan(instance, device_free_seconds);
+  StaticSchedule best = heft_plan(instance, limits);
   if (!fully_placed(best)) return best;  // some task can run nowhere: nothing to improve
-  using Planner = StaticSchedule (*)(const DagInstance&, std::span<const double>);
-  for (Planner planner : {Planner{peft_plan}, Planner{lookahead_heft_plan}}) {
-    StaticSchedule other = planner(instance, device_free_seconds);
+  for (auto* planner : {peft_plan, lookahead_heft_plan}) {
+    StaticSchedule other = planner(instance, limits);
     if (other.makespan_seconds < best.makespan_seconds) best = std::move(other);
   }
-  return LocalSearch(instance, device_free_seconds, options).run(std::move(best));
+  return LocalSearch(instance, limits, options).run(std::move(best));
 }
 
-namespace {
-class HeftIlsPolicy final : public StaticPlannerPolicy {
- public:
-  explicit HeftIlsPolicy(const PolicyOptions& options) : options_(options) {}
-  std::string_view name() const override { return "heft-ils"; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return heft_ils_plan(instance, free, options_);
-  }
-
- private:
-  PolicyOptions options_;
-};
-}  // namespace
-
 std::unique_ptr<SchedulingPolicy> make_heft_ils_policy(const PolicyOptions& options) {
-  return std::make_unique<HeftIlsPolicy>(options);
+  return make_static_planner_policy(
+      "heft-ils",
+      [options](const DagInstance& instance, const ScheduleLimits& limits) {
+        return heft_ils_plan(instance, limits, options);
+      },
+      options.plan_network);
 }
 
 }  // namespace hetsched

@@ -9,19 +9,12 @@
 
 namespace hetsched {
 
-StaticSchedule heft_plan(const DagInstance& instance, std::span<const double> device_free_seconds) {
-  return heft_plan(instance, ScheduleLimits{.device_free_seconds = device_free_seconds});
-}
-
 StaticSchedule heft_plan(const DagInstance& instance, const ScheduleLimits& limits) {
   return upward_rank_schedule(instance, limits);
 }
 
-std::unique_ptr<SchedulingPolicy> make_heft_policy(const PolicyOptions&) {
-  return make_static_planner_policy(
-      "heft", [](const DagInstance& instance, std::span<const double> device_free_seconds) {
-        return heft_plan(instance, device_free_seconds);
-      });
+std::unique_ptr<SchedulingPolicy> make_heft_policy(const PolicyOptions& options) {
+  return make_static_planner_policy("heft", heft_plan, options.plan_network);
 }
 
 }  // namespace hetsched

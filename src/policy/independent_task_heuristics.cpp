@@ -42,11 +42,10 @@ PlannedTask immediate_choice(const PartialSchedule& partial, std::uint32_t t,
 
 }  // namespace
 
-StaticSchedule independent_task_plan(const DagInstance& instance,
-                                     std::span<const double> device_free_seconds,
+StaticSchedule independent_task_plan(const DagInstance& instance, const ScheduleLimits& limits,
                                      IndependentTaskRule rule) {
   const std::size_t n = instance.task_count(), devices = instance.device_count();
-  PartialSchedule partial(instance, device_free_seconds);
+  PartialSchedule partial(instance, limits);
   std::vector<std::uint32_t> waiting(n);
   std::vector<std::uint32_t> ready;
   for (std::uint32_t t = 0; t < n; ++t) {

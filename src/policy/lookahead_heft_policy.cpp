@@ -11,10 +11,9 @@
 
 namespace hetsched {
 
-StaticSchedule lookahead_heft_plan(const DagInstance& instance,
-                                   std::span<const double> device_free_seconds) {
+StaticSchedule lookahead_heft_plan(const DagInstance& instance, const ScheduleLimits& limits) {
   const std::vector<double> rank = upward_ranks(instance);
-  PartialSchedule partial(instance, device_free_seconds);
+  PartialSchedule partial(instance, limits);
   for (const std::uint32_t t : priority_order(instance, rank)) {
     PlannedTask best{kNoDevice, kCannotRun, kCannotRun};
     double best_lookahead = kCannotRun;
@@ -40,18 +39,8 @@ StaticSchedule lookahead_heft_plan(const DagInstance& instance,
   return std::move(partial).finish();
 }
 
-namespace {
-class LookaheadHeftPolicy final : public StaticPlannerPolicy {
- public:
-  std::string_view name() const override { return "heft-lookahead"; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return lookahead_heft_plan(instance, free);
-  }
-};
-}  // namespace
-
-std::unique_ptr<SchedulingPolicy> make_lookahead_heft_policy(const PolicyOptions&) {
-  return std::make_unique<LookaheadHeftPolicy>();
+std::unique_ptr<SchedulingPolicy> make_lookahead_heft_policy(const PolicyOptions& options) {
+  return make_static_planner_policy("heft-lookahead", lookahead_heft_plan, options.plan_network);
 }
 
 }  // namespace hetsched

@@ -5,11 +5,13 @@
 
 namespace hetsched {
 
-std::unique_ptr<SchedulingPolicy> make_max_min_policy(const PolicyOptions&) {
+std::unique_ptr<SchedulingPolicy> make_max_min_policy(const PolicyOptions& options) {
   return make_static_planner_policy(
-      "max-min", [](const DagInstance& instance, std::span<const double> free) {
-        return independent_task_plan(instance, free, IndependentTaskRule::max_min);
-      });
+      "max-min",
+      [](const DagInstance& instance, const ScheduleLimits& limits) {
+        return independent_task_plan(instance, limits, IndependentTaskRule::max_min);
+      },
+      options.plan_network);
 }
 
 }  // namespace hetsched

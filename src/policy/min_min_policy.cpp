@@ -5,11 +5,13 @@
 
 namespace hetsched {
 
-std::unique_ptr<SchedulingPolicy> make_min_min_policy(const PolicyOptions&) {
+std::unique_ptr<SchedulingPolicy> make_min_min_policy(const PolicyOptions& options) {
   return make_static_planner_policy(
-      "min-min", [](const DagInstance& instance, std::span<const double> free) {
-        return independent_task_plan(instance, free, IndependentTaskRule::min_min);
-      });
+      "min-min",
+      [](const DagInstance& instance, const ScheduleLimits& limits) {
+        return independent_task_plan(instance, limits, IndependentTaskRule::min_min);
+      },
+      options.plan_network);
 }
 
 }  // namespace hetsched

@@ -5,11 +5,13 @@
 
 namespace hetsched {
 
-std::unique_ptr<SchedulingPolicy> make_olb_policy(const PolicyOptions&) {
+std::unique_ptr<SchedulingPolicy> make_olb_policy(const PolicyOptions& options) {
   return make_static_planner_policy(
-      "olb", [](const DagInstance& instance, std::span<const double> free) {
-        return independent_task_plan(instance, free, IndependentTaskRule::olb);
-      });
+      "olb",
+      [](const DagInstance& instance, const ScheduleLimits& limits) {
+        return independent_task_plan(instance, limits, IndependentTaskRule::olb);
+      },
+      options.plan_network);
 }
 
 }  // namespace hetsched

@@ -10,10 +10,6 @@
 
 namespace hetsched {
 
-StaticSchedule peft_plan(const DagInstance& instance, std::span<const double> device_free_seconds) {
-  return peft_plan(instance, ScheduleLimits{.device_free_seconds = device_free_seconds});
-}
-
 StaticSchedule peft_plan(const DagInstance& instance, const ScheduleLimits& limits) {
   const std::size_t n = instance.task_count(), devices = instance.device_count();
   const std::vector<double> table = optimistic_cost_table(instance);
@@ -38,11 +34,8 @@ StaticSchedule peft_plan(const DagInstance& instance, const ScheduleLimits& limi
   return std::move(partial).finish();
 }
 
-std::unique_ptr<SchedulingPolicy> make_peft_policy(const PolicyOptions&) {
-  return make_static_planner_policy(
-      "peft", [](const DagInstance& instance, std::span<const double> device_free_seconds) {
-        return peft_plan(instance, device_free_seconds);
-      });
+std::unique_ptr<SchedulingPolicy> make_peft_policy(const PolicyOptions& options) {
+  return make_static_planner_policy("peft", peft_plan, options.plan_network);
 }
 
 }  // namespace hetsched

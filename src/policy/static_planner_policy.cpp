@@ -15,8 +15,9 @@ void StaticPlannerPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobInd
   for (std::size_t d = 0; d < device_free.size(); ++d)
     device_free[d] = std::max(snapshot.now_seconds, snapshot.device_available_seconds[d]);
   // Planned in absolute time; tasks already running (a plan asked for again) are left out.
-  emit_plan(snapshot, instance, plan(instance, device_free), PlanEmission{.skip_placed = true},
-            out);
+  emit_plan(snapshot, instance,
+            plan(instance, ScheduleLimits{.device_free_seconds = device_free, .network = network_}),
+            PlanEmission{.skip_placed = true}, out);
 }
 
 void StaticPlannerPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,
@@ -33,11 +34,11 @@ namespace hetsched {
 namespace {
 class NamedPlannerPolicy final : public StaticPlannerPolicy {
  public:
-  NamedPlannerPolicy(std::string_view name, PlanFunction plan)
-      : name_(name), plan_(std::move(plan)) {}
+  NamedPlannerPolicy(std::string_view name, PlanFunction plan, NetworkModel network)
+      : StaticPlannerPolicy(network), name_(name), plan_(std::move(plan)) {}
   std::string_view name() const override { return name_; }
-  StaticSchedule plan(const DagInstance& instance, std::span<const double> free) override {
-    return plan_(instance, free);
+  StaticSchedule plan(const DagInstance& instance, const ScheduleLimits& limits) override {
+    return plan_(instance, limits);
   }
 
  private:
@@ -47,8 +48,9 @@ class NamedPlannerPolicy final : public StaticPlannerPolicy {
 }  // namespace
 
 std::unique_ptr<SchedulingPolicy> make_static_planner_policy(std::string_view name,
-                                                             PlanFunction plan) {
-  return std::make_unique<NamedPlannerPolicy>(name, std::move(plan));
+                                                             PlanFunction plan,
+                                                             NetworkModel network) {
+  return std::make_unique<NamedPlannerPolicy>(name, std::move(plan), network);
 }
 
 }  // namespace hetsched

@@ -69,6 +69,22 @@ TEST(Cli, UnknownSubcommandOrOptionIsStatus2) {
   EXPECT_EQ(run_cli("simulate --polcy x").status, 2);
 }
 
+TEST(Cli, StaticPlannersPlanOnSharedNicsWhenAsked) {
+  // The built-in cluster has five nodes: heft's plans, and so the run, change with the
+  // network it plans on.
+  const std::string heft = "simulate --policy heft --format json --quiet --plan-network ";
+  const CommandResult free = run_cli(heft + "contention-free");
+  const CommandResult shared = run_cli(heft + "shared-nics");
+  ASSERT_EQ(free.status, 0) << free.err;
+  ASSERT_EQ(shared.status, 0) << shared.err;
+  EXPECT_NE(nlohmann::json::parse(free.out)["reports"][0]["mean_response_seconds"],
+            nlohmann::json::parse(shared.out)["reports"][0]["mean_response_seconds"]);
+  const CommandResult bad = run_cli(heft + "shared");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(line_count(bad.err), 1u) << bad.err;
+  EXPECT_NE(bad.err.find("shared-nics"), std::string::npos) << bad.err;
+}
+
 const std::string kExamples = std::string(HETSCHED_SOURCE_DIR) + "/examples/";
 
 TEST(Cli, ValidateAcceptsTheExamples) {

@@ -45,7 +45,7 @@ TEST(DagPlanners, PaperGraphHeftAndCpopMakespans) {
   const StaticSchedule heft = heft_plan(instance, ScheduleLimits{});
   EXPECT_EQ(error_text(check_schedule(instance, heft)), "");
   EXPECT_DOUBLE_EQ(heft.makespan_seconds, 80);
-  const StaticSchedule cpop = cpop_plan(instance, {});
+  const StaticSchedule cpop = cpop_plan(instance, ScheduleLimits{});
   EXPECT_EQ(error_text(check_schedule(instance, cpop)), "");
   EXPECT_DOUBLE_EQ(cpop.makespan_seconds, 86);
 }
@@ -97,8 +97,8 @@ TEST(DagPlanners, EveryPlannerGivesValidSchedulesOnRandomDags) {
       for (std::size_t d = 0; d < free.size(); ++d) free[d] = 7.0 * static_cast<double>(d);
     for (const std::string& name : kPlanners) {
       SCOPED_TRACE(name + " seed " + std::to_string(seed));
-      const StaticSchedule s =
-          make_static_planner(name, PolicyOptions{seed, 0, 200})->plan(instance, free);
+      const StaticSchedule s = make_static_planner(name, PolicyOptions{seed, 0, 200})
+                                   ->plan(instance, ScheduleLimits{.device_free_seconds = free});
       ASSERT_EQ(error_text(check_schedule(instance, s)), "");
       for (std::size_t t = 0; t < s.tasks.size(); ++t)
         EXPECT_GE(s.tasks[t].start_seconds, free[s.tasks[t].device]);
@@ -112,8 +112,8 @@ TEST(DagPlanners, HeftIlsNeverBehindHeftAndDeterministic) {
     const DagInstance instance = random_instance(seed, false);
     const double heft = heft_plan(instance, ScheduleLimits{}).makespan_seconds;
     const PolicyOptions options{seed, 0, 150};
-    const StaticSchedule a = heft_ils_plan(instance, {}, options);
-    const StaticSchedule b = heft_ils_plan(instance, {}, options);
+    const StaticSchedule a = heft_ils_plan(instance, ScheduleLimits{}, options);
+    const StaticSchedule b = heft_ils_plan(instance, ScheduleLimits{}, options);
     EXPECT_EQ(error_text(check_schedule(instance, a)), "");
     EXPECT_LE(a.makespan_seconds, heft) << "seed " << seed;
     if (a.makespan_seconds < heft) ++strictly_better;

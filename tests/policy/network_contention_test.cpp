@@ -13,7 +13,7 @@
 #include "hetsched/perf/roofline_model.hpp"
 #include "hetsched/policy/dag_planners.hpp"
 #include "hetsched/policy/list_scheduling.hpp"
-#include "hetsched/policy/static_planner_policy.hpp"
+#include "hetsched/registry/policy_registry.hpp"
 #include "hetsched/sim/simulator.hpp"
 #include "random_dag.hpp"
 
@@ -37,12 +37,12 @@ Cluster nodes_with_slow_nics(std::initializer_list<std::size_t> devices_per_node
 }
 
 // Producers p0 (1 s, on device 0 alone) and p1 (2 s, on device 1 alone) send 3 and 4
-// bytes to c (1 s, on device 2 alone); 100 s anywhere else.
-Job two_inputs_job() {
+// bytes to c (1 s on device 2, `c_on_device_0` s on device 0); 100 s anywhere else.
+Job two_inputs_job(double c_on_device_0 = 100) {
   Job job;
   job.name = "two-inputs";
   for (const std::vector<double>& cost :
-       std::vector<std::vector<double>>{{1, 100, 100}, {100, 2, 100}, {100, 100, 1}}) {
+       std::vector<std::vector<double>>{{1, 100, 100}, {100, 2, 100}, {c_on_device_0, 100, 1}}) {
     Task task;
     task.name = "t" + std::to_string(job.tasks.size());
     task.cost_seconds = cost;
@@ -55,11 +55,12 @@ Job two_inputs_job() {
 struct TwoInputs {
   Cluster cluster;
   RooflineModel perf{cluster};
-  Workload workload{.jobs = {two_inputs_job()}};
+  Workload workload;
   TaskGraph graph{workload};
   DagInstance instance{graph, 0, perf};
 
-  explicit TwoInputs(Cluster c) : cluster(std::move(c)) {}
+  explicit TwoInputs(Cluster c, Job job = two_inputs_job())
+      : cluster(std::move(c)), workload{.jobs = {std::move(job)}} {}
 };
 
 const ScheduleLimits kSharedNics{.network = NetworkModel::one_port_nics};
@@ -112,17 +113,24 @@ TEST(NetworkContention, TakingAPlacementBackFreesItsTransfers) {
 }
 
 TEST(NetworkContention, TheTwinRunsASharedNicPlanInThePlannedTime) {
-  // The twin's NICs queue as the plan assumed; the contention-free plan promised 7.
-  const TwoInputs f(nodes_with_slow_nics({2, 1}));
-  for (const NetworkModel network : {NetworkModel::one_port_nics, NetworkModel::contention_free}) {
-    auto policy = make_static_planner_policy("heft", [network](const DagInstance& instance,
-                                                               std::span<const double> free) {
-      return heft_plan(instance, ScheduleLimits{.device_free_seconds = free, .network = network});
-    });
+  // c takes 6 s on device 0, where p1's output comes over node 0's link: it would finish at
+  // 8 there. The contention-free plan puts c on device 2 to finish at 7, and the twin,
+  // whose NICs queue, finishes it at 9; the shared-NIC plan knows that and keeps c on
+  // device 0, and the twin finishes at 8, as planned.
+  const TwoInputs f(nodes_with_slow_nics({2, 1}), two_inputs_job(6));
+  for (const auto& [network, planned, simulated] :
+       {std::tuple{NetworkModel::one_port_nics, 8.0, 8.0},
+        std::tuple{NetworkModel::contention_free, 7.0, 9.0}}) {
+    const PolicyOptions options{.plan_network = network};
+    EXPECT_NEAR(make_static_planner("heft", options)
+                    ->plan(f.instance, ScheduleLimits{.network = network})
+                    .makespan_seconds,
+                planned, 1e-9);
+    auto policy = make_policy("heft", options);
     Simulator sim(f.cluster, f.workload, f.perf, *policy, SimulationOptions{.seed = 1});
     const RunReport report = sim.run();
     ASSERT_EQ(report.tasks_completed, 3u);
-    EXPECT_DOUBLE_EQ(report.makespan_seconds, 9.0);
+    EXPECT_NEAR(report.makespan_seconds, simulated, 1e-9);
   }
 }
 

@@ -2,7 +2,8 @@
 // that build on each other (heft-ils starts from HEFT, PEFT and lookahead HEFT).
 // Each is defined in its policy's file in src/policy/, which says what it does and
 // which paper it follows; each is also registered as a policy by name.
-// device_free_seconds: per device, the earliest time it may start (empty: all 0).
+// Each plans within the limits (list_scheduling.hpp): when each device frees up, and how
+// transfers between nodes share the network.
 #pragma once
 
 #include <memory>
@@ -16,13 +17,10 @@
 
 namespace hetsched {
 
-StaticSchedule heft_plan(const DagInstance& instance, std::span<const double> device_free_seconds);
 StaticSchedule heft_plan(const DagInstance& instance, const ScheduleLimits& limits);
-StaticSchedule cpop_plan(const DagInstance& instance, std::span<const double> device_free_seconds);
-StaticSchedule peft_plan(const DagInstance& instance, std::span<const double> device_free_seconds);
+StaticSchedule cpop_plan(const DagInstance& instance, const ScheduleLimits& limits);
 StaticSchedule peft_plan(const DagInstance& instance, const ScheduleLimits& limits);
-StaticSchedule lookahead_heft_plan(const DagInstance& instance,
-                                   std::span<const double> device_free_seconds);
+StaticSchedule lookahead_heft_plan(const DagInstance& instance, const ScheduleLimits& limits);
 
 // heft-ils: the best of HEFT, PEFT and lookahead HEFT, improved by an iterated
 // local search (see heft_ils_policy.cpp). options.seed drives its random choices;
@@ -31,8 +29,7 @@ StaticSchedule lookahead_heft_plan(const DagInstance& instance,
 // (<= 0: unbounded). Same seed and iteration budget give the same schedule unless
 // the time budget runs out first. Never longer than HEFT's schedule.
 inline constexpr std::uint64_t kDefaultLocalSearchIterations = 300;
-StaticSchedule heft_ils_plan(const DagInstance& instance,
-                             std::span<const double> device_free_seconds,
+StaticSchedule heft_ils_plan(const DagInstance& instance, const ScheduleLimits& limits,
                              const PolicyOptions& options);
 
 // The independent-task heuristics of Braun et al. 2001, applied to a DAG: the
@@ -41,8 +38,7 @@ StaticSchedule heft_ils_plan(const DagInstance& instance,
 // choose among all ready tasks at each step. None inserts into idle gaps: a task
 // goes after the device's last task, as in the paper's machine-availability model.
 enum class IndependentTaskRule { olb, met, mct, min_min, max_min, sufferage };
-StaticSchedule independent_task_plan(const DagInstance& instance,
-                                     std::span<const double> device_free_seconds,
+StaticSchedule independent_task_plan(const DagInstance& instance, const ScheduleLimits& limits,
                                      IndependentTaskRule rule);
 
 }  // namespace hetsched

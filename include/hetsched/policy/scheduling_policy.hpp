@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "hetsched/policy/cluster_snapshot.hpp"
+#include "hetsched/policy/network_model.hpp"
 
 namespace hetsched {
 
@@ -99,6 +100,9 @@ struct PolicyOptions {
   std::array<double, 3> objective_weights{1.0, 1.0, 0.0};
   // "learned": its model file (empty: the model the repository ships, built in).
   std::string learned_model;
+  // The static DAG planners (heft, peft, cpop, heft-lookahead, heft-ils and the
+  // independent-task heuristics): how their plans share the network between nodes.
+  NetworkModel plan_network = NetworkModel::contention_free;
 };
 
 }  // namespace hetsched

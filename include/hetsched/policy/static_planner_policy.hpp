@@ -22,29 +22,34 @@
 #include <string_view>
 
 #include "hetsched/perf/dag_instance.hpp"
+#include "hetsched/policy/list_scheduling.hpp"
 #include "hetsched/policy/scheduling_policy.hpp"
 
 namespace hetsched {
 
 class StaticPlannerPolicy : public SchedulingPolicy {
  public:
-  // A full schedule of the instance. device_free_seconds: per device, the earliest
-  // time it may start (empty: every device is free from 0). Tasks no device can run
-  // keep device kNoDevice (see list_scheduling.hpp).
-  virtual StaticSchedule plan(const DagInstance& instance,
-                              std::span<const double> device_free_seconds) = 0;
+  // `network`: how its plans share the network between nodes.
+  explicit StaticPlannerPolicy(NetworkModel network) : network_(network) {}
+
+  // A full schedule of the instance within the limits (list_scheduling.hpp). Tasks no
+  // device can run keep device kNoDevice.
+  virtual StaticSchedule plan(const DagInstance& instance, const ScheduleLimits& limits) = 0;
 
   void on_job_arrival(const ClusterSnapshot& snapshot, JobIndex job, AssignmentSink& out) final;
   void on_tasks_ready(const ClusterSnapshot& snapshot, std::span<const TaskIndex> ready,
                       AssignmentSink& out) final;
+
+ private:
+  NetworkModel network_;
 };
 
-using PlanFunction =
-    std::function<StaticSchedule(const DagInstance&, std::span<const double> device_free_seconds)>;
+using PlanFunction = std::function<StaticSchedule(const DagInstance&, const ScheduleLimits&)>;
 
 // A planner function as a registered policy: `name` must outlive the policy (registry names
 // are string literals).
 std::unique_ptr<SchedulingPolicy> make_static_planner_policy(std::string_view name,
-                                                             PlanFunction plan);
+                                                             PlanFunction plan,
+                                                             NetworkModel network);
 
 }  // namespace hetsched

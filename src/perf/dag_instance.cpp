@@ -46,8 +46,13 @@ DagInstance::DagInstance(const TaskGraph& graph, JobIndex job, const PerfModel& 
                                   by_class ? fmt::format("of {} device parts", column_count_)
                                            : std::string("device")));
   compute_.assign(task_count_ * column_count_, kCannotRun);
+  data_node_ = graph.job(job).data_node;
   for (TaskIndex t = first_task_; t < end; ++t) {
     const Task& task = graph.task(t);
+    if (task.input_bytes > 0) {
+      input_bytes_.resize(task_count_, 0.0);
+      input_bytes_[t - first_task_] = task.input_bytes;
+    }
     double* row = compute_.data() + (t - first_task_) * column_count_;
     if (by_class) {
       // Once per spec class: a thousand nodes of a few parts cost a few predictions.

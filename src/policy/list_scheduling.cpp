@@ -213,6 +213,7 @@ PartialSchedule::PartialSchedule(const DagInstance& instance, const ScheduleLimi
   if (limits.network == NetworkModel::one_port_nics && instance.cluster() != nullptr &&
       instance.cluster()->node_count() > 1) {
     cluster_ = instance.cluster();
+    external_inputs_from_ = limits.external_inputs_from_seconds;
     nics_ = DeviceTimeline(2 * cluster_->node_count(), limits.nic_free_seconds);
     transfers_in_.resize(instance.task_count());
   }
@@ -224,13 +225,37 @@ double PartialSchedule::data_ready_seconds(std::uint32_t t, DeviceId d) const {
   const NodeId node = cluster_->node_of(d);
   double ready =
       release_seconds_.empty() ? 0.0 : release_seconds_[t * instance_->device_count() + d];
+  for (const Input& input : inputs_of(t))
+    if (input.node == node) ready = std::max(ready, arrival_inside_node(input, d));
+  return std::max(ready, remote_inputs_arrival(t, node));
+}
+
+std::span<const PartialSchedule::Input> PartialSchedule::inputs_of(std::uint32_t t) const {
+  inputs_scratch_.clear();
   for (const DagNeighbor& p : instance_->predecessors(t)) {
     const PlannedTask& producer = schedule_.tasks[p.task];
-    if (producer.device != kNoDevice && cluster_->node_of(producer.device) == node)
-      ready = std::max(
-          ready, producer.finish_seconds + instance_->comm_seconds(p.edge, producer.device, d));
+    if (producer.device != kNoDevice)
+      inputs_scratch_.push_back(Input{.edge = p.edge,
+                                      .device = producer.device,
+                                      .node = cluster_->node_of(producer.device),
+                                      .sent_seconds = producer.finish_seconds,
+                                      .bytes = instance_->edges()[p.edge].bytes});
   }
-  return std::max(ready, remote_inputs_arrival(t, node));
+  if (const double bytes = instance_->input_bytes(t); bytes > 0)
+    inputs_scratch_.push_back(Input{.edge = PlannedTransfer::kExternalInput,
+                                    .device = kNoDevice,
+                                    .node = instance_->data_node(),
+                                    .sent_seconds = external_inputs_from_,
+                                    .bytes = bytes});
+  return inputs_scratch_;
+}
+
+double PartialSchedule::arrival_inside_node(const Input& input, DeviceId d) const {
+  if (input.device != kNoDevice)
+    return input.sent_seconds + instance_->comm_seconds(input.edge, input.device, d);
+  if (input.bytes <= 0) return input.sent_seconds;
+  return input.sent_seconds + (cluster_->path_latency(input.node, input.node) +
+                               input.bytes / cluster_->path_bandwidth(input.node, input.node));
 }
 
 double PartialSchedule::earliest_common_gap(NodeId from, NodeId to, double ready,
@@ -244,37 +269,32 @@ double PartialSchedule::earliest_common_gap(NodeId from, NodeId to, double ready
 
 double PartialSchedule::fit_remote_inputs(std::uint32_t t, NodeId node,
                                           std::vector<PlannedTransfer>& fitted) const {
-  std::vector<DagNeighbor>& remote = remote_scratch_;
+  std::vector<Input>& remote = remote_scratch_;
   remote.clear();
   double arrival = 0;
-  for (const DagNeighbor& p : instance_->predecessors(t)) {
-    const PlannedTask& producer = schedule_.tasks[p.task];
-    if (producer.device == kNoDevice || cluster_->node_of(producer.device) == node) continue;
-    if (instance_->edges()[p.edge].bytes > 0)
-      remote.push_back(p);
+  for (const Input& input : inputs_of(t)) {
+    if (input.node == node) continue;
+    if (input.bytes > 0)
+      remote.push_back(input);
     else
-      arrival = std::max(arrival, producer.finish_seconds);  // nothing to move
+      arrival = std::max(arrival, input.sent_seconds);  // nothing to move
   }
-  // In the order the producers finish, as the twin sends them.
-  std::sort(remote.begin(), remote.end(), [&](const DagNeighbor& a, const DagNeighbor& b) {
-    const double fa = schedule_.tasks[a.task].finish_seconds;
-    const double fb = schedule_.tasks[b.task].finish_seconds;
-    return fa != fb ? fa < fb : a.edge < b.edge;
+  // In the order they are sent (producers' finishes), as the twin sends them.
+  std::sort(remote.begin(), remote.end(), [](const Input& a, const Input& b) {
+    return a.sent_seconds != b.sent_seconds ? a.sent_seconds < b.sent_seconds : a.edge < b.edge;
   });
-  for (const DagNeighbor& p : remote) {
-    const PlannedTask& producer = schedule_.tasks[p.task];
-    const NodeId from = cluster_->node_of(producer.device);
-    const double wire = instance_->edges()[p.edge].bytes / cluster_->path_bandwidth(from, node);
-    const double start = earliest_common_gap(from, node, producer.finish_seconds, wire);
-    nics_.insert(from, start, start + wire);
+  for (const Input& input : remote) {
+    const double wire = input.bytes / cluster_->path_bandwidth(input.node, node);
+    const double start = earliest_common_gap(input.node, node, input.sent_seconds, wire);
+    nics_.insert(input.node, start, start + wire);
     nics_.insert(receiving_lane(node), start, start + wire);
     const PlannedTransfer transfer{
-        .edge = p.edge,
-        .from_node = from,
+        .edge = input.edge,
+        .from_node = input.node,
         .to_node = node,
         .start_seconds = start,
         .wire_end_seconds = start + wire,
-        .arrival_seconds = start + wire + cluster_->path_latency(from, node)};
+        .arrival_seconds = start + wire + cluster_->path_latency(input.node, node)};
     arrival = std::max(arrival, transfer.arrival_seconds);
     fitted.push_back(transfer);
   }
@@ -282,19 +302,15 @@ double PartialSchedule::fit_remote_inputs(std::uint32_t t, NodeId node,
 }
 
 void PartialSchedule::data_ready_through_nics(std::uint32_t t, std::span<double> ready) const {
-  // Inside a producer's node, contention-free.
+  // Inside an input's node, contention-free.
   std::fill(ready.begin(), ready.end(), 0.0);
   double earliest_finish = kCannotRun;
   producer_nodes_.clear();
-  for (const DagNeighbor& p : instance_->predecessors(t)) {
-    const PlannedTask& producer = schedule_.tasks[p.task];
-    if (producer.device == kNoDevice) continue;
-    const NodeId node = cluster_->node_of(producer.device);
-    producer_nodes_.push_back(node);
-    earliest_finish = std::min(earliest_finish, producer.finish_seconds);
-    for (const DeviceId d : cluster_->node(node).devices)
-      ready[d] = std::max(
-          ready[d], producer.finish_seconds + instance_->comm_seconds(p.edge, producer.device, d));
+  for (const Input& input : inputs_of(t)) {
+    producer_nodes_.push_back(input.node);
+    earliest_finish = std::min(earliest_finish, input.sent_seconds);
+    for (const DeviceId d : cluster_->node(input.node).devices)
+      ready[d] = std::max(ready[d], arrival_inside_node(input, d));
   }
   if (producer_nodes_.empty()) return;
   // From other nodes, through the NICs: the same for every device of a node. A quiet node

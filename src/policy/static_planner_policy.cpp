@@ -16,7 +16,9 @@ void StaticPlannerPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobInd
     device_free[d] = std::max(snapshot.now_seconds, snapshot.device_available_seconds[d]);
   // Planned in absolute time; tasks already running (a plan asked for again) are left out.
   emit_plan(snapshot, instance,
-            plan(instance, ScheduleLimits{.device_free_seconds = device_free, .network = network_}),
+            plan(instance, ScheduleLimits{.device_free_seconds = device_free,
+                                          .network = network_,
+                                          .external_inputs_from_seconds = snapshot.now_seconds}),
             PlanEmission{.skip_placed = true}, out);
 }
 

@@ -2,11 +2,12 @@
 // at a time and receives one at a time, as the twin's do. Worked out by hand on nodes of
 // explicit-cost devices joined by NICs that move one byte a second with no latency: two
 // inputs bound for one consumer take turns on the NIC they share (the sender's or the
-// receiver's), a NIC busy before the plan delays them, taking a placement back frees its
+// receiver's), external inputs leave the job's data node through its NIC, a NIC busy
+// before the plan delays them, taking a placement back frees its
 // transfers' time, inputs inside a node do not queue, and the twin runs such a plan in the
 // time it planned, where the contention-free plan is late. On a cluster of racks and
-// unlike NICs, the data-ready times of every device at once (which fit once per kind of
-// quiet node) are those asked device by device.
+// unlike NICs, with external inputs, the data-ready times of every device at once (which
+// fit once per kind of quiet node) are those asked device by device.
 #include <gtest/gtest.h>
 
 #include "hetsched/cluster/device_catalog.hpp"
@@ -86,6 +87,38 @@ TEST(NetworkContention, InputsTakeTurnsOnTheNicTheyShare) {
   }
 }
 
+TEST(NetworkContention, ExternalInputsLeaveTheDataNodeThroughItsNic) {
+  // x and y (independent, 1 s on device 2 alone) read 3 and 4 bytes from the job's data
+  // node, node 0: x's over [0, 3], y's after it over [3, 7]; x runs [3, 4] and y [7, 8],
+  // in the plan and in the twin. Sent from 5 instead, they arrive at 8 and 12. A plan
+  // without shared NICs leaves them out (x [0, 1], y [1, 2]).
+  Job job;
+  job.name = "inputs";
+  for (const double bytes : {3.0, 4.0}) {
+    Task task;
+    task.name = "t" + std::to_string(job.tasks.size());
+    task.cost_seconds = {100, 100, 1};
+    task.input_bytes = bytes;
+    job.tasks.push_back(std::move(task));
+  }
+  const TwoInputs f(nodes_with_slow_nics({2, 1}), job);
+  const StaticSchedule shared = heft_plan(f.instance, kSharedNics);
+  EXPECT_DOUBLE_EQ(shared.tasks[0].start_seconds, 3.0);
+  EXPECT_DOUBLE_EQ(shared.tasks[1].start_seconds, 7.0);
+  ASSERT_EQ(shared.transfers.size(), 2u);
+  EXPECT_EQ(shared.transfers[1].edge, PlannedTransfer::kExternalInput);
+  EXPECT_EQ(shared.transfers[1].from_node, 0u);
+  const StaticSchedule later = heft_plan(f.instance, ScheduleLimits{
+                                                         .network = NetworkModel::one_port_nics,
+                                                         .external_inputs_from_seconds = 5,
+                                                     });
+  EXPECT_DOUBLE_EQ(later.makespan_seconds, 13.0);
+  EXPECT_DOUBLE_EQ(heft_plan(f.instance, ScheduleLimits{}).makespan_seconds, 2.0);
+  auto policy = make_policy("heft", PolicyOptions{.plan_network = NetworkModel::one_port_nics});
+  Simulator sim(f.cluster, f.workload, f.perf, *policy, SimulationOptions{.seed = 1});
+  EXPECT_NEAR(sim.run().makespan_seconds, shared.makespan_seconds, 1e-9);
+}
+
 TEST(NetworkContention, ANicBusyBeforeThePlanDelaysItsTransfers) {
   // Node 0's sending NIC is busy until 5: p0's bytes go over [5, 8], p1's over [8, 12].
   const TwoInputs f(nodes_with_slow_nics({2, 1}));
@@ -152,7 +185,10 @@ TEST(NetworkContention, EveryDeviceAtOnceIsEachDeviceAskedAlone) {
   Rng rng(7);
   const RandomDag dag = generate_random_dag(
       RandomDagParams{.tasks = 40, .ccr = 2.0, .devices = cluster.device_count()}, rng);
-  const Workload workload{.jobs = {dag.as_job("random")}};
+  Workload workload{.jobs = {dag.as_job("random")}};
+  workload.jobs[0].data_node = 4;  // every third task reads an external input from node 4
+  for (std::size_t t = 0; t < workload.jobs[0].tasks.size(); t += 3)
+    workload.jobs[0].tasks[t].input_bytes = 2.0;
   const TaskGraph graph(workload);
   const DagInstance instance(graph, 0, perf);
   PartialSchedule partial(instance, kSharedNics);

@@ -40,9 +40,11 @@ struct PlannedTask {
 };
 
 // A transfer between two nodes in a plan that shares their NICs (NetworkModel::one_port_nics):
-// edge's data leaves `from_node` at start, holds both NICs until wire_end and is on the
-// consumer's node at arrival (wire_end + the path's latency).
+// edge's data (kExternalInput: the consumer's external input) leaves `from_node` at start,
+// holds both NICs until wire_end and is on the consumer's node at arrival (wire_end + the
+// path's latency).
 struct PlannedTransfer {
+  static constexpr std::uint32_t kExternalInput = ~std::uint32_t{0};
   std::uint32_t edge = 0;
   NodeId from_node = 0, to_node = 0;
   double start_seconds = 0, wire_end_seconds = 0, arrival_seconds = 0;
@@ -91,6 +93,10 @@ class DagInstance {
   double uniform_comm_seconds(std::uint32_t e) const { return edges_[e].bytes; }
   // The cluster whose devices the instance's are (null for matrix instances).
   const Cluster* cluster() const { return perf_ ? &perf_->cluster() : nullptr; }
+  // Bytes of task t's external input (Task::input_bytes), read from the job's data node;
+  // 0 for matrix instances.
+  double input_bytes(std::uint32_t t) const { return input_bytes_.empty() ? 0.0 : input_bytes_[t]; }
+  NodeId data_node() const { return data_node_; }
   // Mean over device pairs a != b of comm_seconds, as HEFT's ranking uses.
   double mean_comm_seconds(std::uint32_t e) const { return mean_comm_[e]; }
   // Mean over the devices that can run it of the task's compute time.
@@ -122,6 +128,8 @@ class DagInstance {
   std::vector<std::uint32_t> pred_begin_, succ_begin_;
   std::vector<DagNeighbor> pred_, succ_;
   std::vector<double> mean_comm_, mean_compute_;
+  std::vector<double> input_bytes_;  // empty when no task has an external input
+  NodeId data_node_ = 0;
   std::vector<std::uint32_t> topological_order_;
 };
 

@@ -77,6 +77,11 @@ struct ScheduleLimits {
   // it is given, and must be given none. Empty: none.
   std::span<const PlannedTask> placed = {};
   NetworkModel network = NetworkModel::contention_free;
+  // With one_port_nics, when the tasks' external inputs (DagInstance::input_bytes) may
+  // leave the job's data node (the time the plan is made); they then move as the twin
+  // moves them, over the node's link to its own devices and through the NICs to other
+  // nodes. Contention-free plans leave external inputs out.
+  double external_inputs_from_seconds = 0;
   // With one_port_nics, per node the earliest time its NIC may send planned transfers
   // ([node]) and receive them ([node_count + node]); empty: every NIC is free from 0.
   std::span<const double> nic_free_seconds = {};
@@ -142,6 +147,18 @@ class PartialSchedule {
   bool shares_nics() const { return cluster_ != nullptr; }
   // data_ready_from_producers with one_port_nics.
   void data_ready_through_nics(std::uint32_t t, std::span<double> ready) const;
+  // One of a task's inputs: a placed producer's output or the task's external input
+  // (edge PlannedTransfer::kExternalInput, device kNoDevice), sent from `node` at sent_seconds.
+  struct Input {
+    std::uint32_t edge;
+    DeviceId device;
+    NodeId node;
+    double sent_seconds, bytes;
+  };
+  // With one_port_nics: t's inputs (valid until the next call).
+  std::span<const Input> inputs_of(std::uint32_t t) const;
+  // When an input is on device d of its own node (the node's link, no NICs).
+  double arrival_inside_node(const Input& input, DeviceId d) const;
   // With one_port_nics: when t's inputs from placed producers on other nodes than `node`
   // are all there, fitted into the NICs' gaps in their producers' finish order and taken
   // back.
@@ -172,7 +189,8 @@ class PartialSchedule {
   const Cluster* cluster_ = nullptr;
   mutable DeviceTimeline nics_{0};
   std::vector<std::vector<PlannedTransfer>> transfers_in_;
-  mutable std::vector<DagNeighbor> remote_scratch_;
+  double external_inputs_from_ = 0;
+  mutable std::vector<Input> inputs_scratch_, remote_scratch_;
   mutable std::vector<PlannedTransfer> fitted_scratch_;
   mutable std::vector<NodeId> producer_nodes_;
   // A kind of quiet node (see data_ready_through_nics) and its inputs' arrival.

@@ -11,9 +11,11 @@
 // device went down, its attempt was lost) is placed when ready on the device where
 // it would finish first, as HEFT places each task (without re-planning the rest).
 //
-// Known approximation: a task's external input (Task::input_bytes, read from the
-// job's data node) is not part of DagInstance; the backend delays such a task
-// until its input arrives, so the plan can be optimistic for those tasks.
+// The network it plans on is its options' plan_network. Planned contention-free (the
+// literature's model), a plan leaves out the transfers' queueing at the NICs and each
+// task's external input (Task::input_bytes, read from the job's data node), which the
+// backend does not: the plan can be optimistic. Planned on shared NICs, both are in the
+// plan, as the twin runs them.
 #pragma once
 
 #include <functional>

@@ -7,6 +7,8 @@
 //     job completion time);
 //  3. held out: larger graphs on a cluster unlike the one trained on;
 //  4. held out: setting 2's streams, longer and denser, on the default cluster.
+// On a cluster of several nodes each static planner among the heuristics runs twice: planning
+// transfers contention-free and on shared NICs ("heft (shared NICs)").
 // For each it prints the learned policy's mean objective over the best heuristic's (below
 // 1 is better), which heuristic that is, and how often the learned policy does worse than
 // it on the same run; and the learned policy's decision rate (tasks placed per second of

@@ -212,158 +212,80 @@ PartialSchedule::PartialSchedule(const DagInstance& instance, const ScheduleLimi
     std::copy(limits.placed.begin(), limits.placed.end(), schedule_.tasks.begin());
   if (limits.network == NetworkModel::one_port_nics && instance.cluster() != nullptr &&
       instance.cluster()->node_count() > 1) {
-    cluster_ = instance.cluster();
+    nics_.emplace(*instance.cluster(), limits.nic_free_seconds);
     external_inputs_from_ = limits.external_inputs_from_seconds;
-    nics_ = DeviceTimeline(2 * cluster_->node_count(), limits.nic_free_seconds);
     transfers_in_.resize(instance.task_count());
+    node_scratch_.resize(instance.cluster()->node_count());
   }
 }
 
 double PartialSchedule::data_ready_seconds(std::uint32_t t, DeviceId d) const {
   if (!shares_nics())
     return inputs_ready_seconds(*instance_, schedule_.tasks, release_seconds_, t, d);
-  const NodeId node = cluster_->node_of(d);
+  const Cluster& cluster = *instance_->cluster();
+  const NodeId node = cluster.node_of(d);
   double ready =
       release_seconds_.empty() ? 0.0 : release_seconds_[t * instance_->device_count() + d];
-  for (const Input& input : inputs_of(t))
-    if (input.node == node) ready = std::max(ready, arrival_inside_node(input, d));
+  const std::span<const SharedNics::Input> inputs = inputs_of(t);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].node == node) ready = std::max(ready, arrival_inside_node(i, d));
   return std::max(ready, remote_inputs_arrival(t, node));
 }
 
-std::span<const PartialSchedule::Input> PartialSchedule::inputs_of(std::uint32_t t) const {
+std::span<const SharedNics::Input> PartialSchedule::inputs_of(std::uint32_t t) const {
+  const Cluster& cluster = *instance_->cluster();
   inputs_scratch_.clear();
+  input_devices_.clear();
   for (const DagNeighbor& p : instance_->predecessors(t)) {
     const PlannedTask& producer = schedule_.tasks[p.task];
-    if (producer.device != kNoDevice)
-      inputs_scratch_.push_back(Input{.edge = p.edge,
-                                      .device = producer.device,
-                                      .node = cluster_->node_of(producer.device),
-                                      .sent_seconds = producer.finish_seconds,
-                                      .bytes = instance_->edges()[p.edge].bytes});
+    if (producer.device == kNoDevice) continue;
+    inputs_scratch_.push_back(SharedNics::Input{.edge = p.edge,
+                                                .node = cluster.node_of(producer.device),
+                                                .sent_seconds = producer.finish_seconds,
+                                                .bytes = instance_->edges()[p.edge].bytes});
+    input_devices_.push_back(producer.device);
   }
-  if (const double bytes = instance_->input_bytes(t); bytes > 0)
-    inputs_scratch_.push_back(Input{.edge = PlannedTransfer::kExternalInput,
-                                    .device = kNoDevice,
-                                    .node = instance_->data_node(),
-                                    .sent_seconds = external_inputs_from_,
-                                    .bytes = bytes});
+  if (const double bytes = instance_->input_bytes(t); bytes > 0) {
+    inputs_scratch_.push_back(SharedNics::Input{.edge = PlannedTransfer::kExternalInput,
+                                                .node = instance_->data_node(),
+                                                .sent_seconds = external_inputs_from_,
+                                                .bytes = bytes});
+    input_devices_.push_back(kNoDevice);
+  }
   return inputs_scratch_;
 }
 
-double PartialSchedule::arrival_inside_node(const Input& input, DeviceId d) const {
-  if (input.device != kNoDevice)
-    return input.sent_seconds + instance_->comm_seconds(input.edge, input.device, d);
+double PartialSchedule::arrival_inside_node(std::size_t i, DeviceId d) const {
+  const SharedNics::Input& input = inputs_scratch_[i];
+  if (input_devices_[i] != kNoDevice)
+    return input.sent_seconds + instance_->comm_seconds(input.edge, input_devices_[i], d);
   if (input.bytes <= 0) return input.sent_seconds;
-  return input.sent_seconds + (cluster_->path_latency(input.node, input.node) +
-                               input.bytes / cluster_->path_bandwidth(input.node, input.node));
+  const Cluster& cluster = *instance_->cluster();
+  return input.sent_seconds + (cluster.path_latency(input.node, input.node) +
+                               input.bytes / cluster.path_bandwidth(input.node, input.node));
 }
 
-double PartialSchedule::earliest_common_gap(NodeId from, NodeId to, double ready,
-                                            double wire) const {
-  for (double at = ready;;) {
-    const double sending = nics_.earliest_start(from, at, wire);
-    at = nics_.earliest_start(receiving_lane(to), sending, wire);
-    if (at == sending) return at;
-  }
-}
-
-double PartialSchedule::fit_remote_inputs(std::uint32_t t, NodeId node,
-                                          std::vector<PlannedTransfer>& fitted) const {
-  std::vector<Input>& remote = remote_scratch_;
-  remote.clear();
-  double arrival = 0;
-  for (const Input& input : inputs_of(t)) {
-    if (input.node == node) continue;
-    if (input.bytes > 0)
-      remote.push_back(input);
-    else
-      arrival = std::max(arrival, input.sent_seconds);  // nothing to move
-  }
-  // In the order they are sent (producers' finishes), as the twin sends them.
-  std::sort(remote.begin(), remote.end(), [](const Input& a, const Input& b) {
-    return a.sent_seconds != b.sent_seconds ? a.sent_seconds < b.sent_seconds : a.edge < b.edge;
-  });
-  for (const Input& input : remote) {
-    const double wire = input.bytes / cluster_->path_bandwidth(input.node, node);
-    const double start = earliest_common_gap(input.node, node, input.sent_seconds, wire);
-    nics_.insert(input.node, start, start + wire);
-    nics_.insert(receiving_lane(node), start, start + wire);
-    const PlannedTransfer transfer{
-        .edge = input.edge,
-        .from_node = input.node,
-        .to_node = node,
-        .start_seconds = start,
-        .wire_end_seconds = start + wire,
-        .arrival_seconds = start + wire + cluster_->path_latency(input.node, node)};
-    arrival = std::max(arrival, transfer.arrival_seconds);
-    fitted.push_back(transfer);
-  }
+double PartialSchedule::remote_inputs_arrival(std::uint32_t t, NodeId node) const {
+  if (remembered_.task == t && remembered_.node == node && remembered_.version == version_)
+    return remembered_.arrival;
+  const double arrival = nics_->arrival(inputs_of(t), node);
+  remembered_ = {.task = t, .node = node, .version = version_, .arrival = arrival};
   return arrival;
 }
 
 void PartialSchedule::data_ready_through_nics(std::uint32_t t, std::span<double> ready) const {
-  // Inside an input's node, contention-free.
+  // Inside an input's node over the node's link; from other nodes through the NICs, the
+  // same for every device of a node.
+  const Cluster& cluster = *instance_->cluster();
   std::fill(ready.begin(), ready.end(), 0.0);
-  double earliest_finish = kCannotRun;
-  producer_nodes_.clear();
-  for (const Input& input : inputs_of(t)) {
-    producer_nodes_.push_back(input.node);
-    earliest_finish = std::min(earliest_finish, input.sent_seconds);
-    for (const DeviceId d : cluster_->node(input.node).devices)
-      ready[d] = std::max(ready[d], arrival_inside_node(input, d));
-  }
-  if (producer_nodes_.empty()) return;
-  // From other nodes, through the NICs: the same for every device of a node. A quiet node
-  // (it holds no producer, and its NIC receives nothing after the first producer's finish)
-  // differs from another quiet one only by its path from each producer (whether they share
-  // a rack) and its NIC's bandwidth: fitted once per such kind, not once per node.
-  quiet_kinds_.clear();
-  const bool kinds_fit_a_word = producer_nodes_.size() <= 64;
-  for (NodeId node = 0; node < cluster_->node_count(); ++node) {
-    const bool quiet =
-        kinds_fit_a_word && nics_.last_finish(receiving_lane(node)) <= earliest_finish &&
-        std::find(producer_nodes_.begin(), producer_nodes_.end(), node) == producer_nodes_.end();
-    double arrival;
-    if (quiet) {
-      std::uint64_t same_rack = 0;
-      for (std::size_t i = 0; i < producer_nodes_.size(); ++i)
-        same_rack |=
-            std::uint64_t{cluster_->rack_index(producer_nodes_[i]) == cluster_->rack_index(node)}
-            << i;
-      const double nic = cluster_->node(node).nic_bandwidth;
-      const auto kind = std::find_if(quiet_kinds_.begin(), quiet_kinds_.end(), [&](const auto& k) {
-        return k.same_rack == same_rack && k.nic_bandwidth == nic;
-      });
-      if (kind != quiet_kinds_.end()) {
-        arrival = kind->arrival;
-      } else {
-        arrival = remote_inputs_arrival(t, node);
-        quiet_kinds_.push_back({same_rack, nic, arrival});
-      }
-    } else {
-      arrival = remote_inputs_arrival(t, node);
-    }
-    for (const DeviceId d : cluster_->node(node).devices) ready[d] = std::max(ready[d], arrival);
-  }
-}
-
-void PartialSchedule::free_nics(std::span<const PlannedTransfer> transfers) const {
-  for (const PlannedTransfer& f : transfers) {
-    nics_.remove(f.from_node, f.start_seconds, f.wire_end_seconds);
-    nics_.remove(receiving_lane(f.to_node), f.start_seconds, f.wire_end_seconds);
-  }
-}
-
-double PartialSchedule::remote_inputs_arrival(std::uint32_t t, NodeId node) const {
-  // PEFT and the re-timer ask device by device: the answer for the node asked last holds
-  // until the schedule changes.
-  if (remembered_.task == t && remembered_.node == node && remembered_.version == version_)
-    return remembered_.arrival;
-  fitted_scratch_.clear();
-  const double arrival = fit_remote_inputs(t, node, fitted_scratch_);
-  free_nics(fitted_scratch_);
-  remembered_ = {.task = t, .node = node, .version = version_, .arrival = arrival};
-  return arrival;
+  const std::span<const SharedNics::Input> inputs = inputs_of(t);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    for (const DeviceId d : cluster.node(inputs[i].node).devices)
+      ready[d] = std::max(ready[d], arrival_inside_node(i, d));
+  nics_->arrival_on_every_node(inputs, node_scratch_);
+  for (NodeId node = 0; node < cluster.node_count(); ++node)
+    for (const DeviceId d : cluster.node(node).devices)
+      ready[d] = std::max(ready[d], node_scratch_[node]);
 }
 
 void PartialSchedule::data_ready_on_every_device(std::uint32_t t, std::span<double> ready) const {
@@ -507,7 +429,8 @@ PlannedTask PartialSchedule::earliest_finish_inserting(std::uint32_t t) const {
 
 void PartialSchedule::place(std::uint32_t t, const PlannedTask& placement) {
   ++version_;
-  if (shares_nics()) fit_remote_inputs(t, cluster_->node_of(placement.device), transfers_in_[t]);
+  if (shares_nics())
+    nics_->fit(inputs_of(t), instance_->cluster()->node_of(placement.device), transfers_in_[t]);
   schedule_.tasks[t] = placement;
   timeline_.insert(placement.device, placement.start_seconds, placement.finish_seconds);
 }
@@ -518,7 +441,7 @@ void PartialSchedule::unplace(std::uint32_t t) {
   timeline_.remove(p.device, p.start_seconds, p.finish_seconds);
   p = PlannedTask{kNoDevice, 0, 0};
   if (!shares_nics()) return;
-  free_nics(transfers_in_[t]);
+  nics_->free(transfers_in_[t]);
   transfers_in_[t].clear();
 }
 

@@ -13,7 +13,9 @@
 //   task (SlotRule::append);
 // - what a plan must respect beyond the DAG (ScheduleLimits): when each device
 //   frees up, when each task's external input arrives on each device, and run
-//   times other than the instance's (a P-state, a subset of devices);
+//   times other than the instance's (a P-state, a subset of devices), and the
+//   network it is made on: contention-free, or NICs that carry one transfer at a
+//   time each way, as the twin's (NetworkModel, SharedNics);
 // - HEFT's second phase (earliest_finish_schedule), the re-timer of a fixed device
 //   assignment in a fixed task order (schedule_in_order), and a schedule's start
 //   order (start_order).
@@ -23,12 +25,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "hetsched/perf/dag_instance.hpp"
 #include "hetsched/policy/device_timeline.hpp"
 #include "hetsched/policy/network_model.hpp"
+#include "hetsched/policy/shared_nics.hpp"
 
 namespace hetsched {
 
@@ -144,37 +148,18 @@ class PartialSchedule {
   PlannedTask earliest_finish_inserting(std::uint32_t t) const;
   void data_ready_from_producers(std::uint32_t t, std::span<double> ready) const;
   PlannedTask earliest_finish_appending(std::uint32_t t) const;
-  bool shares_nics() const { return cluster_ != nullptr; }
+  bool shares_nics() const { return nics_.has_value(); }
   // data_ready_from_producers with one_port_nics.
   void data_ready_through_nics(std::uint32_t t, std::span<double> ready) const;
-  // One of a task's inputs: a placed producer's output or the task's external input
-  // (edge PlannedTransfer::kExternalInput, device kNoDevice), sent from `node` at sent_seconds.
-  struct Input {
-    std::uint32_t edge;
-    DeviceId device;
-    NodeId node;
-    double sent_seconds, bytes;
-  };
-  // With one_port_nics: t's inputs (valid until the next call).
-  std::span<const Input> inputs_of(std::uint32_t t) const;
-  // When an input is on device d of its own node (the node's link, no NICs).
-  double arrival_inside_node(const Input& input, DeviceId d) const;
-  // With one_port_nics: when t's inputs from placed producers on other nodes than `node`
-  // are all there, fitted into the NICs' gaps in their producers' finish order and taken
-  // back.
+  // With one_port_nics: t's inputs, its placed producers' outputs and its external input
+  // (valid until the next call; input_devices_ holds each one's device, kNoDevice for the
+  // external input).
+  std::span<const SharedNics::Input> inputs_of(std::uint32_t t) const;
+  // When input i of the last inputs_of is on device d of its own node (the node's link).
+  double arrival_inside_node(std::size_t i, DeviceId d) const;
+  // When t's inputs from nodes other than `node` are there (the answer for the task and
+  // node asked last is kept until the schedule changes: PEFT asks device by device).
   double remote_inputs_arrival(std::uint32_t t, NodeId node) const;
-  // The same, leaving the NICs' time reserved and the transfers appended to `fitted`.
-  double fit_remote_inputs(std::uint32_t t, NodeId node,
-                           std::vector<PlannedTransfer>& fitted) const;
-  // The NICs' lanes in nics_: node n sends on lane n and receives on this one.
-  DeviceId receiving_lane(NodeId node) const {
-    return static_cast<DeviceId>(cluster_->node_count() + node);
-  }
-  // Takes the transfers' time back from the NICs.
-  void free_nics(std::span<const PlannedTransfer> transfers) const;
-  // The earliest start >= ready of `wire` seconds free on both the sender's and the
-  // receiver's NIC.
-  double earliest_common_gap(NodeId from, NodeId to, double ready, double wire) const;
 
   const DagInstance* instance_;
   std::span<const double> release_seconds_, run_seconds_;
@@ -182,23 +167,14 @@ class PartialSchedule {
   StaticSchedule schedule_;
   // Per device, for earliest_finish_placement.
   mutable std::vector<double> ready_scratch_, bound_scratch_, run_scratch_;
-  // With one_port_nics (else null and empty): the cluster, the NICs' busy intervals (a lane
-  // per node that sends, then one per node that receives; mutable: a search fits
-  // transfers tentatively and takes them back), each placed task's transfers in, and
-  // scratch for the searches.
-  const Cluster* cluster_ = nullptr;
-  mutable DeviceTimeline nics_{0};
+  // With one_port_nics: the NICs, each placed task's transfers in, when external inputs
+  // are sent, and scratch.
+  std::optional<SharedNics> nics_;
   std::vector<std::vector<PlannedTransfer>> transfers_in_;
   double external_inputs_from_ = 0;
-  mutable std::vector<Input> inputs_scratch_, remote_scratch_;
-  mutable std::vector<PlannedTransfer> fitted_scratch_;
-  mutable std::vector<NodeId> producer_nodes_;
-  // A kind of quiet node (see data_ready_through_nics) and its inputs' arrival.
-  struct QuietKind {
-    std::uint64_t same_rack;  // bit i: it shares a rack with producer i
-    double nic_bandwidth, arrival;
-  };
-  mutable std::vector<QuietKind> quiet_kinds_;
+  mutable std::vector<SharedNics::Input> inputs_scratch_;
+  mutable std::vector<DeviceId> input_devices_;
+  mutable std::vector<double> node_scratch_;
   // remote_inputs_arrival's last answer, valid while version_ (bumped by place and
   // unplace) is unchanged.
   struct RememberedArrival {

@@ -14,12 +14,21 @@ void StaticPlannerPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobInd
   std::vector<double> device_free(instance.device_count());
   for (std::size_t d = 0; d < device_free.size(); ++d)
     device_free[d] = std::max(snapshot.now_seconds, snapshot.device_available_seconds[d]);
+  // On shared NICs, each plan after the NIC time its earlier plans booked.
+  nic_free_.resize(2 * snapshot.cluster.node_count(), 0.0);
+  for (double& free : nic_free_) free = std::max(free, snapshot.now_seconds);
   // Planned in absolute time; tasks already running (a plan asked for again) are left out.
-  emit_plan(snapshot, instance,
-            plan(instance, ScheduleLimits{.device_free_seconds = device_free,
-                                          .network = network_,
-                                          .external_inputs_from_seconds = snapshot.now_seconds}),
-            PlanEmission{.skip_placed = true}, out);
+  const StaticSchedule schedule =
+      plan(instance, ScheduleLimits{.device_free_seconds = device_free,
+                                    .network = network_,
+                                    .external_inputs_from_seconds = snapshot.now_seconds,
+                                    .nic_free_seconds = nic_free_});
+  for (const PlannedTransfer& f : schedule.transfers) {
+    nic_free_[f.from_node] = std::max(nic_free_[f.from_node], f.wire_end_seconds);
+    double& receiving = nic_free_[snapshot.cluster.node_count() + f.to_node];
+    receiving = std::max(receiving, f.wire_end_seconds);
+  }
+  emit_plan(snapshot, instance, schedule, PlanEmission{.skip_placed = true}, out);
 }
 
 void StaticPlannerPolicy::on_tasks_ready(const ClusterSnapshot& snapshot,

@@ -3,7 +3,8 @@
 // explicit-cost devices joined by NICs that move one byte a second with no latency: two
 // inputs bound for one consumer take turns on the NIC they share (the sender's or the
 // receiver's), external inputs leave the job's data node through its NIC, a NIC busy
-// before the plan delays them, taking a placement back frees its
+// before the plan delays them (and a job's plan is made after the NIC time of the jobs
+// planned before it), taking a placement back frees its
 // transfers' time, inputs inside a node do not queue, and the twin runs such a plan in the
 // time it planned, where the contention-free plan is late. On a cluster of racks and
 // unlike NICs, with external inputs, the data-ready times of every device at once (which
@@ -122,6 +123,30 @@ TEST(NetworkContention, ExternalInputsLeaveTheDataNodeThroughItsNic) {
   auto policy = make_policy("heft", PolicyOptions{.plan_network = NetworkModel::one_port_nics});
   Simulator sim(f.cluster, f.workload, f.perf, *policy, SimulationOptions{.seed = 1});
   EXPECT_NEAR(sim.run().makespan_seconds, shared.makespan_seconds, 1e-9);
+}
+
+TEST(NetworkContention, EachJobIsPlannedAfterTheNicTimeOfTheJobsBefore) {
+  // Two jobs arrive at 0, each one task reading 3 bytes from node 0: 1 s on device 2 (node
+  // 1), 5.5 s on device 0 (node 0). The first is planned on device 2 (input over [0, 3],
+  // finish 4). The second, planned after that booking, would get its input over [3, 6] on
+  // device 2 and finish at 7, so it stays on device 0 and finishes at 5.5; planned as if
+  // the NIC were free, it would go to device 2 to finish at 5, and finish at 7 in the twin.
+  Workload workload;
+  for (const char* name : {"first", "second"}) {
+    Job job;
+    job.name = name;
+    Task task;
+    task.name = std::string(name) + "-task";
+    task.cost_seconds = {5.5, 100, 1};
+    task.input_bytes = 3;
+    job.tasks.push_back(std::move(task));
+    workload.jobs.push_back(std::move(job));
+  }
+  const Cluster cluster = nodes_with_slow_nics({2, 1});
+  const RooflineModel perf(cluster);
+  auto policy = make_policy("heft", PolicyOptions{.plan_network = NetworkModel::one_port_nics});
+  Simulator sim(cluster, workload, perf, *policy, SimulationOptions{.seed = 1});
+  EXPECT_NEAR(sim.run().makespan_seconds, 5.5, 1e-9);
 }
 
 TEST(NetworkContention, ANicBusyBeforeThePlanDelaysItsTransfers) {

@@ -15,7 +15,8 @@
 // literature's model), a plan leaves out the transfers' queueing at the NICs and each
 // task's external input (Task::input_bytes, read from the job's data node), which the
 // backend does not: the plan can be optimistic. Planned on shared NICs, both are in the
-// plan, as the twin runs them.
+// plan, as the twin runs them, and each job's plan books the NICs after the time the
+// earlier jobs' plans booked.
 #pragma once
 
 #include <functional>
@@ -44,6 +45,9 @@ class StaticPlannerPolicy : public SchedulingPolicy {
 
  private:
   NetworkModel network_;
+  // On shared NICs: per NIC (each node's sending one, then each node's receiving one), when
+  // the transfers of the plans made so far leave it free.
+  std::vector<double> nic_free_;
 };
 
 using PlanFunction = std::function<StaticSchedule(const DagInstance&, const ScheduleLimits&)>;

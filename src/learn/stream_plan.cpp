@@ -50,11 +50,7 @@ void StreamPlan::plan(const ClusterSnapshot& snapshot, std::span<const JobIndex>
       sequence_[p.device].push_back(g);
       free[p.device] = std::max(free[p.device], p.finish_seconds);
     }
-    for (const PlannedTransfer& f : plan.transfers) {
-      nic_free[f.from_node] = std::max(nic_free[f.from_node], f.wire_end_seconds);
-      double& receiving = nic_free[snapshot.cluster.node_count() + f.to_node];
-      receiving = std::max(receiving, f.wire_end_seconds);
-    }
+    SharedNics::book_after(plan.transfers, nic_free);
   }
 }
 

@@ -17,8 +17,8 @@ double SharedNics::earliest_common_gap(NodeId from, NodeId to, double ready, dou
   }
 }
 
-double SharedNics::fit_booking(std::span<const Input> inputs, NodeId node,
-                               std::vector<PlannedTransfer>& fitted) const {
+double SharedNics::fit(std::span<const Input> inputs, NodeId node,
+                       std::vector<PlannedTransfer>& fitted) {
   remote_.clear();
   double arrival = 0;
   for (const Input& input : inputs) {
@@ -49,29 +49,30 @@ double SharedNics::fit_booking(std::span<const Input> inputs, NodeId node,
   return arrival;
 }
 
-void SharedNics::free_booking(std::span<const PlannedTransfer> transfers) const {
+void SharedNics::free(std::span<const PlannedTransfer> transfers) {
   for (const PlannedTransfer& f : transfers) {
     lanes_.remove(f.from_node, f.start_seconds, f.wire_end_seconds);
     lanes_.remove(receiving_lane(f.to_node), f.start_seconds, f.wire_end_seconds);
   }
 }
 
-double SharedNics::arrival(std::span<const Input> inputs, NodeId node) const {
+double SharedNics::arrival(std::span<const Input> inputs, NodeId node) {
   tentative_.clear();
-  const double at = fit_booking(inputs, node, tentative_);
-  free_booking(tentative_);
+  const double at = fit(inputs, node, tentative_);
+  free(tentative_);
   return at;
 }
 
-double SharedNics::fit(std::span<const Input> inputs, NodeId node,
-                       std::vector<PlannedTransfer>& fitted) {
-  return fit_booking(inputs, node, fitted);
+void SharedNics::book_after(std::span<const PlannedTransfer> transfers,
+                            std::span<double> nic_free) {
+  const std::size_t nodes = nic_free.size() / 2;
+  for (const PlannedTransfer& f : transfers) {
+    nic_free[f.from_node] = std::max(nic_free[f.from_node], f.wire_end_seconds);
+    nic_free[nodes + f.to_node] = std::max(nic_free[nodes + f.to_node], f.wire_end_seconds);
+  }
 }
 
-void SharedNics::free(std::span<const PlannedTransfer> transfers) { free_booking(transfers); }
-
-void SharedNics::arrival_on_every_node(std::span<const Input> inputs,
-                                       std::span<double> per_node) const {
+void SharedNics::arrival_on_every_node(std::span<const Input> inputs, std::span<double> per_node) {
   std::fill(per_node.begin(), per_node.end(), 0.0);
   if (inputs.empty()) return;
   double first_sent = inputs.front().sent_seconds;

@@ -23,11 +23,7 @@ void StaticPlannerPolicy::on_job_arrival(const ClusterSnapshot& snapshot, JobInd
                                     .network = network_,
                                     .external_inputs_from_seconds = snapshot.now_seconds,
                                     .nic_free_seconds = nic_free_});
-  for (const PlannedTransfer& f : schedule.transfers) {
-    nic_free_[f.from_node] = std::max(nic_free_[f.from_node], f.wire_end_seconds);
-    double& receiving = nic_free_[snapshot.cluster.node_count() + f.to_node];
-    receiving = std::max(receiving, f.wire_end_seconds);
-  }
+  SharedNics::book_after(schedule.transfers, nic_free_);
   emit_plan(snapshot, instance, schedule, PlanEmission{.skip_placed = true}, out);
 }
 

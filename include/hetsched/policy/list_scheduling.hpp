@@ -167,9 +167,10 @@ class PartialSchedule {
   StaticSchedule schedule_;
   // Per device, for earliest_finish_placement.
   mutable std::vector<double> ready_scratch_, bound_scratch_, run_scratch_;
-  // With one_port_nics: the NICs, each placed task's transfers in, when external inputs
-  // are sent, and scratch.
-  std::optional<SharedNics> nics_;
+  // With one_port_nics: the NICs (mutable: a data-ready query books a task's transfers
+  // tentatively and takes them back), each placed task's transfers in, when external
+  // inputs are sent, and scratch.
+  mutable std::optional<SharedNics> nics_;
   std::vector<std::vector<PlannedTransfer>> transfers_in_;
   double external_inputs_from_ = 0;
   mutable std::vector<SharedNics::Input> inputs_scratch_;

@@ -40,18 +40,20 @@ class SharedNics {
 
   // When the inputs from nodes other than `node` are all on `node` (0 when there are none):
   // fitted into the NICs' gaps and taken back.
-  double arrival(std::span<const Input> inputs, NodeId node) const;
+  double arrival(std::span<const Input> inputs, NodeId node);
   // The same, keeping the NICs' time booked; the transfers are appended to `fitted`.
   double fit(std::span<const Input> inputs, NodeId node, std::vector<PlannedTransfer>& fitted);
   // arrival() on every node: per_node[n] for n in 0..node_count.
-  void arrival_on_every_node(std::span<const Input> inputs, std::span<double> per_node) const;
+  void arrival_on_every_node(std::span<const Input> inputs, std::span<double> per_node);
   // Gives booked transfers' time back.
   void free(std::span<const PlannedTransfer> transfers);
 
+  // Raises nic_free (per node its sending NIC, then per node its receiving one, as the
+  // constructor takes it) to the end of each transfer's wire time: what the next plan
+  // made after these transfers must leave to them.
+  static void book_after(std::span<const PlannedTransfer> transfers, std::span<double> nic_free);
+
  private:
-  double fit_booking(std::span<const Input> inputs, NodeId node,
-                     std::vector<PlannedTransfer>& fitted) const;
-  void free_booking(std::span<const PlannedTransfer> transfers) const;
   // The earliest start >= ready of `wire` seconds free on both NICs.
   double earliest_common_gap(NodeId from, NodeId to, double ready, double wire) const;
   DeviceId receiving_lane(NodeId node) const {
@@ -59,17 +61,16 @@ class SharedNics {
   }
 
   const Cluster* cluster_;
-  // Lane n: node n's sending NIC; lane node_count + n: its receiving NIC. Mutable: arrival()
-  // books tentatively and takes the booking back.
-  mutable DeviceTimeline lanes_;
+  // Lane n: node n's sending NIC; lane node_count + n: its receiving NIC.
+  DeviceTimeline lanes_;
   // Scratch.
-  mutable std::vector<Input> remote_;
-  mutable std::vector<PlannedTransfer> tentative_;
+  std::vector<Input> remote_;
+  std::vector<PlannedTransfer> tentative_;
   struct QuietKind {
     std::uint64_t same_rack;  // bit i: the node shares a rack with input i's node
     double nic_bandwidth, arrival;
   };
-  mutable std::vector<QuietKind> quiet_kinds_;
+  std::vector<QuietKind> quiet_kinds_;
 };
 
 }  // namespace hetsched

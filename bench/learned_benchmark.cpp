@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 
 #include "hetsched/cluster/default_cluster.hpp"
 #include "hetsched/core/input_error.hpp"
@@ -27,7 +28,7 @@ namespace {
 struct SettingRuns {
   std::string name;
   std::vector<double> learned;
-  std::vector<double> bound;  // one-job settings: the makespan lower bound of each run
+  std::vector<double> bound;  // a lower bound on each run's objective
   std::vector<std::string> heuristic_names;
   std::vector<std::vector<double>> heuristic;  // [heuristic][run]
 };
@@ -104,35 +105,6 @@ double spread_work_bound(const std::map<std::vector<double>, double>& work_by_ty
   return bound;
 }
 
-// A lower bound on a one-job scenario's makespan under its actual durations (the noise
-// factors known in hindsight), transfers free: the longer of the critical path with every
-// task on its fastest device and the work spread over the devices (spread_work_bound).
-double makespan_lower_bound(const LearningScenario& scenario) {
-  const RooflineModel perf(scenario.cluster);
-  const TaskGraph graph(scenario.workload);
-  const DurationNoise noise(scenario.simulation.noise, scenario.simulation.seed);
-  const std::size_t devices = scenario.cluster.device_count();
-  std::vector<double> path(graph.task_count(), 0);
-  std::map<std::vector<double>, double> work_by_type;
-  double longest = 0;
-  for (JobIndex j = 0; j < graph.job_count(); ++j)
-    for (TaskIndex t : graph.topological_order(j)) {
-      std::vector<double> seconds(devices, std::numeric_limits<double>::infinity());
-      double fastest = seconds.front();
-      for (const Device& d : scenario.cluster.devices()) {
-        if (!can_run(graph.task(t), d)) continue;
-        seconds[d.id] = perf.task_seconds(graph.task(t), d, 0);
-        fastest = std::min(fastest, seconds[d.id] * noise.factor(t));
-      }
-      work_by_type[seconds] += noise.factor(t);
-      double ready = 0;
-      for (const Dependency& p : graph.predecessors(t)) ready = std::max(ready, path[p.task]);
-      path[t] = ready + fastest;
-      longest = std::max(longest, path[t]);
-    }
-  return std::max(longest, spread_work_bound(work_by_type, devices));
-}
-
 class Bench {
  public:
   Bench(const LearnedBenchmarkParams& params, std::size_t scenarios)
@@ -169,7 +141,9 @@ class Bench {
       LearnedPolicy learned(network_);
       const ScenarioOutcome outcome = run_scenario(scenario, learned);
       runs.learned.push_back(outcome.objective_seconds);
-      if (scenario.workload.jobs.size() == 1) runs.bound.push_back(makespan_lower_bound(scenario));
+      const std::vector<double> bounds = completion_lower_bounds(scenario);
+      runs.bound.push_back(std::accumulate(bounds.begin(), bounds.end(), 0.0) /
+                           double(std::max<std::size_t>(bounds.size(), 1)));
       learned_tasks_ += outcome.tasks;
       learned_seconds_ += outcome.policy_seconds;
       for (std::size_t h = 0; h < heuristics.size(); ++h) {
@@ -213,6 +187,43 @@ LearningScenario tiled(TiledFactorization kind, std::uint32_t tiles, std::size_t
 }
 
 }  // namespace
+
+// Each job's bound: its critical path (see the header) against its work spread over the
+// devices (spread_work_bound).
+std::vector<double> completion_lower_bounds(const LearningScenario& scenario) {
+  const RooflineModel perf(scenario.cluster);
+  const TaskGraph graph(scenario.workload);
+  const DurationNoise noise(scenario.simulation.noise, scenario.simulation.seed);
+  const Cluster& cluster = scenario.cluster;
+  const std::size_t devices = cluster.device_count();
+  std::vector<double> path(graph.task_count(), 0), bounds;
+  for (JobIndex j = 0; j < graph.job_count(); ++j) {
+    const NodeId data_node = graph.job(j).data_node;
+    std::map<std::vector<double>, double> work_by_type;
+    double longest = 0;
+    for (TaskIndex t : graph.topological_order(j)) {
+      const Task& task = graph.task(t);
+      double ready = 0;
+      for (const Dependency& p : graph.predecessors(t)) ready = std::max(ready, path[p.task]);
+      std::vector<double> seconds(devices, std::numeric_limits<double>::infinity());
+      path[t] = std::numeric_limits<double>::infinity();
+      for (const Device& d : cluster.devices()) {
+        if (!can_run(task, d)) continue;
+        seconds[d.id] = perf.task_seconds(task, d, 0);
+        const NodeId node = cluster.node_of(d.id);
+        const double input = task.input_bytes > 0
+                                 ? cluster.path_latency(data_node, node) +
+                                       task.input_bytes / cluster.path_bandwidth(data_node, node)
+                                 : 0.0;
+        path[t] = std::min(path[t], std::max(ready, input) + seconds[d.id] * noise.factor(t));
+      }
+      work_by_type[seconds] += noise.factor(t);
+      longest = std::max(longest, path[t]);
+    }
+    bounds.push_back(std::max(longest, spread_work_bound(work_by_type, devices)));
+  }
+  return bounds;
+}
 
 LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& params) {
   const auto kinds = {TiledFactorization::cholesky, TiledFactorization::lu, TiledFactorization::qr};

@@ -37,8 +37,9 @@ struct LearnedSettingResult {
   std::string name;
   std::size_t runs = 0;
   double learned_mean_seconds = 0;
-  // One-job settings: the mean lower bound on the makespan (critical path and work spread
-  // over every device, actual durations, transfers free), what no policy can beat; 0 else.
+  // The mean of each run's lower bound on its objective (per job: the critical path with
+  // external inputs crossing the network alone and the work spread over every device, actual
+  // durations, transfers between tasks free), what no policy can beat.
   double lower_bound_mean_seconds = 0;
   std::string best_heuristic;
   double best_heuristic_mean_seconds = 0;
@@ -53,5 +54,14 @@ struct LearnedBenchmarkResult {
 };
 
 LearnedBenchmarkResult run_learned_benchmark(const LearnedBenchmarkParams& params);
+
+struct LearningScenario;
+// A lower bound on each job's completion time after its arrival, under the scenario's actual
+// durations (its duration noise, known in hindsight), in job order: the longer of the job's
+// critical path — each task finishing no earlier than on the device where it would finish
+// first if its external input crossed the network alone and its predecessors' outputs moved
+// for free — and the least makespan of its work spread fractionally over the devices. Other
+// jobs, transfers between tasks and contention only delay a job.
+std::vector<double> completion_lower_bounds(const LearningScenario& scenario);
 
 }  // namespace hetsched

@@ -85,6 +85,32 @@ void Simulator::graph_grew() {
 }
 
 void Simulator::launch(const Assignment& a) {
+  if (!defer_launches_) {
+    launch_now(a);
+    return;
+  }
+  const auto* state = reinterpret_cast<const char*>(&devices_[a.device]);
+  for (std::size_t offset = 0; offset < sizeof(DeviceState); offset += 64)
+    __builtin_prefetch(state + offset);
+  __builtin_prefetch(state + sizeof(DeviceState) - 1);
+  constexpr std::size_t ring = std::tuple_size_v<decltype(deferred_launches_)>;
+  deferred_launches_[asked_++ % ring] = a;
+  // Halfway, the device's record is in: the back of its queue can be asked for.
+  if (asked_ - launched_ > kLaunchesInFlight / 2)
+    devices_[deferred_launches_[(asked_ - 1 - kLaunchesInFlight / 2) % ring].device]
+        .queue.prefetch_back();
+  if (asked_ - launched_ > kLaunchesInFlight) launch_now(deferred_launches_[launched_++ % ring]);
+}
+
+void Simulator::decide_and_launch() {
+  defer_launches_ = extensions_.empty() && observer_ == nullptr;
+  loop_.decide(now_);
+  defer_launches_ = false;
+  constexpr std::size_t ring = std::tuple_size_v<decltype(deferred_launches_)>;
+  while (launched_ < asked_) launch_now(deferred_launches_[launched_++ % ring]);
+}
+
+void Simulator::launch_now(const Assignment& a) {
   const double key = a.planned_start_seconds == kAppend ? now_ : a.planned_start_seconds;
   const bool at_front = devices_[a.device].queue.push(key, a.task);
   const Task& task = graph_.task(a.task);
@@ -394,7 +420,7 @@ RunReport Simulator::run() {
   while (!events_.empty()) {
     if (settled()) break;
     run_instant();
-    loop_.decide(now_);
+    decide_and_launch();
     for (const auto& extension : extensions_) extension->loop_decided();
     if (options_.progress && loop_.finished_count() >= next_progress) {
       options_.progress(loop_.finished_count(), graph_.task_count());

@@ -14,6 +14,7 @@
 // schedule.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -158,6 +159,19 @@ class Simulator final : public Backend {
   // events).
   static DeviceId device_of(const Event& event);
   void send_input(TaskIndex consumer, NodeId from_node, DeviceId from_device, double bytes);
+  // Carries out an assignment: queues the task, sends its inputs, starts it if it is next.
+  void launch_now(const Assignment& assignment);
+  // The loop decides, then every launch it asked for is carried out. Without extensions
+  // or an owner (nothing else reads what a launch changes before the decision ends), a
+  // launch is carried out a few launches after it is asked for, its device's record asked
+  // of the processor when it arrives and the back of its queue halfway: on a large
+  // cluster both are out of cache, and the policy's next decisions overlap the waits.
+  void decide_and_launch();
+  static constexpr std::size_t kLaunchesInFlight = 8;
+  bool defer_launches_ = false;
+  // The launches asked for and not carried out yet: [launched_, asked_) of a ring.
+  std::array<Assignment, kLaunchesInFlight + 1> deferred_launches_{};
+  std::size_t asked_ = 0, launched_ = 0;
   void try_start(DeviceId device);
   void finish(TaskIndex task);
   // A finish event is stale when its task no longer runs (stopped, failed) or a change of

@@ -89,10 +89,7 @@ void Simulator::launch(const Assignment& a) {
     launch_now(a);
     return;
   }
-  const auto* state = reinterpret_cast<const char*>(&devices_[a.device]);
-  for (std::size_t offset = 0; offset < sizeof(DeviceState); offset += 64)
-    __builtin_prefetch(state + offset);
-  __builtin_prefetch(state + sizeof(DeviceState) - 1);
+  prefetch_device_state(a.device);
   constexpr std::size_t ring = std::tuple_size_v<decltype(deferred_launches_)>;
   deferred_launches_[asked_++ % ring] = a;
   // Halfway, the device's record is in: the back of its queue can be asked for.
@@ -236,11 +233,7 @@ void Simulator::prefetch_ahead() const {
 void Simulator::prefetch_records(const Event& event) const {
   const DeviceId d = device_of(event);
   if (d == kUnplaced) return;
-  // Every cache line the device's record touches (it need not start on one).
-  const auto* state = reinterpret_cast<const char*>(&devices_[d]);
-  for (std::size_t offset = 0; offset < sizeof(DeviceState); offset += 64)
-    __builtin_prefetch(state + offset);
-  __builtin_prefetch(state + sizeof(DeviceState) - 1);
+  prefetch_device_state(d);
   loop_.prefetch_device(d);
   if (event.kind == task_finish) {
     loop_.prefetch_task(event.subject);
@@ -251,6 +244,13 @@ void Simulator::prefetch_records(const Event& event) const {
     __builtin_prefetch(&runs_[event.hint]);
     loop_.prefetch_start(event.hint);
   }
+}
+
+void Simulator::prefetch_device_state(DeviceId d) const {
+  const auto* state = reinterpret_cast<const char*>(&devices_[d]);
+  for (std::size_t offset = 0; offset < sizeof(DeviceState); offset += 64)
+    __builtin_prefetch(state + offset);
+  __builtin_prefetch(state + sizeof(DeviceState) - 1);
 }
 
 void Simulator::set_device_watts(DeviceId d, double watts) {

@@ -155,6 +155,8 @@ class Simulator final : public Backend {
   void prefetch_ahead() const;
   // What is known from the event itself.
   void prefetch_records(const Event& event) const;
+  // Every cache line of the device's record (it need not start on one).
+  void prefetch_device_state(DeviceId d) const;
   // The device a kernel event is about (kUnplaced for a job's arrival and extensions'
   // events).
   static DeviceId device_of(const Event& event);

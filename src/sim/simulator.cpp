@@ -90,21 +90,18 @@ void Simulator::launch(const Assignment& a) {
     return;
   }
   prefetch_device_state(a.device);
-  constexpr std::size_t ring = std::tuple_size_v<decltype(deferred_launches_)>;
-  deferred_launches_[asked_++ % ring] = a;
+  deferred_launch(asked_++) = a;
   // Halfway, the device's record is in: the back of its queue can be asked for.
   if (asked_ - launched_ > kLaunchesInFlight / 2)
-    devices_[deferred_launches_[(asked_ - 1 - kLaunchesInFlight / 2) % ring].device]
-        .queue.prefetch_back();
-  if (asked_ - launched_ > kLaunchesInFlight) launch_now(deferred_launches_[launched_++ % ring]);
+    devices_[deferred_launch(asked_ - 1 - kLaunchesInFlight / 2).device].queue.prefetch_back();
+  if (asked_ - launched_ > kLaunchesInFlight) launch_now(deferred_launch(launched_++));
 }
 
 void Simulator::decide_and_launch() {
   defer_launches_ = extensions_.empty() && observer_ == nullptr;
   loop_.decide(now_);
   defer_launches_ = false;
-  constexpr std::size_t ring = std::tuple_size_v<decltype(deferred_launches_)>;
-  while (launched_ < asked_) launch_now(deferred_launches_[launched_++ % ring]);
+  while (launched_ < asked_) launch_now(deferred_launch(launched_++));
 }
 
 void Simulator::launch_now(const Assignment& a) {

@@ -169,11 +169,10 @@ class Simulator final : public Backend {
   // of the processor when it arrives and the back of its queue halfway: on a large
   // cluster both are out of cache, and the policy's next decisions overlap the waits.
   void decide_and_launch();
-  static constexpr std::size_t kLaunchesInFlight = 8;
-  bool defer_launches_ = false;
-  // The launches asked for and not carried out yet: [launched_, asked_) of a ring.
-  std::array<Assignment, kLaunchesInFlight + 1> deferred_launches_{};
-  std::size_t asked_ = 0, launched_ = 0;
+  // The deferred launch `i` of the ring (asked for as the i-th).
+  Assignment& deferred_launch(std::size_t i) {
+    return deferred_launches_[i % deferred_launches_.size()];
+  }
   void try_start(DeviceId device);
   void finish(TaskIndex task);
   // A finish event is stale when its task no longer runs (stopped, failed) or a change of
@@ -220,6 +219,12 @@ class Simulator final : public Backend {
   std::vector<NicState> nics_;
   LargeVector<TaskRun> runs_;  // per task
   std::vector<JobSpan> job_spans_;
+  // Launches asked for during a decision and not carried out yet: [launched_, asked_) of a
+  // ring (decide_and_launch).
+  static constexpr std::size_t kLaunchesInFlight = 8;
+  bool defer_launches_ = false;
+  std::array<Assignment, kLaunchesInFlight + 1> deferred_launches_{};
+  std::size_t asked_ = 0, launched_ = 0;
   double cluster_watts_ = 0;
   std::vector<double> node_watts_;  // per node: its devices' current draw
   RunReport report_;
